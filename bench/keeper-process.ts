@@ -1,0 +1,158 @@
+/**
+ * The keeper under test, in a process of its own so that its memory is measured alone (the sandbox
+ * service and the local chain run in the benchmark's process). Forked by bench/run.ts; speaks IPC.
+ *
+ * It runs the real keeper (startKeeper, every role) and records each request it sends to the service
+ * by wrapping the global fetch the API client uses: when it was sent, what it was, and the answer.
+ */
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { loadConfig } from "../src/config/load-config.js";
+import { ALL_ROLES, type RunningKeeper, startKeeper } from "../src/keeper/keeper.js";
+import { deriveKeypair } from "../src/sandbox/world/rng.js";
+import { Wallets } from "../src/signer/keys.js";
+import {
+  type FromKeeper,
+  type KeeperStart,
+  REQUEST_KIND,
+  type RequestEvent,
+  type RequestKind,
+  type ToKeeper,
+} from "./protocol.js";
+
+const PROGRESS_MS = 500;
+/** Cron that never fires within a run: the orders poll and housekeeping are not what is measured. */
+const NEVER = "0 0 0 1 1 *";
+
+let keeper: RunningKeeper | undefined;
+let pending: RequestEvent[] = [];
+let peakRss = 0;
+let progressTimer: NodeJS.Timeout | undefined;
+
+function send(message: FromKeeper): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send(message, undefined, {}, () => resolve());
+  });
+}
+
+function sampleRss(): number {
+  const rss = process.memoryUsage().rss;
+  peakRss = Math.max(peakRss, rss);
+  return rss;
+}
+
+/** Wraps fetch: every request to the service becomes an event (web3.js's RPC calls are not counted). */
+function recordServiceRequests(serviceUrl: string, walletIndex: ReadonlyMap<string, number>): void {
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith(serviceUrl)) return realFetch(input, init);
+    const sentAt = Date.now();
+    const parsed = new URL(url);
+    let kind: RequestKind = REQUEST_KIND.other;
+    let owner = parsed.searchParams.get("ownerPubkey") ?? undefined;
+    if (parsed.pathname === "/prediction/v1/positions") kind = REQUEST_KIND.positions;
+    else if (parsed.pathname.endsWith("/claim")) {
+      kind = REQUEST_KIND.claim;
+      try {
+        owner = (JSON.parse(String(init?.body ?? "{}")) as { ownerPubkey?: string }).ownerPubkey;
+      } catch {
+        owner = undefined;
+      }
+    }
+    const wallet = owner === undefined ? -1 : (walletIndex.get(owner) ?? -1);
+    try {
+      const response = await realFetch(input, init);
+      const event: RequestEvent = [sentAt, kind, wallet, response.status];
+      pending.push(event);
+      return response;
+    } catch (error) {
+      const event: RequestEvent = [sentAt, kind, wallet, 0];
+      pending.push(event);
+      throw error;
+    }
+  };
+}
+
+async function start(message: KeeperStart): Promise<void> {
+  const started = performance.now();
+  const secretKeys: Uint8Array[] = [];
+  const walletIndex = new Map<string, number>();
+  for (let i = 0; i < message.walletCount; i++) {
+    const keypair = deriveKeypair(`wallet:${i}`, message.seed);
+    walletIndex.set(keypair.publicKey.toBase58(), i);
+    secretKeys.push(keypair.secretKey);
+  }
+  const wallets = Wallets.fromSecretKeys(secretKeys);
+  recordServiceRequests(message.serviceUrl, walletIndex);
+
+  const dir = await mkdtemp(join(tmpdir(), "keeper-bench-"));
+  const apiKeyFile = join(dir, "api-key");
+  await writeFile(apiKeyFile, `${message.apiKey}\n`, { mode: 0o600 });
+  const configFile = join(dir, "keeper.yaml");
+  await writeFile(
+    configFile,
+    [
+      "mode: live",
+      "service:",
+      `  baseUrl: ${message.serviceUrl}`,
+      `  apiKeyFile: ${apiKeyFile}`,
+      `  requestsPerSecond: ${message.requestsPerSecond}`,
+      "rpc:",
+      `  url: ${message.rpcUrl}`,
+      "redis:",
+      `  url: ${message.redisUrl}`,
+      `  prefix: ${message.prefix}`,
+      "schedules:",
+      `  pollPositions: "${message.pollCron}"`,
+      `  pollOrders: "${NEVER}"`,
+      `  housekeeping: "${NEVER}"`,
+      "signer:",
+      "  rebroadcastIntervalMs: 1000",
+      "ops:",
+      "  port: 0",
+      `  logLevel: ${message.logLevel}`,
+      "",
+    ].join("\n"),
+  );
+  const config = await loadConfig({ file: configFile, env: {} });
+  const logger = pino(
+    { level: message.logLevel },
+    pino.destination({ dest: message.logFile, sync: false, mkdir: true }),
+  );
+  keeper = await startKeeper({ config, roles: new Set(ALL_ROLES), logger, wallets, opsServer: false });
+  progressTimer = setInterval(() => {
+    const events = pending;
+    pending = [];
+    void send({ type: "progress", events, rssBytes: sampleRss() });
+  }, PROGRESS_MS);
+  await send({ type: "ready", startupMs: Math.round(performance.now() - started) });
+}
+
+async function stop(): Promise<void> {
+  if (progressTimer) clearInterval(progressTimer);
+  sampleRss();
+  await keeper?.stop();
+  await send({
+    type: "stopped",
+    maxRssKb: process.resourceUsage().maxRSS,
+    peakSampledRssBytes: peakRss,
+    events: pending,
+  });
+  process.disconnect?.();
+}
+
+process.on("message", (message: ToKeeper) => {
+  const run = message.type === "start" ? start(message) : stop();
+  run.catch(async (error: unknown) => {
+    await send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  });
+});
+// Bounded: if the benchmark that forked us goes away, so do we.
+process.on("disconnect", () => {
+  setTimeout(() => process.exit(0), 5_000).unref();
+});

@@ -1,0 +1,129 @@
+import { parseArgs } from "node:util";
+
+export interface BenchOptions {
+  /** Sandbox wallets, each with a few positions. */
+  readonly wallets: number;
+  /** The sandbox's rate limit and the keeper's `service.requestsPerSecond`. */
+  readonly rps: number;
+  /** The keeper's `service.requestsPerSecond` (default: the same as `rps`). */
+  readonly keeperRps: number;
+  /** --max-old-space-size for the keeper's process, when given. */
+  readonly keeperHeapMb: number | undefined;
+  /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
+  readonly windowSeconds: number;
+  /** The keeper's poll interval (its pollPositions cron), in seconds. */
+  readonly intervalSeconds: number;
+  /** Winning positions to create by resolving markets, per contender. */
+  readonly sampleClaims: number;
+  /** Slot time of the local chain. */
+  readonly slotMs: number;
+  /** How long the naive loop sleeps after a 429 before it tries again. */
+  readonly naiveRetrySleepMs: number;
+  readonly seed: number;
+  readonly redisUrl: string;
+  readonly quick: boolean;
+  readonly skipNaive: boolean;
+  readonly logLevel: string;
+  /** Write every request event of both phases here (JSON lines), for analysis. */
+  readonly eventsFile: string | undefined;
+}
+
+const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [options]
+
+  --wallets N          sandbox wallets (default 1000; 200 with --quick)
+  --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
+  --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
+  --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
+  --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
+  --interval S         keeper poll interval in seconds (default: the smallest cron-friendly period
+                       at least 1.15 x wallets / rps)
+  --claims N           winning positions created per contender (default 5 % of wallets, 10..200)
+  --slot-ms MS         local chain slot time (default 400, like mainnet)
+  --naive-retry-ms MS  naive loop's fixed sleep after a 429 (default 1000)
+  --seed N             world seed (default 1)
+  --redis URL          Redis (default redis://127.0.0.1:6379; a unique prefix is used and removed)
+  --skip-naive         run the keeper only
+  --log-level L        keeper log level, written to a file (default warn)
+  --events FILE        write every request (phase, sent at, kind, wallet, status) as JSON lines
+  --quick              smoke run: 200 wallets unless --wallets is given, a smaller claim sample`;
+
+/** Periods a cron schedule repeats evenly: divisors of a minute, then of an hour (in minutes). */
+const SECOND_PERIODS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60];
+const MINUTE_PERIODS = [2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60];
+
+/** The smallest period a cron expression repeats evenly that is at least `seconds`. */
+export function evenPeriodSeconds(seconds: number): number {
+  for (const s of SECOND_PERIODS) if (s >= seconds) return s;
+  for (const m of MINUTE_PERIODS) if (m * 60 >= seconds) return m * 60;
+  return 3_600;
+}
+
+/** A six-field cron expression that fires every `seconds` (an even period, see evenPeriodSeconds). */
+export function cronEvery(seconds: number): string {
+  if (seconds < 60) return `*/${seconds} * * * * *`;
+  if (seconds === 60) return "0 * * * * *";
+  const minutes = Math.round(seconds / 60);
+  return minutes >= 60 ? "0 0 * * * *" : `0 */${minutes} * * * *`;
+}
+
+function positiveNumber(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name}: expected a positive number, got ${value}`);
+  return n;
+}
+
+export function parseBenchOptions(argv: readonly string[]): BenchOptions | { help: string } {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      wallets: { type: "string" },
+      rps: { type: "string" },
+      "keeper-rps": { type: "string" },
+      "keeper-heap-mb": { type: "string" },
+      "window-seconds": { type: "string" },
+      interval: { type: "string" },
+      claims: { type: "string" },
+      "slot-ms": { type: "string" },
+      "naive-retry-ms": { type: "string" },
+      seed: { type: "string" },
+      redis: { type: "string" },
+      "skip-naive": { type: "boolean", default: false },
+      "log-level": { type: "string" },
+      events: { type: "string" },
+      quick: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return { help: USAGE };
+  const quick = values.quick === true;
+  const wallets = Math.round(positiveNumber(values.wallets, "wallets", quick ? 200 : 1_000));
+  const rps = positiveNumber(values.rps, "rps", 100);
+  if (rps > 1_000) throw new Error("--rps: the keeper accepts at most 1000 requests a second");
+  const interval =
+    values.interval === undefined
+      ? evenPeriodSeconds(Math.max(2, (1.15 * wallets) / rps))
+      : evenPeriodSeconds(positiveNumber(values.interval, "interval", 10));
+  const defaultClaims = Math.min(quick ? 20 : 200, Math.max(10, Math.round(wallets * 0.05)));
+  return {
+    wallets,
+    rps,
+    keeperRps: positiveNumber(values["keeper-rps"], "keeper-rps", rps),
+    keeperHeapMb:
+      values["keeper-heap-mb"] === undefined
+        ? undefined
+        : Math.round(positiveNumber(values["keeper-heap-mb"], "keeper-heap-mb", 0)),
+    windowSeconds: positiveNumber(values["window-seconds"], "window-seconds", 1),
+    intervalSeconds: interval,
+    sampleClaims: Math.round(positiveNumber(values.claims, "claims", defaultClaims)),
+    slotMs: Math.round(positiveNumber(values["slot-ms"], "slot-ms", 400)),
+    naiveRetrySleepMs: Math.round(positiveNumber(values["naive-retry-ms"], "naive-retry-ms", 1_000)),
+    seed: Math.round(positiveNumber(values.seed, "seed", 1)),
+    redisUrl: values.redis ?? "redis://127.0.0.1:6379",
+    quick,
+    skipNaive: values["skip-naive"] === true,
+    logLevel: values["log-level"] ?? "warn",
+    eventsFile: values.events,
+  };
+}

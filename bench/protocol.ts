@@ -1,0 +1,55 @@
+/** Messages between the benchmark and the keeper process it forks (Node IPC, JSON). */
+
+/** What one request to the service was, as seen by whoever sent it. */
+export const REQUEST_KIND = { positions: 0, claim: 1, other: 2 } as const;
+export type RequestKind = (typeof REQUEST_KIND)[keyof typeof REQUEST_KIND];
+
+/** One request: [sent at (epoch ms), kind, wallet index (-1 unknown), HTTP status (0: no answer)]. */
+export type RequestEvent = [number, RequestKind, number, number];
+
+export interface KeeperStart {
+  readonly type: "start";
+  readonly serviceUrl: string;
+  readonly apiKey: string;
+  readonly rpcUrl: string;
+  readonly redisUrl: string;
+  readonly prefix: string;
+  readonly requestsPerSecond: number;
+  readonly pollCron: string;
+  readonly seed: number;
+  readonly walletCount: number;
+  readonly logFile: string;
+  readonly logLevel: string;
+}
+
+export interface KeeperStop {
+  readonly type: "stop";
+}
+
+export type ToKeeper = KeeperStart | KeeperStop;
+
+export interface KeeperReady {
+  readonly type: "ready";
+  readonly startupMs: number;
+}
+
+export interface KeeperProgress {
+  readonly type: "progress";
+  readonly events: RequestEvent[];
+  readonly rssBytes: number;
+}
+
+export interface KeeperStopped {
+  readonly type: "stopped";
+  /** process.resourceUsage().maxRSS, in kilobytes. */
+  readonly maxRssKb: number;
+  readonly peakSampledRssBytes: number;
+  readonly events: RequestEvent[];
+}
+
+export interface KeeperFailed {
+  readonly type: "failed";
+  readonly error: string;
+}
+
+export type FromKeeper = KeeperReady | KeeperProgress | KeeperStopped | KeeperFailed;

@@ -1,0 +1,133 @@
+import type { BenchOptions } from "./options.js";
+import type { PhaseResult } from "./run.js";
+import { boundEfficiency, formatMs, formatRatio, percentile, type Sweep } from "./stats.js";
+
+export interface Report {
+  readonly options: BenchOptions;
+  readonly keeper: PhaseResult;
+  readonly naive: PhaseResult | undefined;
+  readonly benchMaxRssBytes: number;
+}
+
+const RSS_TARGET_BYTES = 300 * 1024 * 1024;
+const MB = 1024 * 1024;
+
+const pad = (text: string, width: number) => text.padEnd(width);
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)} %` : "—");
+
+function sweepCells(sweep: Sweep | undefined, options: BenchOptions) {
+  if (!sweep) return { time: "— (incomplete)", requests: "—", efficiency: "—" };
+  const boundMs = ((sweep.requests - 1) / options.rps) * 1000;
+  return {
+    time: `${formatMs(sweep.endMs - sweep.startMs)} (bound ${formatMs(boundMs)})`,
+    requests:
+      `${sweep.requests} (min ${options.wallets}+${sweep.claims})` +
+      (sweep.rateLimited > 0 ? ` incl. ${sweep.rateLimited} 429s` : ""),
+    efficiency: pct(boundEfficiency(sweep, options.rps)),
+  };
+}
+
+function latency(result: PhaseResult | undefined, p: number): number {
+  return result ? percentile(result.latenciesMs, p) : Number.NaN;
+}
+
+export function printReport(report: Report): void {
+  const { options, keeper, naive } = report;
+  const out = (line = "") => console.log(line);
+  const c1 = 38;
+  const c2 = 36;
+  const c3 = 36;
+  const row = (label: string, k: string, n: string, ratio = "") =>
+    out(`${pad(label, c1)}${pad(k, c2)}${pad(n, c3)}${ratio}`);
+
+  out();
+  out(
+    `== ${options.wallets} wallets · ${options.rps} req/s (window ${options.windowSeconds} s) · ` +
+      `poll every ${options.intervalSeconds} s · slot ${options.slotMs} ms ==`,
+  );
+  row("", "keeper", naive ? "naive baseline" : "naive baseline (skipped)", "keeper/naive");
+  const sweepCount = Math.max(keeper.sweeps.length, naive?.sweeps.length ?? 0, 1);
+  for (let i = 0; i < Math.min(sweepCount, 2); i++) {
+    const k = sweepCells(keeper.sweeps[i], options);
+    const n = sweepCells(naive?.sweeps[i], options);
+    const ks = keeper.sweeps[i];
+    const ns = naive?.sweeps[i];
+    row(
+      `sweep ${i + 1} time`,
+      k.time,
+      n.time,
+      ks && ns ? formatRatio(ks.endMs - ks.startMs, ns.endMs - ns.startMs) : "—",
+    );
+    row(
+      `sweep ${i + 1} requests`,
+      k.requests,
+      n.requests,
+      ks && ns ? formatRatio(ks.requests, ns.requests) : "—",
+    );
+    row(`sweep ${i + 1} throughput / limit`, k.efficiency, n.efficiency);
+  }
+  row(
+    "429s received (service's count)",
+    `${keeper.rateLimited} (${keeper.serviceRefused})`,
+    naive ? `${naive.rateLimited} (${naive.serviceRefused})` : "—",
+    naive ? formatRatio(keeper.rateLimited, naive.rateLimited) : "—",
+  );
+  row(
+    "requests in the phase",
+    String(keeper.requests),
+    naive ? String(naive.requests) : "—",
+    naive ? formatRatio(keeper.requests, naive.requests) : "—",
+  );
+  const claims = (r: PhaseResult) =>
+    `${r.latenciesMs.length}/${r.sample.positions.length} on ${r.sample.marketIds.length} markets`;
+  row("claims confirmed", claims(keeper), naive ? claims(naive) : "—");
+  for (const p of [50, 99]) {
+    const k = latency(keeper, p);
+    const n = latency(naive, p);
+    row(`claim latency p${p}`, formatMs(k), formatMs(n), formatRatio(k, n));
+  }
+  row("claim latency max", formatMs(latency(keeper, 100)), formatMs(latency(naive, 100)));
+  const afterPoll = (r: PhaseResult | undefined) =>
+    r ? `${formatMs(percentile(r.afterPollMs, 50))} / ${formatMs(percentile(r.afterPollMs, 99))}` : "—";
+  row("  of which poll to confirmed p50/p99", afterPoll(keeper), afterPoll(naive));
+  const rss = keeper.maxRssBytes;
+  row(
+    "keeper peak RSS (maxRSS / sampled)",
+    rss === undefined
+      ? "—"
+      : `${Math.round(rss / MB)} MB / ${Math.round((keeper.peakSampledRssBytes ?? 0) / MB)} MB`,
+    `(bench process: ${Math.round(report.benchMaxRssBytes / MB)} MB)`,
+  );
+  row("phase duration", formatMs(keeper.durationMs), naive ? formatMs(naive.durationMs) : "—");
+  for (const r of [keeper, naive]) {
+    if (!r) continue;
+    if (r.timedOut) out(`note (${r.name}): the phase hit its time limit; figures cover what was done`);
+    for (const note of r.notes) out(`note (${r.name}): ${note}`);
+  }
+
+  out();
+  out("targets (keeper):");
+  const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+  const efficiencies = keeper.sweeps.map((s) => boundEfficiency(s, options.rps));
+  const worst = efficiencies.length > 0 ? Math.min(...efficiencies) : Number.NaN;
+  out(
+    `  ${verdict(worst >= 0.9)}  throughput >= 90 % of the rate-limit bound   ` +
+      `measured ${pct(worst)} (worst of ${efficiencies.length} complete sweeps)`,
+  );
+  const refused = Math.max(keeper.rateLimited, keeper.serviceRefused);
+  out(`  ${verdict(refused === 0)}  zero 429s                                  measured ${refused}`);
+  const p99 = latency(keeper, 99);
+  const limitMs = options.intervalSeconds * 1000 + 2_000;
+  out(
+    `  ${verdict(p99 < limitMs && keeper.unconfirmed === 0)}  p99 claim latency < interval + 2 s = ${formatMs(limitMs)}`.padEnd(
+      51,
+    ) +
+      `  measured ${formatMs(p99)}${keeper.unconfirmed > 0 ? ` (${keeper.unconfirmed} never confirmed)` : ""}`,
+  );
+  const rssOk = rss !== undefined && rss < RSS_TARGET_BYTES;
+  out(
+    `  ${verdict(rssOk)}  peak RSS < 300 MB at 10,000 wallets           ` +
+      `measured ${rss === undefined ? "—" : `${Math.round(rss / MB)} MB`}` +
+      (options.wallets < 10_000 ? ` at ${options.wallets} wallets (the target is for 10,000)` : ""),
+  );
+}

@@ -1,0 +1,466 @@
+/**
+ * Sweep benchmark: the keeper against a naive claim loop, on the same sandbox world, under the same
+ * API rate limit. `npm run bench -- --help` for the flags; bench/README.md for what the figures mean.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { intentKeys } from "../src/core/intent.js";
+import { redisKeys } from "../src/keeper/names.js";
+import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
+import { NaiveBot } from "./naive-bot.js";
+import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
+import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
+import { printReport } from "./report.js";
+import { claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
+import { type ClaimSample, resolveSample, settleBacklog } from "./world-sample.js";
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const REPO_DIR = dirname(BENCH_DIR);
+const PROGRESS_EVERY_MS = 3_000;
+const LEDGER_POLL_MS = 100;
+
+/** What one contender did in its phase. */
+export interface PhaseResult {
+  readonly name: string;
+  readonly sweeps: readonly Sweep[];
+  readonly requests: number;
+  /** 429s the contender received (its own count) and the service refused (the service's count). */
+  readonly rateLimited: number;
+  readonly serviceRefused: number;
+  readonly sample: ClaimSample;
+  /** Per sample position: ms from resolution to confirmed; missing ones never confirmed. */
+  readonly latenciesMs: readonly number[];
+  /** Per confirmed sample claim: ms from its owner's first poll after the resolution to confirmed. */
+  readonly afterPollMs: readonly number[];
+  readonly unconfirmed: number;
+  readonly durationMs: number;
+  readonly timedOut: boolean;
+  readonly maxRssBytes?: number;
+  readonly peakSampledRssBytes?: number;
+  readonly notes: readonly string[];
+  readonly events: readonly RequestEvent[];
+  readonly confirmedAt: ReadonlyMap<string, number>;
+}
+
+const log = (line: string) => console.log(line);
+const since = (t: number) => `${((Date.now() - t) / 1000).toFixed(1).padStart(6)}s`;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `done` every 250 ms until it is true or `timeoutMs` passes; prints `progress()` now and then. */
+async function waitUntil(
+  what: string,
+  done: () => boolean,
+  timeoutMs: number,
+  progress: () => string,
+  failed: () => string | undefined = () => undefined,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let lastPrint = Date.now();
+  while (!done()) {
+    const failure = failed();
+    if (failure) throw new Error(`${what}: ${failure}`);
+    if (Date.now() >= deadline) {
+      log(`  ! gave up waiting for ${what} after ${Math.round(timeoutMs / 1000)} s`);
+      return false;
+    }
+    if (Date.now() - lastPrint >= PROGRESS_EVERY_MS) {
+      log(progress());
+      lastPrint = Date.now();
+    }
+    await sleep(250);
+  }
+  return true;
+}
+
+/** Counts what the sandbox's rate limiter decided, per phase: the service's own view of 429s. */
+function countServiceDecisions(sandbox: RunningSandbox) {
+  const limiter = sandbox.server.rateLimiter;
+  const take = limiter.take.bind(limiter);
+  const counts = { allowed: 0, refused: 0 };
+  limiter.take = (key: string) => {
+    const decision = take(key);
+    if (decision) {
+      if (decision.allowed) counts.allowed += 1;
+      else counts.refused += 1;
+    }
+    return decision;
+  };
+  return {
+    counts,
+    reset() {
+      limiter.reset();
+      counts.allowed = 0;
+      counts.refused = 0;
+    },
+  };
+}
+
+/** Reads the sample's claim rows from the keeper's ledger until each is confirmed or has failed. */
+class LedgerWatcher {
+  readonly confirmedAt = new Map<string, number>();
+  readonly failed = new Map<string, string>();
+  #timer: NodeJS.Timeout | undefined;
+  #busy = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly sample: ClaimSample,
+  ) {}
+
+  start(): void {
+    this.#timer = setInterval(() => void this.#poll(), LEDGER_POLL_MS);
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+  }
+
+  get settled(): number {
+    return this.confirmedAt.size + this.failed.size;
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      const keys = redisKeys(this.prefix, "live");
+      const open = this.sample.positions.filter(
+        (p) => !this.confirmedAt.has(p.pubkey) && !this.failed.has(p.pubkey),
+      );
+      if (open.length === 0) return;
+      const pipeline = this.redis.pipeline();
+      for (const p of open) pipeline.hget(keys.ledgerIntent(intentKeys.claim(p.pubkey)), "status");
+      const results = (await pipeline.exec()) ?? [];
+      const now = Date.now();
+      results.forEach(([, status], i) => {
+        const position = open[i];
+        if (!position) return;
+        if (status === "confirmed") this.confirmedAt.set(position.pubkey, now);
+        else if (status === "failed" || status === "refused") this.failed.set(position.pubkey, status);
+      });
+    } finally {
+      this.#busy = false;
+    }
+  }
+}
+
+function forkKeeper(heapMb: number | undefined): ChildProcess {
+  return fork(join(BENCH_DIR, "keeper-process.ts"), [], {
+    cwd: REPO_DIR,
+    execArgv: ["--import", "tsx", ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`])],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+}
+
+async function runKeeperPhase(
+  options: BenchOptions,
+  sandbox: RunningSandbox,
+  redis: Redis,
+  prefix: string,
+  service: ReturnType<typeof countServiceDecisions>,
+  usedMarkets: Set<string>,
+): Promise<PhaseResult> {
+  const W = options.wallets;
+  const phaseStart = Date.now();
+  const boundMs = (W / options.rps) * 1000;
+  const intervalMs = options.intervalSeconds * 1000;
+  const events: RequestEvent[] = [];
+  const progress = new SweepProgress(W);
+  let ready = false;
+  let stopped: Extract<FromKeeper, { type: "stopped" }> | undefined;
+  let failure: string | undefined;
+  let rss = 0;
+  const logFile = join(tmpdir(), `${prefix}-keeper.log`);
+  const child = forkKeeper(options.keeperHeapMb);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.once("exit", (code) => {
+    if (!stopped) failure ??= `keeper process exited (code ${code}) before it was stopped`;
+  });
+  child.on("message", (message: FromKeeper) => {
+    if (message.type === "ready") {
+      ready = true;
+      log(`${since(phaseStart)}  keeper started in ${message.startupMs} ms (log: ${logFile})`);
+    } else if (message.type === "progress") {
+      events.push(...message.events);
+      progress.add(message.events);
+      rss = message.rssBytes;
+    } else if (message.type === "stopped") {
+      events.push(...message.events);
+      progress.add(message.events);
+      stopped = message;
+    } else failure = message.error;
+  });
+  const start: KeeperStart = {
+    type: "start",
+    serviceUrl: sandbox.url,
+    apiKey: sandbox.apiKey,
+    rpcUrl: sandbox.chain?.url ?? "",
+    redisUrl: options.redisUrl,
+    prefix,
+    requestsPerSecond: options.keeperRps,
+    pollCron: cronEvery(options.intervalSeconds),
+    seed: options.seed,
+    walletCount: W,
+    logFile,
+    logLevel: options.logLevel,
+  };
+  child.send(start satisfies ToKeeper);
+
+  let watcher: LedgerWatcher | undefined;
+  let sample: ClaimSample = { marketIds: [], positions: [], resolvedAtMs: Date.now() };
+  let timedOut = false;
+  const status = () =>
+    `${since(phaseStart)}  keeper  sweep1 ${progress.polled(1)}/${W}  sweep2 ${progress.polled(2)}/${W}  ` +
+    `requests ${progress.requests}  429s ${progress.rateLimited}  ` +
+    `claims ${watcher?.confirmedAt.size ?? 0}/${sample.positions.length}  rss ${Math.round(rss / 1e6)} MB`;
+  const broken = () => failure;
+  try {
+    await waitUntil("the keeper to start", () => ready, 180_000, status, broken);
+    log(
+      `${since(phaseStart)}  keeper: first tick within ${options.intervalSeconds} s (cron ${start.pollCron})`,
+    );
+    // Resolve when the first sweep is half done: wallets polled before it wait for the next tick.
+    timedOut ||= !(await waitUntil(
+      "half of sweep 1",
+      () => progress.polled(1) >= Math.ceil(W / 2),
+      intervalMs + 2 * boundMs + 60_000,
+      status,
+      broken,
+    ));
+    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets);
+    log(
+      `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
+    );
+    watcher = new LedgerWatcher(redis, prefix, sample);
+    watcher.start();
+    const claimsDone = () => (watcher?.settled ?? 0) >= sample.positions.length;
+    timedOut ||= !(await waitUntil(
+      "every sample claim confirmed and sweep 2 complete",
+      () => claimsDone() && progress.polled(2) >= W,
+      2 * intervalMs + 2 * boundMs + 60_000,
+      status,
+      broken,
+    ));
+    log(status());
+  } finally {
+    watcher?.stop();
+    if (child.connected) child.send({ type: "stop" } satisfies ToKeeper);
+    const clean = await waitUntil("the keeper to stop", () => stopped !== undefined, 60_000, status);
+    if (!clean) child.kill("SIGKILL");
+    await Promise.race([exited, sleep(10_000)]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  const timings = claimTimings(
+    sample.resolvedAtMs,
+    watcher?.confirmedAt ?? new Map(),
+    sample.positions,
+    events,
+  );
+  const notes: string[] = [];
+  if (watcher && watcher.failed.size > 0)
+    notes.push(`${watcher.failed.size} sample claims failed or refused`);
+  return {
+    name: "keeper",
+    sweeps: sweepsOf(events, W),
+    requests: events.length,
+    rateLimited: events.filter((e) => e[3] === 429).length,
+    serviceRefused: service.counts.refused,
+    sample,
+    latenciesMs: timings.latenciesMs,
+    afterPollMs: timings.afterPollMs,
+    unconfirmed: sample.positions.length - timings.latenciesMs.length,
+    durationMs: Date.now() - phaseStart,
+    timedOut,
+    ...(stopped
+      ? { maxRssBytes: stopped.maxRssKb * 1024, peakSampledRssBytes: stopped.peakSampledRssBytes }
+      : {}),
+    notes,
+    events,
+    confirmedAt: watcher?.confirmedAt ?? new Map(),
+  };
+}
+
+async function runNaivePhase(
+  options: BenchOptions,
+  sandbox: RunningSandbox,
+  service: ReturnType<typeof countServiceDecisions>,
+  usedMarkets: Set<string>,
+): Promise<PhaseResult> {
+  const W = options.wallets;
+  const phaseStart = Date.now();
+  const boundMs = (W / options.rps) * 1000;
+  const deadlineMs = phaseStart + 6 * boundMs + options.sampleClaims * 3_000 + 120_000;
+  const bot = new NaiveBot({
+    serviceUrl: sandbox.url,
+    apiKey: sandbox.apiKey,
+    rpcUrl: sandbox.chain?.url ?? "",
+    wallets: sandbox.wallets,
+    keypairOf: (i) => sandbox.world.walletKeypair(i),
+    retrySleepMs: options.naiveRetrySleepMs,
+    deadlineMs,
+  });
+  const progress = new SweepProgress(W);
+  let fed = 0;
+  const feed = () => {
+    progress.add(bot.events.slice(fed));
+    fed = bot.events.length;
+  };
+  let sample: ClaimSample = { marketIds: [], positions: [], resolvedAtMs: Date.now() };
+  let resolved = false;
+  const running = bot.run(() => {
+    // Same moment as for the keeper: when half the wallets have been polled in the first sweep.
+    if (!resolved && bot.progress.sweep === 1 && bot.progress.walletsDone >= Math.ceil(W / 2)) {
+      resolved = true;
+      sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets);
+      log(
+        `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
+      );
+    }
+  });
+  const status = () => {
+    feed();
+    return (
+      `${since(phaseStart)}  naive   sweep ${bot.progress.sweep} wallet ${bot.progress.walletsDone}/${W}  ` +
+      `requests ${progress.requests}  429s ${progress.rateLimited}  ` +
+      `claims ${bot.confirmedAt.size}/${sample.positions.length}  errors ${bot.progress.errors}`
+    );
+  };
+  let timedOut = false;
+  let runError: string | undefined;
+  running.catch((error: unknown) => {
+    runError = (error as Error).message;
+  });
+  try {
+    timedOut = !(await waitUntil(
+      "every sample claim confirmed and sweep 2 complete",
+      () => resolved && bot.confirmedAt.size >= sample.positions.length && progress.polled(2) >= W,
+      deadlineMs - Date.now(),
+      status,
+      () => runError,
+    ));
+    log(status());
+  } finally {
+    bot.stop();
+    await Promise.race([running, sleep(CONFIRM_GRACE_MS)]);
+  }
+  feed();
+  const timings = claimTimings(sample.resolvedAtMs, bot.confirmedAt, sample.positions, bot.events);
+  const notes = [
+    "confirms by polling getSignatureStatuses every 400 ms: sendAndConfirmTransaction needs a websocket the local chain does not have",
+    `sleeps ${options.naiveRetrySleepMs} ms after each 429, then retries`,
+  ];
+  if (bot.progress.errors > 0) notes.push(`${bot.progress.errors} errors, last: ${bot.progress.lastError}`);
+  return {
+    name: "naive",
+    sweeps: sweepsOf(bot.events, W),
+    requests: bot.events.length,
+    rateLimited: bot.events.filter((e) => e[3] === 429).length,
+    serviceRefused: service.counts.refused,
+    sample,
+    latenciesMs: timings.latenciesMs,
+    afterPollMs: timings.afterPollMs,
+    unconfirmed: sample.positions.length - timings.latenciesMs.length,
+    durationMs: Date.now() - phaseStart,
+    timedOut,
+    notes,
+    events: bot.events,
+    confirmedAt: bot.confirmedAt,
+  };
+}
+
+const CONFIRM_GRACE_MS = 65_000;
+
+async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = "0";
+  let deleted = 0;
+  for (let round = 0; round < 100_000; round++) {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1_000);
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+    cursor = next;
+    if (cursor === "0") break;
+  }
+  return deleted;
+}
+
+async function main(): Promise<number> {
+  const parsed = parseBenchOptions(process.argv.slice(2));
+  if ("help" in parsed) {
+    log(parsed.help);
+    return 0;
+  }
+  const options = parsed;
+  const runStart = Date.now();
+  const prefix = `bench-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+  log(
+    `keeper sweep benchmark: ${options.wallets} wallets, ${options.rps} requests/s ` +
+      (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
+      (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
+      `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
+      `${options.sampleClaims} claims per contender, slot ${options.slotMs} ms, redis prefix ${prefix}`,
+  );
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
+  await redis.connect();
+  let sandbox: RunningSandbox | undefined;
+  try {
+    sandbox = await startSandbox({
+      port: 0,
+      seed: options.seed,
+      walletCount: options.wallets,
+      rateLimit: { requestsPerSecond: options.rps, windowSeconds: options.windowSeconds, retryAfter: true },
+      chain: { port: 0, slotMs: options.slotMs },
+    });
+    const settled = settleBacklog(sandbox.world);
+    log(
+      `${since(runStart)}  sandbox up at ${sandbox.url}: ${sandbox.world.positions.length} positions; ` +
+        `${settled} claimable at genesis marked claimed (steady state)`,
+    );
+    const service = countServiceDecisions(sandbox);
+    const usedMarkets = new Set<string>();
+    log(`${since(runStart)}  phase 1: keeper`);
+    const keeper = await runKeeperPhase(options, sandbox, redis, prefix, service, usedMarkets);
+    let naive: PhaseResult | undefined;
+    if (!options.skipNaive) {
+      // A fresh window: nothing the keeper sent counts against the naive loop.
+      await sleep(options.windowSeconds * 1000 + 200);
+      service.reset();
+      log(`${since(runStart)}  phase 2: naive baseline`);
+      naive = await runNaivePhase(options, sandbox, service, usedMarkets);
+    }
+    if (options.eventsFile) {
+      const lines = [keeper, ...(naive ? [naive] : [])].flatMap((r) => [
+        ...r.events.map((e) => JSON.stringify([r.name, ...e])),
+        ...r.sample.positions.map((p) =>
+          JSON.stringify([
+            `${r.name}-claim`,
+            r.sample.resolvedAtMs,
+            p.ownerIndex,
+            r.confirmedAt.get(p.pubkey),
+          ]),
+        ),
+      ]);
+      await writeFile(options.eventsFile, `${lines.join("\n")}\n`);
+      log(`request events written to ${options.eventsFile}`);
+    }
+    printReport({ options, keeper, naive, benchMaxRssBytes: process.resourceUsage().maxRSS * 1024 });
+    return 0;
+  } finally {
+    await sandbox?.close().catch((e: unknown) => log(`sandbox close failed: ${(e as Error).message}`));
+    const deleted = await deletePrefix(redis, prefix).catch(() => -1);
+    log(`redis prefix ${prefix}: ${deleted} keys removed; total ${since(runStart).trim()}`);
+    await redis.quit().catch(() => undefined);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

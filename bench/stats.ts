@@ -1,0 +1,151 @@
+import { REQUEST_KIND, type RequestEvent } from "./protocol.js";
+
+/** Nearest-rank percentile of `values` (p in 0..100); NaN when there are none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] ?? Number.NaN;
+}
+
+export interface Sweep {
+  /** 1-based. */
+  readonly index: number;
+  /** First and last positions request of the sweep (epoch ms, when sent). */
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Every request sent from the sweep's first to its last positions request, 429s included. */
+  readonly requests: number;
+  readonly positionPages: number;
+  readonly claims: number;
+  readonly other: number;
+  readonly rateLimited: number;
+}
+
+/**
+ * Sweeps as the service saw them: sweep k spans every wallet's k-th answered positions request, from
+ * the earliest to the latest. Only complete sweeps (every wallet polled k times) are returned.
+ */
+export function sweepsOf(events: readonly RequestEvent[], walletCount: number): Sweep[] {
+  const sorted = [...events].sort((a, b) => a[0] - b[0]);
+  const polls = new Uint32Array(walletCount);
+  const bounds: Array<{ start: number; end: number; wallets: number }> = [];
+  for (const [t, kind, wallet, status] of sorted) {
+    if (kind !== REQUEST_KIND.positions || status !== 200 || wallet < 0 || wallet >= walletCount) continue;
+    const k = polls[wallet] ?? 0;
+    polls[wallet] = k + 1;
+    const bound = bounds[k] ?? { start: t, end: t, wallets: 0 };
+    bound.start = Math.min(bound.start, t);
+    bound.end = Math.max(bound.end, t);
+    bound.wallets += 1;
+    bounds[k] = bound;
+  }
+  const sweeps: Sweep[] = [];
+  bounds.forEach((bound, k) => {
+    if (bound.wallets < walletCount) return;
+    let positionPages = 0;
+    let claims = 0;
+    let other = 0;
+    let rateLimited = 0;
+    for (const [t, kind, , status] of sorted) {
+      if (t < bound.start || t > bound.end) continue;
+      if (status === 429) rateLimited += 1;
+      if (kind === REQUEST_KIND.positions) positionPages += 1;
+      else if (kind === REQUEST_KIND.claim) claims += 1;
+      else other += 1;
+    }
+    sweeps.push({
+      index: k + 1,
+      startMs: bound.start,
+      endMs: bound.end,
+      requests: positionPages + claims + other,
+      positionPages,
+      claims,
+      other,
+      rateLimited,
+    });
+  });
+  return sweeps;
+}
+
+/** Live progress of sweeps, fed with request events as they arrive. */
+export class SweepProgress {
+  readonly #polls: Uint32Array;
+  /** complete[k - 1]: wallets polled at least k times. */
+  readonly #complete: number[] = [];
+  requests = 0;
+  rateLimited = 0;
+
+  constructor(readonly walletCount: number) {
+    this.#polls = new Uint32Array(walletCount);
+  }
+
+  add(events: readonly RequestEvent[]): void {
+    for (const [, kind, wallet, status] of events) {
+      this.requests += 1;
+      if (status === 429) this.rateLimited += 1;
+      if (kind !== REQUEST_KIND.positions || status !== 200 || wallet < 0 || wallet >= this.walletCount)
+        continue;
+      const n = (this.#polls[wallet] ?? 0) + 1;
+      this.#polls[wallet] = n;
+      this.#complete[n - 1] = (this.#complete[n - 1] ?? 0) + 1;
+    }
+  }
+
+  /** Wallets polled at least `k` times. */
+  polled(k: number): number {
+    return this.#complete[k - 1] ?? 0;
+  }
+}
+
+/** Time the rate limit needs for `requests` (the bound), over the time taken: 1 = at the limit. */
+export function boundEfficiency(sweep: Sweep, requestsPerSecond: number): number {
+  const takenMs = sweep.endMs - sweep.startMs;
+  // n requests evenly spread at the limit span (n - 1) / R.
+  const boundMs = ((sweep.requests - 1) / requestsPerSecond) * 1000;
+  return takenMs <= 0 ? 1 : boundMs / takenMs;
+}
+
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+export function formatRatio(keeper: number, baseline: number): string {
+  if (!Number.isFinite(keeper) || !Number.isFinite(baseline)) return "—";
+  if (baseline === 0) return keeper === 0 ? "= (both 0)" : "∞";
+  return `${(keeper / baseline).toFixed(2)}×`;
+}
+
+export interface ClaimTimings {
+  /** From the markets resolving to each claim confirmed. */
+  readonly latenciesMs: number[];
+  /** From the owner's first poll after the resolution to the claim confirmed (build, sign, send, confirm). */
+  readonly afterPollMs: number[];
+}
+
+/** Latencies of the claims that confirmed; `owners` maps each position to its wallet index. */
+export function claimTimings(
+  resolvedAtMs: number,
+  confirmedAt: ReadonlyMap<string, number>,
+  owners: ReadonlyArray<{ readonly pubkey: string; readonly ownerIndex: number }>,
+  events: readonly RequestEvent[],
+): ClaimTimings {
+  const firstPoll = new Map<number, number>();
+  for (const [t, kind, wallet, status] of events) {
+    if (kind !== REQUEST_KIND.positions || status !== 200 || t < resolvedAtMs) continue;
+    const seen = firstPoll.get(wallet);
+    if (seen === undefined || t < seen) firstPoll.set(wallet, t);
+  }
+  const latenciesMs: number[] = [];
+  const afterPollMs: number[] = [];
+  for (const { pubkey, ownerIndex } of owners) {
+    const confirmed = confirmedAt.get(pubkey);
+    if (confirmed === undefined) continue;
+    latenciesMs.push(confirmed - resolvedAtMs);
+    const polled = firstPoll.get(ownerIndex);
+    if (polled !== undefined) afterPollMs.push(confirmed - polled);
+  }
+  return { latenciesMs, afterPollMs };
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Entry point for `npx keeper`: runs the TypeScript CLI through tsx so a checkout needs no build step.
+import { register } from "tsx/esm/api";
+
+register();
+await import("../src/cli.ts");

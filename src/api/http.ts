@@ -1,0 +1,354 @@
+import { inspect } from "node:util";
+import pRetry, { type RetryContext } from "p-retry";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { ConfigError } from "../core/errors.js";
+import { type EndpointDef, type EndpointName, endpoints } from "./endpoints.js";
+import { parseErrorBody } from "./error-body.js";
+import {
+  type Delivery,
+  NetworkError,
+  PermanentApiError,
+  RateLimitedError,
+  TimeoutError,
+  TransientApiError,
+  ValidationError,
+} from "./errors.js";
+import type { RequestRateLimiter } from "./rate-limiter.js";
+import { buildUrl, encodeJsonBody } from "./request-url.js";
+import { serverRequestedDelayMs } from "./retry-after.js";
+import { sleep } from "./sleep.js";
+import { parseOrThrow } from "./validate.js";
+
+type Def<N extends EndpointName> = (typeof endpoints)[N];
+/** What a caller passes: the schemas' input types (before defaults and transforms). */
+export type ParamsInput<N extends EndpointName> =
+  Def<N> extends { params: infer P extends z.ZodType } ? z.input<P> : never;
+export type BodyInput<N extends EndpointName> =
+  Def<N> extends { body: infer B extends z.ZodType } ? z.input<B> : never;
+/** What a caller gets back: the response schema's output, unknown fields kept. */
+export type ResponseOf<N extends EndpointName> = z.output<Def<N>["response"]>;
+
+export interface RequestInput<N extends EndpointName> {
+  readonly params?: ParamsInput<N>;
+  readonly body?: BodyInput<N>;
+}
+
+/** One attempt's outcome, for metrics: the client counts nothing itself. */
+export interface RequestObservation {
+  readonly endpoint: EndpointName;
+  /** HTTP status; undefined when no answer came (network error, timeout). */
+  readonly status: number | undefined;
+  readonly durationMs: number;
+  readonly rateLimited: boolean;
+  readonly outcome: "ok" | "http_error" | "invalid_response" | "network_error" | "timeout";
+  readonly attempt: number;
+}
+
+export interface TransportHooks {
+  onRequest?(observation: RequestObservation): void;
+}
+
+export interface HttpTransportOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** Per attempt, from sending to the last byte of the answer. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Further attempts after the first, for failures that may be retried. Default 3. */
+  readonly retries?: number;
+  /** Backoff of the first retry when the service gave no delay; doubles each time, jittered ×1-2. */
+  readonly minRetryDelayMs?: number;
+  readonly maxRetryDelayMs?: number;
+  /** A 429 asking for a longer wait than this is surfaced at once instead of waited out. Default 60 s. */
+  readonly maxRetryAfterMs?: number;
+  readonly rateLimiter?: RequestRateLimiter;
+  readonly logger?: Logger;
+  readonly hooks?: TransportHooks;
+  /** Defaults to the global fetch; tests pass a spy. */
+  readonly fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  /** Cancels waiting, sending and retrying. */
+  readonly signal?: AbortSignal;
+}
+
+/** Connection failures that happen before a request is written: safe to retry for any endpoint. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function errorCodes(error: unknown): string[] {
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause === null || typeof cause !== "object") return [];
+  const own = (cause as { code?: unknown }).code;
+  const nested = (cause as { errors?: unknown }).errors;
+  const codes = typeof own === "string" ? [own] : [];
+  if (Array.isArray(nested))
+    for (const e of nested) if (typeof e?.code === "string") codes.push(e.code as string);
+  return codes;
+}
+
+function deliveryOf(error: unknown): Delivery {
+  const codes = errorCodes(error);
+  return codes.length > 0 && codes.every((c) => NOT_SENT_CODES.has(c)) ? "not-sent" : "maybe-sent";
+}
+
+/**
+ * The one place where Keeper talks HTTP to the service: auth header, validation both ways, timeout,
+ * rate limit, retries, and the translation of every failure into a typed error.
+ */
+export class HttpTransport {
+  readonly baseUrl: string;
+  // Private fields do not show in util.inspect, JSON or object spreads; the key lives only here.
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #minRetryDelayMs: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #maxRetryAfterMs: number;
+  readonly #limiter: RequestRateLimiter | undefined;
+  readonly #logger: Logger | undefined;
+  readonly #hooks: TransportHooks | undefined;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: HttpTransportOptions) {
+    if (options.apiKey.trim() === "") throw new ConfigError(["api.apiKey: is required"]);
+    try {
+      new URL(options.baseUrl);
+    } catch {
+      throw new ConfigError([
+        `api.baseUrl: expected an absolute URL, got ${JSON.stringify(options.baseUrl)}`,
+      ]);
+    }
+    this.baseUrl = options.baseUrl;
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#retries = options.retries ?? 3;
+    this.#minRetryDelayMs = options.minRetryDelayMs ?? 250;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
+    this.#limiter = options.rateLimiter;
+    this.#logger = options.logger;
+    this.#hooks = options.hooks;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  [inspect.custom](): string {
+    return `HttpTransport { baseUrl: ${JSON.stringify(this.baseUrl)}, apiKey: [redacted] }`;
+  }
+
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
+  }
+
+  /**
+   * Validates the input (nothing is sent if it breaks a rule), sends with retries where they are safe,
+   * and returns the answer validated against the endpoint's response schema.
+   */
+  async request<N extends EndpointName>(
+    name: N,
+    input: RequestInput<N> = {},
+    options: CallOptions = {},
+  ): Promise<ResponseOf<N>> {
+    const def: EndpointDef = endpoints[name];
+    const params = def.params
+      ? (parseOrThrow(def.params, input.params ?? {}, name, "request", "(params)") as Record<string, unknown>)
+      : undefined;
+    const body = def.body ? parseOrThrow(def.body, input.body, name, "request", "(body)") : undefined;
+    const url = buildUrl(this.baseUrl, def.path, params);
+    const bodyText = body === undefined ? undefined : encodeJsonBody(body);
+
+    // A 429 with a stated delay is waited out exactly (plus a little jitter), without eating into the
+    // retry budget of real failures; these counters bound it separately.
+    let serverDelayMs = 0;
+    let rateLimitedRetries = 0;
+    const shouldRetry = ({ error, attemptNumber }: RetryContext): boolean => {
+      const retry = this.#mayRetry(def, error, rateLimitedRetries);
+      if (retry && error instanceof RateLimitedError) {
+        rateLimitedRetries += 1;
+        if (error.retryAfterMs !== undefined)
+          serverDelayMs = error.retryAfterMs + jitterMs(error.retryAfterMs);
+      }
+      this.#logger?.[retry ? "warn" : "debug"](
+        { endpoint: name, attempt: attemptNumber, error: error.name, serverDelayMs },
+        retry ? "api request failed, retrying" : "api request failed, not retrying",
+      );
+      return retry;
+    };
+
+    return pRetry(
+      async (attempt) => {
+        if (serverDelayMs > 0) {
+          await sleep(serverDelayMs, options.signal);
+          serverDelayMs = 0;
+        }
+        await this.#limiter?.acquire(options.signal);
+        return (await this.#attempt(def, url, bodyText, attempt, options.signal)) as ResponseOf<N>;
+      },
+      {
+        retries: this.#retries,
+        factor: 2,
+        minTimeout: this.#minRetryDelayMs,
+        maxTimeout: this.#maxRetryDelayMs,
+        randomize: true,
+        signal: options.signal,
+        shouldConsumeRetry: ({ error }) =>
+          !(error instanceof RateLimitedError && error.retryAfterMs !== undefined),
+        shouldRetry,
+      },
+    );
+  }
+
+  /** The retry rule: only what cannot have taken effect, or what is safe to repeat. */
+  #mayRetry(def: EndpointDef, error: Error, rateLimitedRetries: number): boolean {
+    if (error instanceof RateLimitedError) {
+      // Nothing took effect on a 429, whatever the endpoint.
+      if (rateLimitedRetries >= this.#retries) return false;
+      return error.retryAfterMs === undefined || error.retryAfterMs <= this.#maxRetryAfterMs;
+    }
+    if (error instanceof NetworkError) return def.idempotent || error.delivery === "not-sent";
+    if (error instanceof TimeoutError || error instanceof TransientApiError) return def.idempotent;
+    return false;
+  }
+
+  async #attempt(
+    def: EndpointDef,
+    url: URL,
+    bodyText: string | undefined,
+    attempt: number,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const endpoint = def.name as EndpointName;
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([timeout, callerSignal]) : timeout;
+    const started = performance.now();
+    const observe = (
+      status: number | undefined,
+      outcome: RequestObservation["outcome"],
+      requestId?: string,
+    ): void => {
+      const durationMs = Math.round(performance.now() - started);
+      this.#logger?.debug({ endpoint, status, durationMs, requestId, attempt, outcome }, "api request");
+      try {
+        this.#hooks?.onRequest?.({
+          endpoint,
+          status,
+          durationMs,
+          rateLimited: status === 429,
+          outcome,
+          attempt,
+        });
+      } catch (hookError) {
+        // A metrics bug must not fail a request.
+        this.#logger?.warn({ endpoint, error: (hookError as Error).name }, "api onRequest hook threw");
+      }
+    };
+    const noAnswer = (error: unknown): Error => {
+      if (callerSignal?.aborted) return callerSignal.reason as Error;
+      if (timeout.aborted) {
+        observe(undefined, "timeout");
+        return new TimeoutError(endpoint, this.#timeoutMs);
+      }
+      observe(undefined, "network_error");
+      const reason = this.#redact(errorCodes(error).join(",") || (error as Error).message || "unknown");
+      return new NetworkError(endpoint, deliveryOf(error), reason, { cause: error });
+    };
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(url, {
+        method: def.method,
+        headers: {
+          accept: "application/json",
+          "x-api-key": this.#apiKey,
+          ...(bodyText === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: bodyText,
+        signal,
+      });
+    } catch (error) {
+      throw noAnswer(error);
+    }
+    try {
+      text = await response.text();
+    } catch (error) {
+      // The status line arrived, so the request certainly reached the service.
+      const failure = noAnswer(error);
+      throw failure instanceof NetworkError
+        ? new NetworkError(endpoint, "maybe-sent", failure.message, { cause: error })
+        : failure;
+    }
+    const requestId = response.headers.get("x-request-id") ?? undefined;
+
+    if (!response.ok) {
+      observe(response.status, "http_error", requestId);
+      const failure = this.#httpError(def, response, text, requestId);
+      if (failure instanceof RateLimitedError) await this.#holdBackSenders(def, failure);
+      throw failure;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      observe(response.status, "invalid_response", requestId);
+      throw new ValidationError(endpoint, "response", [
+        { field: "(body)", rule: `not valid JSON (${text.length} bytes): ${(error as Error).message}` },
+      ]);
+    }
+    try {
+      const data = parseOrThrow(def.response, json, endpoint, "response", "(body)");
+      observe(response.status, "ok", requestId);
+      return data;
+    } catch (error) {
+      observe(response.status, "invalid_response", requestId);
+      throw error;
+    }
+  }
+
+  #httpError(def: EndpointDef, response: Response, text: string, headerRequestId: string | undefined): Error {
+    const parsed = parseErrorBody(def.area, text, response.statusText);
+    const details = {
+      status: response.status,
+      code: parsed.code,
+      endpoint: def.name,
+      area: def.area,
+      requestId: headerRequestId ?? parsed.requestId,
+      param: parsed.param,
+    };
+    // The service may echo what it was sent; make sure the key never rides along in a message.
+    const message = this.#redact(parsed.message);
+    if (response.status === 429) {
+      return new RateLimitedError(details, message, serverRequestedDelayMs(response.headers, Date.now()));
+    }
+    if (response.status >= 500 || response.status === 408) return new TransientApiError(details, message);
+    return new PermanentApiError(details, message);
+  }
+
+  /** Tells the shared limiter about a 429, so every sender of this key holds back, not only this one. */
+  async #holdBackSenders(def: EndpointDef, error: RateLimitedError): Promise<void> {
+    try {
+      await this.#limiter?.backOff(error.retryAfterMs ?? this.#minRetryDelayMs);
+    } catch (limiterError) {
+      this.#logger?.warn(
+        { endpoint: def.name, error: (limiterError as Error).name },
+        "rate limiter backOff failed",
+      );
+    }
+  }
+
+  #redact(text: string): string {
+    return text.split(this.#apiKey).join("[redacted]");
+  }
+}
+
+/** Up to 10 % (at most 1 s) on top of a server-stated wait, so a fleet does not return all at once. */
+function jitterMs(baseMs: number): number {
+  return 1 + Math.floor(Math.random() * Math.min(1000, baseMs * 0.1));
+}

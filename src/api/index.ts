@@ -1,0 +1,44 @@
+export { type ApiClient, type ApiClientOptions, createApiClient } from "./client.js";
+export { type EndpointDef, type EndpointName, endpoints } from "./endpoints.js";
+export {
+  ApiError,
+  type ApiErrorDetails,
+  type Delivery,
+  NetworkError,
+  PaginationError,
+  PermanentApiError,
+  RateLimitedError,
+  TimeoutError,
+  TransientApiError,
+  ValidationError,
+  type ValidationIssue,
+} from "./errors.js";
+export {
+  type BodyInput,
+  type CallOptions,
+  HttpTransport,
+  type HttpTransportOptions,
+  type ParamsInput,
+  type RequestObservation,
+  type ResponseOf,
+  type TransportHooks,
+} from "./http.js";
+export {
+  collectAll,
+  iterateEventMarkets,
+  iterateEvents,
+  iterateHistory,
+  iterateInvites,
+  iterateOrders,
+  iteratePositions,
+  type Page,
+  type PageOptions,
+  paginate,
+} from "./pagination.js";
+export {
+  ApiRateLimiter,
+  apiKeyFingerprint,
+  createRateLimiter,
+  type RateLimiterOptions,
+  type RequestRateLimiter,
+} from "./rate-limiter.js";

@@ -1,0 +1,103 @@
+import type { ApiClient } from "./client.js";
+import { PaginationError } from "./errors.js";
+import type { ParamsInput } from "./http.js";
+import type { Pagination } from "./schemas/common.js";
+
+export interface Page<T> {
+  readonly data: readonly T[];
+  readonly pagination: Pagination;
+}
+
+export interface PageOptions {
+  /** Items asked for per request (`end - start`). Default 100. The service may answer fewer. */
+  readonly pageSize?: number;
+  /** Index of the first item. Default 0. */
+  readonly start?: number;
+  /** Refuse to walk more pages than this (a service whose `total` keeps growing). Default 10,000. */
+  readonly maxPages?: number;
+}
+
+export const DEFAULT_PAGE_SIZE = 100;
+
+/**
+ * Walks `start`/`end` pages (start inclusive, end exclusive) until `pagination.hasNext` is false,
+ * yielding items one by one. The next page starts where the service says this one ended, so a
+ * service that answers shorter pages than asked loses nothing. A page that does not move forward
+ * is an error rather than an endless loop.
+ */
+export async function* paginate<T>(
+  fetchPage: (range: { start: number; end: number }) => Promise<Page<T>>,
+  options: PageOptions = {},
+): AsyncGenerator<T, void, undefined> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const maxPages = options.maxPages ?? 10_000;
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError("pageSize must be a positive integer");
+  let start = options.start ?? 0;
+  for (let pages = 1; ; pages += 1) {
+    const page = await fetchPage({ start, end: start + pageSize });
+    yield* page.data;
+    if (!page.pagination.hasNext) return;
+    const next = Math.max(page.pagination.end, start + page.data.length);
+    if (next <= start)
+      throw new PaginationError(
+        `page at start ${start} made no progress (end ${page.pagination.end}, ${page.data.length} items) yet hasNext is true`,
+      );
+    if (pages >= maxPages)
+      throw new PaginationError(`more than ${maxPages} pages; giving up at start ${next}`);
+    start = next;
+  }
+}
+
+/** Every item of an async iterable, in order. */
+export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+type RangeFree<P> = Omit<P, "start" | "end">;
+
+export const iterateEvents = (
+  client: ApiClient,
+  filter: RangeFree<ParamsInput<"listEvents">> = {},
+  options?: PageOptions,
+) => paginate((range) => client.prediction.listEvents({ ...filter, ...range }), options);
+
+export const iterateEventMarkets = (client: ApiClient, eventId: string, options?: PageOptions) =>
+  paginate((range) => client.prediction.listEventMarkets(eventId, range), options);
+
+export const iteratePositions = (
+  client: ApiClient,
+  filter: RangeFree<ParamsInput<"listPositions">> = {},
+  options?: PageOptions,
+) => paginate((range) => client.prediction.listPositions({ ...filter, ...range }), options);
+
+export const iterateOrders = (
+  client: ApiClient,
+  filter: RangeFree<ParamsInput<"listOrders">> = {},
+  options?: PageOptions,
+) => paginate((range) => client.prediction.listOrders({ ...filter, ...range }), options);
+
+export const iterateHistory = (
+  client: ApiClient,
+  filter: RangeFree<ParamsInput<"listHistory">> = {},
+  options?: PageOptions,
+) => paginate((range) => client.prediction.listHistory({ ...filter, ...range }), options);
+
+/** Invite history pages by number (`page` >= 1) until `hasMoreData` is false. */
+export async function* iterateInvites(
+  client: ApiClient,
+  address: string,
+  options: { readonly maxPages?: number } = {},
+) {
+  const maxPages = options.maxPages ?? 10_000;
+  for (let page = 1; ; page += 1) {
+    const answer = await client.send.inviteHistory({ address, page });
+    yield* answer.invites;
+    if (!answer.hasMoreData) return;
+    if (answer.invites.length === 0)
+      throw new PaginationError(`invite history page ${page} was empty yet hasMoreData is true`);
+    if (page >= maxPages) throw new PaginationError(`more than ${maxPages} invite pages`);
+  }
+}

@@ -1,0 +1,78 @@
+import type { BodyInput, CallOptions, HttpTransport, ParamsInput, ResponseOf } from "./http.js";
+
+type Without<T, K extends PropertyKey> = Omit<T, K & keyof T>;
+
+/** The prediction area (/prediction/v1): all 13 endpoints. Path parameters come first, as arguments. */
+export interface PredictionApi {
+  listEvents(params?: ParamsInput<"listEvents">, options?: CallOptions): Promise<ResponseOf<"listEvents">>;
+  getEvent(
+    eventId: string,
+    params?: Without<ParamsInput<"getEvent">, "eventId">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"getEvent">>;
+  searchEvents(
+    params: ParamsInput<"searchEvents">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"searchEvents">>;
+  listEventMarkets(
+    eventId: string,
+    range?: Without<ParamsInput<"listEventMarkets">, "eventId">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"listEventMarkets">>;
+  getEventMarket(
+    eventId: string,
+    marketId: string,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"getEventMarket">>;
+  getMarket(marketId: string, options?: CallOptions): Promise<ResponseOf<"getMarket">>;
+  listPositions(
+    params?: ParamsInput<"listPositions">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"listPositions">>;
+  listOrders(params?: ParamsInput<"listOrders">, options?: CallOptions): Promise<ResponseOf<"listOrders">>;
+  listHistory(params?: ParamsInput<"listHistory">, options?: CallOptions): Promise<ResponseOf<"listHistory">>;
+  /** Unsigned transactions selling every open position of the owner. */
+  closeAllPositions(
+    body: BodyInput<"closeAllPositions">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"closeAllPositions">>;
+  /** An unsigned transaction selling all contracts of one position. */
+  closePosition(
+    positionPubkey: string,
+    body: BodyInput<"closePosition">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"closePosition">>;
+  /** An unsigned transaction claiming the payout of a winning position. */
+  claimPosition(
+    positionPubkey: string,
+    body: BodyInput<"claimPosition">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"claimPosition">>;
+  leaderboards(
+    params?: ParamsInput<"leaderboards">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"leaderboards">>;
+}
+
+export function predictionApi(http: HttpTransport): PredictionApi {
+  return {
+    listEvents: (params = {}, options) => http.request("listEvents", { params }, options),
+    getEvent: (eventId, params = {}, options) =>
+      http.request("getEvent", { params: { ...params, eventId } }, options),
+    searchEvents: (params, options) => http.request("searchEvents", { params }, options),
+    listEventMarkets: (eventId, range = {}, options) =>
+      http.request("listEventMarkets", { params: { ...range, eventId } }, options),
+    getEventMarket: (eventId, marketId, options) =>
+      http.request("getEventMarket", { params: { eventId, marketId } }, options),
+    getMarket: (marketId, options) => http.request("getMarket", { params: { marketId } }, options),
+    listPositions: (params = {}, options) => http.request("listPositions", { params }, options),
+    listOrders: (params = {}, options) => http.request("listOrders", { params }, options),
+    listHistory: (params = {}, options) => http.request("listHistory", { params }, options),
+    closeAllPositions: (body, options) => http.request("closeAllPositions", { body }, options),
+    closePosition: (positionPubkey, body, options) =>
+      http.request("closePosition", { params: { positionPubkey }, body }, options),
+    claimPosition: (positionPubkey, body, options) =>
+      http.request("claimPosition", { params: { positionPubkey }, body }, options),
+    leaderboards: (params = {}, options) => http.request("leaderboards", { params }, options),
+  };
+}

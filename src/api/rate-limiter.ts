@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
+import { TransientError } from "../core/errors.js";
+import { sleep } from "./sleep.js";
+
+/** What the transport needs of a rate limiter: wait for a turn; hold back after the service said 429. */
+export interface RequestRateLimiter {
+  /** Resolves when one more request may be sent; waits (never fails) while the budget is spent. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** The service answered 429: every sender of this key holds back for at least `ms`. */
+  backOff(ms: number): Promise<void>;
+}
+
+export interface RateLimiterOptions {
+  /** Every process with the same key shares one budget; only a hash of it is ever stored. */
+  readonly apiKey: string;
+  /** The plan's rate (api-gaps: plans run from 1 to 150 a second). Fractions below 1 are allowed. */
+  readonly requestsPerSecond: number;
+  /** Shared budget across processes; without it the budget is this process's own. */
+  readonly redis?: Redis;
+  /** Redis key prefix; tests give each run its own. */
+  readonly keyPrefix?: string;
+}
+
+export const DEFAULT_RATE_LIMIT_PREFIX = "keeper:api-rate";
+
+/**
+ * This process's sends are spaced at the plan's rate times this: the service counts a sliding window,
+ * so a send made late by a busy event loop next to one on time would otherwise make R + 1 in a second.
+ */
+const SPACING_HEADROOM = 0.95;
+
+/** A stable, non-reversible name for an API key: the limiter's Redis key, safe to see in Redis. */
+export function apiKeyFingerprint(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex").slice(0, 32);
+}
+
+/** `requestsPerSecond` as whole points per whole-second window (the Redis store counts in seconds). */
+function windowOf(requestsPerSecond: number): { points: number; duration: number } {
+  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))
+    throw new RangeError("requestsPerSecond must be a positive number");
+  if (requestsPerSecond >= 1) return { points: Math.floor(requestsPerSecond), duration: 1 };
+  return { points: 1, duration: Math.ceil(1 / requestsPerSecond) };
+}
+
+/**
+ * A request budget per API key, over rate-limiter-flexible: `RateLimiterRedis` when a Redis client is
+ * given (one budget for the whole fleet), else `RateLimiterMemory`.
+ */
+export class ApiRateLimiter implements RequestRateLimiter {
+  readonly #limiter: RateLimiterAbstract;
+  readonly #key: string;
+  readonly #points: number;
+  readonly #durationMs: number;
+  /** The least time between two sends of this process, and when the next may go. */
+  readonly #minGapMs: number;
+  #nextSendAt = 0;
+  /** Counters for tests and metrics: how often and how long senders waited for a turn. */
+  readonly stats = { acquired: 0, waits: 0, waitedMs: 0 };
+
+  constructor(options: RateLimiterOptions) {
+    const { points, duration } = windowOf(options.requestsPerSecond);
+    const keyPrefix = options.keyPrefix ?? DEFAULT_RATE_LIMIT_PREFIX;
+    this.#points = points;
+    this.#durationMs = duration * 1000;
+    this.#minGapMs = this.#durationMs / points / SPACING_HEADROOM;
+    this.#key = apiKeyFingerprint(options.apiKey);
+    this.#limiter =
+      options.redis === undefined
+        ? new RateLimiterMemory({ points, duration, keyPrefix })
+        : new RateLimiterRedis({
+            storeClient: options.redis,
+            points,
+            duration,
+            keyPrefix,
+            // When Redis is away, each process keeps to the plan on its own rather than stopping.
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix }),
+          });
+  }
+
+  async acquire(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      try {
+        const granted = await this.#limiter.consume(this.#key, 1);
+        this.stats.acquired += 1;
+        await this.#paceWithinWindow(granted, signal);
+        await this.#spaceFromLastSend(signal);
+        return;
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) {
+          throw new TransientError(`rate limiter unavailable: ${(rejection as Error).message}`, {
+            cause: rejection,
+          });
+        }
+        // Waiters wake a little after the window turns (one slot, at most 50 ms: a request sent right at
+        // the turn could arrive within a second of the previous window's first request if that one was
+        // slow on the wire), and a little apart, so they do not all race for the first point.
+        const marginMs = Math.min(50, this.#durationMs / this.#points);
+        const waitMs = rejection.msBeforeNext + Math.ceil(marginMs + Math.random() * 10);
+        this.stats.waits += 1;
+        this.stats.waitedMs += waitMs;
+        await sleep(waitMs, signal);
+      }
+    }
+  }
+
+  /**
+   * The store counts whole-second windows, and a window's budget granted all at once would reach the
+   * service as a burst at the window's start; next to the previous window's tail, a sliding window (how
+   * the service counts) would see up to twice the plan. So the k-th grant of a window is sent at the
+   * window's start plus (k - 1) slots of `duration / points`: evenly spaced across processes, computed
+   * from the store's relative TTL so no clocks need to agree.
+   */
+  async #paceWithinWindow(granted: RateLimiterRes, signal?: AbortSignal): Promise<void> {
+    const windowMs = this.#durationMs;
+    const slotMs = windowMs / this.#points;
+    const elapsedInWindowMs = windowMs - granted.msBeforeNext;
+    const waitMs = Math.ceil((granted.consumedPoints - 1) * slotMs - elapsedInWindowMs);
+    if (waitMs <= 0) return;
+    this.stats.waits += 1;
+    this.stats.waitedMs += waitMs;
+    await sleep(waitMs, signal);
+  }
+
+  /**
+   * The window's pacing lets grants that came late go at once, which bunches them at a window's end,
+   * next to the following window's first; spacing this process's sends evenly keeps them apart. The
+   * slot is reserved before the wait, so concurrent callers queue up in order.
+   */
+  async #spaceFromLastSend(signal?: AbortSignal): Promise<void> {
+    const now = performance.now();
+    const at = Math.max(now, this.#nextSendAt);
+    this.#nextSendAt = at + this.#minGapMs;
+    const waitMs = Math.ceil(at - now);
+    if (waitMs <= 0) return;
+    this.stats.waits += 1;
+    this.stats.waitedMs += waitMs;
+    await sleep(waitMs, signal);
+  }
+
+  async backOff(ms: number): Promise<void> {
+    if (!(ms > 0)) return;
+    const current = await this.#limiter.get(this.#key);
+    const alreadyBlockedMs =
+      current !== null && current.consumedPoints > this.#points ? current.msBeforeNext : 0;
+    if (alreadyBlockedMs >= ms) return;
+    // The store blocks in whole seconds; rounding up keeps us on the safe side of the server's reset.
+    await this.#limiter.block(this.#key, Math.ceil(ms / 1000));
+  }
+}
+
+export function createRateLimiter(options: RateLimiterOptions): ApiRateLimiter {
+  return new ApiRateLimiter(options);
+}

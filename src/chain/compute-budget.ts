@@ -1,0 +1,47 @@
+import type { InstructionView } from "./decode.js";
+import { COMPUTE_BUDGET_PROGRAM } from "./programs.js";
+
+/** Compute Budget instruction tags (the first data byte). */
+const SET_COMPUTE_UNIT_LIMIT = 2;
+const SET_COMPUTE_UNIT_PRICE = 3;
+
+/** The runtime's defaults when a transaction sets no limit. */
+const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
+const MAX_UNITS = 1_400_000n;
+
+export interface ComputeBudget {
+  /** Micro-lamports per compute unit; 0 when not set. */
+  unitPriceMicroLamports: bigint;
+  unitLimit: bigint;
+  /** Lamports the priority fee can cost at most: price x limit, rounded up. */
+  priorityFeeLamports: bigint;
+}
+
+/** Reads the compute budget a transaction asks for (pure). Malformed data throws a RangeError. */
+export function readComputeBudget(instructions: readonly InstructionView[]): ComputeBudget {
+  let price: bigint | undefined;
+  let limit: bigint | undefined;
+  let others = 0n;
+  for (const ix of instructions) {
+    if (ix.programId.toBase58() !== COMPUTE_BUDGET_PROGRAM) {
+      others += 1n;
+      continue;
+    }
+    const data = Buffer.from(ix.data);
+    const tag = data[0];
+    if (tag === SET_COMPUTE_UNIT_PRICE) {
+      if (data.length !== 9)
+        throw new RangeError(`instruction ${ix.index}: compute unit price data is ${data.length} bytes`);
+      price = data.readBigUInt64LE(1);
+    } else if (tag === SET_COMPUTE_UNIT_LIMIT) {
+      if (data.length !== 5)
+        throw new RangeError(`instruction ${ix.index}: compute unit limit data is ${data.length} bytes`);
+      limit = BigInt(data.readUInt32LE(1));
+    }
+  }
+  const unitPriceMicroLamports = price ?? 0n;
+  let unitLimit = limit ?? others * DEFAULT_UNITS_PER_INSTRUCTION;
+  if (unitLimit > MAX_UNITS) unitLimit = MAX_UNITS;
+  const priorityFeeLamports = (unitPriceMicroLamports * unitLimit + 999_999n) / 1_000_000n;
+  return { unitPriceMicroLamports, unitLimit, priorityFeeLamports };
+}

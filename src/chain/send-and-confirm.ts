@@ -1,0 +1,159 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Connection, SignatureStatus, TransactionConfirmationStatus } from "@solana/web3.js";
+import type { Logger } from "pino";
+import { PermanentError } from "../core/errors.js";
+import { rpcCall } from "./rpc.js";
+import { describeTransactionError } from "./tx-error.js";
+
+export type SendOutcome =
+  | { outcome: "confirmed"; signature: string; slot: number; confirmationMs: number }
+  | { outcome: "failed"; signature: string; error: string }
+  | { outcome: "expired"; signature: string };
+
+/** Hands the signed transaction to someone else first (the trigger/recurring execute endpoints). */
+export type SubmitSigned = (signedBase64: string) => Promise<{ signature: string }>;
+
+export interface SendAndConfirmInput {
+  connection: Connection;
+  /** The signed wire bytes; every (re)broadcast sends exactly these. */
+  signedTransaction: Uint8Array;
+  signature: string;
+  recentBlockhash: string;
+  lastValidBlockHeight: number;
+  /** Wanted commitment (default confirmed). */
+  commitment?: "processed" | "confirmed" | "finalized";
+  /** Rebroadcast the same bytes this often while nothing is seen (default 2 s). */
+  rebroadcastIntervalMs?: number;
+  /** Status polling interval (default 400 ms). */
+  pollIntervalMs?: number;
+  /** First send through this instead of the RPC; rebroadcasts still go to the RPC. */
+  submit?: SubmitSigned;
+  /** Before declaring `expired`, also ask the node whether the blockhash is gone (default true). */
+  checkBlockhashWithRpc?: boolean;
+  logger: Logger;
+  signal?: AbortSignal;
+}
+
+/** How long past lastValidBlockHeight a node's "blockhash still valid" is believed, in blocks. */
+const GRACE_BLOCKS = 150;
+
+const RANK: Record<TransactionConfirmationStatus, number> = { processed: 0, confirmed: 1, finalized: 2 };
+
+function reached(status: SignatureStatus, wanted: TransactionConfirmationStatus): boolean {
+  // Old nodes leave confirmationStatus out; `confirmations: null` means rooted (finalized).
+  const level: TransactionConfirmationStatus =
+    status.confirmationStatus ?? (status.confirmations === null ? "finalized" : "processed");
+  return RANK[level] >= RANK[wanted];
+}
+
+/**
+ * Sends with `maxRetries: 0` (preflight skipped: our own simulation ran) and rebroadcasts the same
+ * bytes until the wanted commitment, or until the block height passes `lastValidBlockHeight` and one
+ * last status check, history included, finds nothing: only then is the transaction `expired`, because
+ * only then can a fresh transaction not land beside this one. RPC failures that outlast the retries
+ * are thrown (TransientError / PermanentError); the caller resumes from the recorded signature.
+ */
+export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOutcome> {
+  const { connection, signature, logger } = input;
+  const wanted = input.commitment ?? "confirmed";
+  const rebroadcastMs = input.rebroadcastIntervalMs ?? 2_000;
+  const pollMs = input.pollIntervalMs ?? 400;
+  const log = logger.child({ signature });
+  const startedAt = performance.now();
+  let lastSendAt = Number.NEGATIVE_INFINITY;
+  let sends = 0;
+
+  const send = async () => {
+    lastSendAt = performance.now();
+    sends += 1;
+    try {
+      if (sends === 1 && input.submit) {
+        const answer = await input.submit(Buffer.from(input.signedTransaction).toString("base64"));
+        if (answer.signature !== signature) {
+          log.warn(
+            { reported: answer.signature },
+            "execute endpoint reported another signature; tracking ours",
+          );
+        }
+      } else {
+        await rpcCall(
+          "sendTransaction",
+          () =>
+            connection.sendRawTransaction(input.signedTransaction, { skipPreflight: true, maxRetries: 0 }),
+          { retries: 1, signal: input.signal },
+        );
+      }
+    } catch (error) {
+      // A refused or lost send changes nothing: the status decides, and the next rebroadcast retries.
+      log.debug({ err: error, sends }, "send failed; will rebroadcast");
+    }
+  };
+
+  const status = async (searchTransactionHistory: boolean) =>
+    (
+      await rpcCall(
+        "getSignatureStatuses",
+        () => connection.getSignatureStatuses([signature], { searchTransactionHistory }),
+        { signal: input.signal },
+      )
+    ).value[0] ?? null;
+
+  const settle = (found: SignatureStatus): SendOutcome | undefined => {
+    if (found.err) return { outcome: "failed", signature, error: describeTransactionError(found.err) };
+    if (reached(found, wanted)) {
+      return {
+        outcome: "confirmed",
+        signature,
+        slot: found.slot,
+        confirmationMs: Math.round(performance.now() - startedAt),
+      };
+    }
+    return undefined;
+  };
+
+  await send();
+  for (;;) {
+    input.signal?.throwIfAborted();
+    const found = await status(false);
+    if (found) {
+      const done = settle(found);
+      if (done) return done;
+    }
+    const height = await rpcCall(
+      "getBlockHeight",
+      () => connection.getBlockHeight(wanted === "processed" ? "confirmed" : wanted),
+      {
+        signal: input.signal,
+      },
+    );
+    if (!found && height > input.lastValidBlockHeight) {
+      const last = await status(true);
+      if (last) {
+        const done = settle(last);
+        if (done) return done;
+      } else if (height > input.lastValidBlockHeight + GRACE_BLOCKS || !(await blockhashStillValid(input))) {
+        log.info({ height, lastValidBlockHeight: input.lastValidBlockHeight, sends }, "transaction expired");
+        return { outcome: "expired", signature };
+      }
+    }
+    if (!found && performance.now() - lastSendAt >= rebroadcastMs) await send();
+    await sleep(pollMs, undefined, { signal: input.signal });
+  }
+}
+
+/** A last word from the node: a blockhash it still accepts means the transaction can still land. */
+async function blockhashStillValid(input: SendAndConfirmInput): Promise<boolean> {
+  if (input.checkBlockhashWithRpc === false) return false;
+  try {
+    const answer = await rpcCall(
+      "isBlockhashValid",
+      () => input.connection.isBlockhashValid(input.recentBlockhash, { commitment: "processed" }),
+      { retries: 2, signal: input.signal },
+    );
+    return answer.value;
+  } catch (error) {
+    // A node without the method cannot tell us more than the block height did.
+    if (error instanceof PermanentError) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import { Command } from "commander";
+import { createCliContext } from "./cli/context.js";
+import { runDemo } from "./cli/demo.js";
+import { reportError } from "./cli/errors.js";
+import { registerOpsCommands } from "./cli/ops-commands.js";
+import { registerProtectionCommands } from "./cli/protection-commands.js";
+import { registerReadCommands } from "./cli/read-commands.js";
+import { registerStartCommand } from "./cli/start-command.js";
+import { registerSandboxCommand } from "./sandbox/main.js";
+
+/**
+ * The `keeper` command. Expected failures print one line and exit 1 (run time) or 2 (bad config or
+ * arguments); no stack trace reaches the terminal.
+ */
+const program = new Command()
+  .name("keeper")
+  .description("unattended automation for a wallet on a prediction-market and trading service")
+  .option("--config <file>", "config file (or KEEPER_CONFIG)")
+  .showHelpAfterError("(keeper --help lists the commands)")
+  .exitOverride();
+
+const print = (line: string) => console.log(line);
+const ctx = createCliContext(() => program.opts<{ config?: string }>().config ?? process.env.KEEPER_CONFIG);
+
+registerStartCommand(program, () => runDemo(print));
+registerSandboxCommand(program, print);
+registerOpsCommands(program, ctx);
+registerProtectionCommands(program, ctx);
+registerReadCommands(program, ctx);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = reportError(error);
+}

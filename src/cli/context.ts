@@ -1,0 +1,38 @@
+import { type ApiClient, createApiClient } from "../api/index.js";
+import { apiKeyFor } from "../config/api-key.js";
+import { type KeeperConfig, loadConfig } from "../config/load-config.js";
+import { DEMO_REDIS_PREFIX } from "./demo.js";
+
+export interface CliContext {
+  config(): Promise<KeeperConfig>;
+  client(): Promise<ApiClient>;
+}
+
+/**
+ * With no config file, commands look at the embedded demo (`npm start` with no config), whose Redis
+ * keys have a prefix of their own.
+ */
+export function createCliContext(configFile: () => string | undefined): CliContext {
+  let config: Promise<KeeperConfig> | undefined;
+  const getConfig = () => {
+    const file = configFile();
+    config ??= loadConfig({ file }).then((c) =>
+      file
+        ? c
+        : { ...c, redis: { ...c.redis, prefix: process.env.KEEPER_REDIS_PREFIX ?? DEMO_REDIS_PREFIX } },
+    );
+    return config;
+  };
+  return {
+    config: getConfig,
+    async client() {
+      const c = await getConfig();
+      return createApiClient({
+        baseUrl: c.service.baseUrl,
+        apiKey: apiKeyFor(c),
+        timeoutMs: c.service.timeoutMs,
+        retries: c.service.retries,
+      });
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import { Queue } from "bullmq";
+import type { Command } from "commander";
+import type { Redis } from "ioredis";
+import type { KeeperConfig } from "../config/load-config.js";
+import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.js";
+import { Ledger, type LedgerRow } from "../keeper/ledger.js";
+import { QUEUES, redisKeys } from "../keeper/names.js";
+import { PauseSwitch } from "../keeper/pause.js";
+import { connectRedis } from "../keeper/redis-connection.js";
+import type { CliContext } from "./context.js";
+import { formatCsv, formatJson, formatTable, isoTime } from "./output.js";
+import { breakerRows, protectionsOf } from "./protection-commands.js";
+
+const LEDGER_COLUMNS = [
+  "key",
+  "kind",
+  "wallet",
+  "strategy",
+  "status",
+  "signature",
+  "reason",
+  "error",
+  "amountMicroUsd",
+  "tries",
+  "builds",
+  "createdAt",
+  "updatedAt",
+  "confirmedAt",
+] as const;
+
+async function withRedis<T>(config: KeeperConfig, work: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = await connectRedis(config.redis.url);
+  try {
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export function ledgerRecord(row: LedgerRow): Record<string, unknown> {
+  const { intent: _intent, transaction: _transaction, ...rest } = row;
+  return rest;
+}
+
+/** Commands that read or switch the running keeper's state in Redis. */
+export function registerOpsCommands(program: Command, ctx: CliContext): void {
+  program
+    .command("status")
+    .description("queues, last polls, in-flight intents, paused?")
+    .option("--json", "print JSON")
+    .action(async (opts: { json?: boolean }) => {
+      const config = await ctx.config();
+      await withRedis(config, async (redis) => {
+        const keys = redisKeys(config.redis.prefix, config.mode);
+        const pause = await new PauseSwitch(redis, keys).status();
+        const queues: Record<string, Record<string, number>> = {};
+        for (const name of Object.values(QUEUES)) {
+          const queue = new Queue(name, { connection: redis, prefix: keys.bullPrefix });
+          queues[name] = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed");
+          await queue.close();
+        }
+        const polls = await redis.hgetall(keys.lastPolls);
+        const ledger = new Ledger(redis, keys);
+        const recent = await ledger.list({ limit: 10_000 });
+        const inFlight = recent.filter(
+          (r) => !["confirmed", "failed", "refused", "dry-run"].includes(r.status),
+        );
+        const byStatus: Record<string, number> = {};
+        for (const r of recent) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+        const protections = await protectionsOf(config, redis).evaluate(Math.floor(Date.now() / 1000));
+        const status = {
+          mode: config.mode,
+          paused: pause,
+          breakers: breakerRows(protections),
+          queues,
+          lastPolls: polls,
+          intents: byStatus,
+          inFlight,
+        };
+        if (opts.json) {
+          console.log(formatJson({ ...status, inFlight: inFlight.map(ledgerRecord) }));
+          return;
+        }
+        console.log(`mode: ${config.mode}    paused: ${pause.paused ? `yes (${pause.reason ?? ""})` : "no"}`);
+        console.log(
+          `circuit breakers: ${protections.tripped.length === 0 ? "none tripped" : `TRIPPED ${protections.tripped.join(", ")} (new orders and plans are held back; keeper breaker reset)`}`,
+        );
+        console.log(formatTable(breakerRows(protections)));
+        console.log("\nqueues");
+        console.log(formatTable(Object.entries(queues).map(([queue, counts]) => ({ queue, ...counts }))));
+        console.log("\nlast successful poll");
+        console.log(
+          formatTable(Object.entries(polls).map(([wallet, at]) => ({ wallet, at: isoTime(Number(at)) }))),
+        );
+        console.log("\nintents by status");
+        console.log(formatTable(Object.entries(byStatus).map(([s, n]) => ({ status: s, count: n }))));
+        console.log("\nin flight");
+        console.log(
+          formatTable(
+            inFlight.map((r) => ({
+              key: r.key,
+              status: r.status,
+              builds: r.builds,
+              updated: isoTime(r.updatedAt),
+            })),
+          ),
+        );
+      });
+    });
+
+  program
+    .command("ledger")
+    .description("every intent Keeper recorded, most recent first")
+    .option("--json", "print a JSON array of rows")
+    .option("--csv", "print CSV")
+    .option("--limit <n>", "rows", (v) => Number.parseInt(v, 10), 1_000)
+    .action(async (opts: { json?: boolean; csv?: boolean; limit: number }) => {
+      const config = await ctx.config();
+      await withRedis(config, async (redis) => {
+        const rows = (await new Ledger(redis, redisKeys(config.redis.prefix, config.mode)).list(opts)).map(
+          ledgerRecord,
+        );
+        if (opts.json) console.log(formatJson(rows));
+        else if (opts.csv) console.log(formatCsv(rows, LEDGER_COLUMNS));
+        else
+          console.log(
+            formatTable(
+              rows.map((r) => ({
+                ...r,
+                createdAt: isoTime(r.createdAt as number),
+                updatedAt: isoTime(r.updatedAt as number),
+              })),
+              ["key", "kind", "status", "signature", "reason", "error", "updatedAt"],
+            ),
+          );
+      });
+    });
+
+  program
+    .command("pause")
+    .description("stop new work in every role within one tick (in-flight transactions are still watched)")
+    .option("--reason <text>", "why", "paused by hand")
+    .action(async (opts: { reason: string }) => {
+      const config = await ctx.config();
+      await withRedis(config, (redis) =>
+        new PauseSwitch(redis, redisKeys(config.redis.prefix, config.mode)).pause(
+          opts.reason,
+          Math.floor(Date.now() / 1000),
+        ),
+      );
+      console.log("paused");
+    });
+
+  program
+    .command("resume")
+    .description("lift a pause and reset every circuit breaker")
+    .action(async () => {
+      const config = await ctx.config();
+      await withRedis(config, async (redis) => {
+        await new PauseSwitch(redis, redisKeys(config.redis.prefix, config.mode)).resume();
+        await protectionsOf(config, redis).reset(Math.floor(Date.now() / 1000));
+      });
+      console.log("resumed");
+    });
+
+  const configCommand = program.command("config").description("configuration");
+  configCommand
+    .command("check")
+    .description("validate the configuration (exit 0 valid, 2 invalid)")
+    .option("--config <file>", "config file")
+    .action(async (_opts: unknown, command: Command) => {
+      const opts = command.optsWithGlobals<{ config?: string }>();
+      if (opts.config) process.env.KEEPER_CONFIG = opts.config;
+      const config = await ctx.config();
+      if (hasTokenFields(config.strategies)) {
+        const { resolved } = await resolveStrategyTokens(config, (await ctx.client()).tokens.search);
+        for (const t of resolved)
+          if (t.reference !== t.mint) console.log(`${t.path}: "${t.reference}" is ${t.symbol} ${t.mint}`);
+      }
+      console.log(
+        `valid: mode ${config.mode}, ${config.wallets.length} wallet(s), strategies: ${
+          config.strategies.map((s) => s.name).join(", ") || "none"
+        }`,
+      );
+    });
+}

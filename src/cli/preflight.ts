@@ -1,0 +1,38 @@
+import { Connection } from "@solana/web3.js";
+import type { ApiClient } from "../api/index.js";
+import { PermanentApiError } from "../api/index.js";
+import type { KeeperConfig } from "../config/load-config.js";
+import { ConfigError, TransientError } from "../core/errors.js";
+
+/**
+ * Start-up checks that turn an unreachable service or RPC into one clear line before any worker starts.
+ * Redis is checked by its connection.
+ */
+export async function checkServiceReachable(client: ApiClient, config: KeeperConfig): Promise<void> {
+  try {
+    await client.prediction.listEvents({ start: 0, end: 1 });
+  } catch (error) {
+    if (error instanceof PermanentApiError && (error.status === 401 || error.status === 403))
+      throw new ConfigError([
+        `KEEPER_API_KEY: the service at ${config.service.baseUrl} refused the key (HTTP ${error.status})`,
+      ]);
+    throw new TransientError(
+      `cannot reach the service at ${config.service.baseUrl}: ${(error as Error).message}`,
+    );
+  }
+}
+
+export async function checkRpcReachable(config: KeeperConfig): Promise<void> {
+  const connection = new Connection(config.rpc.url, {
+    commitment: config.rpc.commitment,
+    disableRetryOnRateLimit: true,
+  });
+  try {
+    await Promise.race([
+      connection.getBlockHeight(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 5 s")), 5_000).unref()),
+    ]);
+  } catch (error) {
+    throw new TransientError(`cannot reach the Solana RPC at ${config.rpc.url}: ${(error as Error).message}`);
+  }
+}

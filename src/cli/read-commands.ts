@@ -1,0 +1,196 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { collectAll, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
+import {
+  CATEGORIES,
+  LEADERBOARD_METRICS,
+  LEADERBOARD_PERIODS,
+  PROVIDERS,
+} from "../api/schemas/prediction.js";
+import { formatUsd } from "../core/money.js";
+import type { CliContext } from "./context.js";
+import { formatJson, formatTable, isoTime, type Row } from "./output.js";
+
+const usd = (micro: string | undefined) => (micro === undefined ? "" : formatUsd(BigInt(micro)));
+
+export function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max)
+      throw new InvalidArgumentError(`${name}: expected an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function print(rows: Row[], json: boolean, raw: unknown, columns?: string[]) {
+  console.log(json ? formatJson(raw) : formatTable(rows, columns));
+}
+
+/** Read commands over the client, one per read endpoint: a table for people, `--json` for scripts. */
+export function registerReadCommands(program: Command, ctx: CliContext): void {
+  program
+    .command("positions <owner>")
+    .description("every position of a wallet (all pages)")
+    .option("--json", "print JSON")
+    .action(async (owner: string, opts: { json?: boolean }) => {
+      const positions = await collectAll(iteratePositions(await ctx.client(), { ownerPubkey: owner }));
+      const rows = positions.map((p) => ({
+        position: p.pubkey,
+        market: p.marketMetadata.title,
+        side: p.isYes ? "YES" : "NO",
+        contracts: p.contracts,
+        valueUsd: usd(p.valueUsd),
+        pnlUsd: usd(p.pnlUsd),
+        "pnl%": p.pnlUsdPercent.toFixed(2),
+        status: p.claimed ? "claimed" : p.claimable ? "claimable" : p.marketMetadata.status,
+      }));
+      print(rows, Boolean(opts.json), positions);
+    });
+
+  program
+    .command("events")
+    .description("prediction events")
+    .addOption(new Option("--provider <provider>").choices(PROVIDERS))
+    .addOption(new Option("--category <category>").choices(CATEGORIES))
+    .addOption(new Option("--sort-by <field>").choices(["volume", "beginAt"]))
+    .addOption(new Option("--filter <filter>").choices(["new", "live", "trending"]))
+    .option("--limit <n>", "how many", intArg("--limit", 1, 500), 20)
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const page = await (await ctx.client()).prediction.listEvents({
+        provider: opts.provider,
+        category: opts.category,
+        sortBy: opts.sortBy,
+        filter: opts.filter,
+        start: 0,
+        end: opts.limit,
+      });
+      const rows = page.data.map((e) => ({
+        event: e.eventId,
+        category: e.category,
+        live: e.isLive,
+        volumeUsd: usd(e.volumeUsd),
+        begins: e.beginAt ? isoTime(Number(e.beginAt)) : "",
+      }));
+      print(rows, Boolean(opts.json), page);
+    });
+
+  program
+    .command("markets <eventId>")
+    .description("markets of an event")
+    .option("--json", "print JSON")
+    .action(async (eventId: string, opts: { json?: boolean }) => {
+      const page = await (await ctx.client()).prediction.listEventMarkets(eventId, { start: 0, end: 100 });
+      const rows = page.data.map((m) => ({
+        market: m.marketId,
+        status: m.status,
+        result: m.result ?? "",
+        yes: formatUsd(BigInt(m.pricing.buyYesPriceUsd)),
+        no: formatUsd(BigInt(m.pricing.buyNoPriceUsd)),
+        closes: isoTime(m.closeTime),
+      }));
+      print(rows, Boolean(opts.json), page);
+    });
+
+  program
+    .command("orders")
+    .description("prediction orders, by owner or market (all pages)")
+    .option("--owner <pubkey>", "owner public key")
+    .option("--market <marketId>", "market id")
+    .option("--json", "print JSON")
+    .action(async (opts: { owner?: string; market?: string; json?: boolean }) => {
+      const orders = await collectAll(
+        iterateOrders(await ctx.client(), { ownerPubkey: opts.owner, marketId: opts.market }),
+      );
+      const rows = orders.map((o) => ({
+        order: o.pubkey,
+        market: o.marketId,
+        side: `${o.isBuy ? "buy" : "sell"} ${o.isYes ? "YES" : "NO"}`,
+        contracts: o.contracts,
+        filled: o.filledContracts,
+        status: o.status,
+        created: isoTime(o.createdAt),
+      }));
+      print(rows, Boolean(opts.json), orders);
+    });
+
+  program
+    .command("history")
+    .description("history records of a wallet (all pages)")
+    .option("--owner <pubkey>", "owner public key")
+    .option("--position <pubkey>", "position public key")
+    .option("--json", "print JSON")
+    .action(async (opts: { owner?: string; position?: string; json?: boolean }) => {
+      const records = await collectAll(
+        iterateHistory(await ctx.client(), { ownerPubkey: opts.owner, positionPubkey: opts.position }),
+      );
+      const rows = records.map((h) => ({
+        id: h.id,
+        event: h.eventType,
+        position: h.positionPubkey,
+        market: h.marketId,
+        at: isoTime(h.timestamp),
+      }));
+      print(rows, Boolean(opts.json), records);
+    });
+
+  program
+    .command("leaderboard")
+    .description("prediction leaderboard")
+    .addOption(new Option("--period <period>").choices(LEADERBOARD_PERIODS).default("all_time"))
+    .addOption(new Option("--metric <metric>").choices(LEADERBOARD_METRICS).default("pnl"))
+    .option("--limit <n>", "entries, 1 to 100", intArg("--limit", 1, 100), 20)
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const board = await (await ctx.client()).prediction.leaderboards({
+        period: opts.period,
+        metric: opts.metric,
+        limit: opts.limit,
+      });
+      const rows = board.data.map((e, i) => ({
+        rank: i + 1,
+        owner: e.ownerPubkey,
+        pnlUsd: usd(e.realizedPnlUsd),
+        volumeUsd: usd(e.totalVolumeUsd),
+        "win%": e.winRatePct,
+        predictions: e.predictionsCount,
+      }));
+      print(rows, Boolean(opts.json), board);
+    });
+
+  program
+    .command("tokens <query>")
+    .description("token search by symbol, name or mint (comma-separate several)")
+    .option("--json", "print JSON")
+    .action(async (query: string, opts: { json?: boolean }) => {
+      const tokens = await (await ctx.client()).tokens.search({ query });
+      const rows = tokens.map((t) => ({
+        mint: t.id,
+        symbol: t.symbol,
+        name: t.name,
+        decimals: t.decimals,
+        usdPrice: t.usdPrice ?? "",
+        verified: t.isVerified ?? "",
+        organic: t.organicScore ?? "",
+        sus: t.audit?.isSus ?? "",
+      }));
+      print(rows, Boolean(opts.json), tokens);
+    });
+
+  program
+    .command("invites <address>")
+    .description("invite history of an address")
+    .option("--page <n>", "page, from 1", intArg("--page", 1), 1)
+    .option("--json", "print JSON")
+    .action(async (address: string, opts: { page: number; json?: boolean }) => {
+      const history = await (await ctx.client()).send.inviteHistory({ address, page: opts.page });
+      const rows = history.invites.map((i) => ({
+        sender: i.sender,
+        receiver: i.receiver ?? "",
+        amount: i.amount,
+        action: i.action ?? "pending",
+        created: i.creation_time,
+      }));
+      print(rows, Boolean(opts.json), history);
+      if (!opts.json && history.hasMoreData) console.log(`(more: --page ${opts.page + 1})`);
+    });
+}

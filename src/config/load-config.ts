@@ -1,0 +1,334 @@
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { builtInStrategies } from "../../strategies/index.js";
+import { ConfigError } from "../core/errors.js";
+import type { Strategy } from "../core/strategy.js";
+import { formatIssues, formatPath } from "./format-issues.js";
+import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
+
+const DEFAULT_FILE = fileURLToPath(new URL("../../config/default.yaml", import.meta.url));
+
+/** Environment variables that override config paths. Secrets have their own variables below. */
+export const ENV_OVERRIDES: ReadonlyArray<{
+  env: string;
+  path: readonly string[];
+  type: "string" | "number";
+}> = [
+  { env: "KEEPER_MODE", path: ["mode"], type: "string" },
+  { env: "KEEPER_SERVICE_URL", path: ["service", "baseUrl"], type: "string" },
+  { env: "KEEPER_API_KEY_FILE", path: ["service", "apiKeyFile"], type: "string" },
+  { env: "KEEPER_REQUESTS_PER_SECOND", path: ["service", "requestsPerSecond"], type: "number" },
+  { env: "KEEPER_RPC_URL", path: ["rpc", "url"], type: "string" },
+  { env: "KEEPER_REDIS_URL", path: ["redis", "url"], type: "string" },
+  { env: "KEEPER_REDIS_PREFIX", path: ["redis", "prefix"], type: "string" },
+  { env: "KEEPER_LOG_LEVEL", path: ["ops", "logLevel"], type: "string" },
+  { env: "KEEPER_OPS_HOST", path: ["ops", "host"], type: "string" },
+  { env: "KEEPER_OPS_PORT", path: ["ops", "port"], type: "number" },
+];
+
+export interface ConfiguredStrategy {
+  /** Where it is in the config file's `strategies:` list, for messages. */
+  readonly index?: number;
+  readonly name: string;
+  readonly strategy: Strategy<unknown>;
+  readonly config: unknown;
+}
+
+export interface KeeperConfig extends Omit<ParsedConfig, "mode" | "strategies"> {
+  /** The mode chosen once at start-up. */
+  readonly mode: "live" | "dry-run";
+  readonly requestedMode: ParsedConfig["mode"];
+  readonly strategies: readonly ConfiguredStrategy[];
+  /** Where the config came from, for messages (never a secret). */
+  readonly sources: readonly string[];
+  readonly secrets: KeeperSecrets;
+}
+
+/** Secrets live apart from the config so that printing the config cannot print them. */
+export class KeeperSecrets {
+  readonly #apiKey: string | undefined;
+  readonly #webhookUrl: string | undefined;
+  constructor(apiKey: string | undefined, webhookUrl: string | undefined) {
+    this.#apiKey = apiKey;
+    this.#webhookUrl = webhookUrl;
+  }
+  get apiKey(): string | undefined {
+    return this.#apiKey;
+  }
+  get webhookUrl(): string | undefined {
+    return this.#webhookUrl;
+  }
+  toJSON(): Record<string, string> {
+    return { apiKey: this.#apiKey ? "[set]" : "[unset]", webhookUrl: this.#webhookUrl ? "[set]" : "[unset]" };
+  }
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `KeeperSecrets ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+export interface LoadConfigOptions {
+  /** The user's file (`--config` or KEEPER_CONFIG). */
+  readonly file?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Reads config/default.yaml, the user's file and KEEPER_* variables; validates everything and throws
+ * one ConfigError listing every problem by path. Nothing is started before this succeeds.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<KeeperConfig> {
+  const env = options.env ?? process.env;
+  const problems: string[] = [];
+  const sources = [DEFAULT_FILE];
+  let raw = asRecord(await readYaml(DEFAULT_FILE, problems));
+  const userFile = options.file ?? env.KEEPER_CONFIG;
+  if (userFile) {
+    sources.push(userFile);
+    const user = await readYaml(userFile, problems);
+    if (user !== undefined && (typeof user !== "object" || Array.isArray(user))) {
+      problems.push(`${userFile}: expected a mapping of config keys at the top level`);
+    } else if (user) {
+      const secrets = findSecrets(user as Record<string, unknown>);
+      problems.push(...secrets);
+      // A secret found is reported, not used: drop the file's values so the schema reports the rest.
+      raw = deepMerge(raw, secrets.length > 0 ? withoutSecrets(user) : (user as Record<string, unknown>));
+    }
+  }
+  raw = applyEnv(raw, env, problems);
+
+  // Every check runs before anything is reported, so one run lists every problem.
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) problems.push(...formatIssues(parsed.error));
+  const entries = z.array(strategyEntrySchema).safeParse(raw.strategies ?? []);
+  const baseDir = userFile ? dirname(resolve(userFile)) : process.cwd();
+  const strategies = entries.success ? await resolveStrategies(entries.data, baseDir, problems) : [];
+  const apiKey = await readSecret(
+    env.KEEPER_API_KEY,
+    parsed.data?.service.apiKeyFile,
+    "service.apiKeyFile",
+    problems,
+  );
+  const webhookUrl = await readSecret(
+    env.KEEPER_WEBHOOK_URL,
+    parsed.data?.notifications.webhookUrlFile,
+    "notifications.webhookUrlFile",
+    problems,
+  );
+  if (webhookUrl !== undefined && !z.url({ protocol: /^https?$/ }).safeParse(webhookUrl).success)
+    problems.push("KEEPER_WEBHOOK_URL: expected an http(s) URL");
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const config = parsed.data;
+
+  return deepFreeze({
+    ...config,
+    requestedMode: config.mode,
+    mode: resolveMode(config.mode, config.service.baseUrl),
+    strategies,
+    sources,
+    secrets: new KeeperSecrets(apiKey, webhookUrl),
+  });
+}
+
+/**
+ * `auto` signs only against a service on this machine (the sandbox); any other service runs in
+ * dry-run unless the config says `mode: live`.
+ */
+export function resolveMode(mode: ParsedConfig["mode"], baseUrl: string): "live" | "dry-run" {
+  if (mode !== "auto") return mode;
+  return isLoopback(baseUrl) ? "live" : "dry-run";
+}
+
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+async function resolveStrategies(
+  entries: ReadonlyArray<z.infer<typeof strategyEntrySchema>>,
+  baseDir: string,
+  problems: string[],
+): Promise<ConfiguredStrategy[]> {
+  const out: ConfiguredStrategy[] = [];
+  const seen = new Set<string>();
+  for (const [index, entry] of entries.entries()) {
+    const at = `strategies[${index}]`;
+    const { name, enabled, module, ...rest } = entry;
+    if (seen.has(name)) problems.push(`${at}.name: strategy "${name}" is configured twice`);
+    seen.add(name);
+    const strategy = module
+      ? await loadUserStrategy(module, baseDir, at, problems)
+      : builtInStrategies.get(name);
+    if (!strategy) {
+      if (!module)
+        problems.push(
+          `${at}.name: unknown strategy "${name}" (built-in: ${[...builtInStrategies.keys()].join(", ")})`,
+        );
+      continue;
+    }
+    if (strategy.name !== name)
+      problems.push(`${at}.name: the module's strategy is named "${strategy.name}"`);
+    const parsed = strategy.configSchema.safeParse(rest);
+    if (!parsed.success) {
+      problems.push(...formatIssues(parsed.error, ["strategies", index]));
+      continue;
+    }
+    if (enabled) out.push({ index, name, strategy, config: parsed.data });
+  }
+  return out;
+}
+
+const userStrategyShape = z.looseObject({
+  name: z.string().min(1),
+  contractVersion: z.literal(1),
+  configSchema: z.custom<z.ZodType>((v) => typeof (v as z.ZodType | undefined)?.safeParse === "function", {
+    message: "expected a zod schema",
+  }),
+  evaluate: z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", {
+    message: "expected a function",
+  }),
+});
+
+async function loadUserStrategy(
+  modulePath: string,
+  baseDir: string,
+  at: string,
+  problems: string[],
+): Promise<Strategy<unknown> | undefined> {
+  const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
+  if (!/\.(ts|js|mjs)$/.test(file)) {
+    problems.push(`${at}.module: expected a .ts, .js or .mjs file`);
+    return undefined;
+  }
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    problems.push(`${at}.module: cannot load ${file}: ${(error as Error).message.split("\n")[0]}`);
+    return undefined;
+  }
+  const candidate = loaded.default ?? loaded.strategy;
+  const shape = userStrategyShape.safeParse(candidate);
+  if (!shape.success) {
+    problems.push(
+      ...formatIssues(shape.error).map(
+        (p) => `${at}.module: ${file} must export (default or \`strategy\`) a strategy: ${p}`,
+      ),
+    );
+    return undefined;
+  }
+  return candidate as Strategy<unknown>;
+}
+
+async function readYaml(file: string, problems: string[]): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    problems.push(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    return undefined;
+  }
+  try {
+    return parseYaml(text) ?? {};
+  } catch (error) {
+    problems.push(`${file}: not valid YAML: ${(error as Error).message.split("\n")[0]}`);
+    return undefined;
+  }
+}
+
+async function readSecret(
+  fromEnv: string | undefined,
+  file: string | undefined,
+  field: string,
+  problems: string[],
+): Promise<string | undefined> {
+  if (fromEnv) return fromEnv.trim();
+  if (!file) return undefined;
+  try {
+    const value = (await readFile(file, "utf8")).trim();
+    if (value === "") problems.push(`${field}: ${file} is empty`);
+    return value;
+  } catch (error) {
+    problems.push(`${field}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    return undefined;
+  }
+}
+
+/** Secrets never come from YAML: a file can be committed, printed or shared. */
+function findSecrets(value: unknown, path: PropertyKey[] = []): string[] {
+  if (value === null || typeof value !== "object") return [];
+  const found: string[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const here = [...path, Array.isArray(value) ? Number(key) : key];
+    if ((SECRET_KEYS as readonly string[]).includes(key))
+      found.push(
+        `${formatPath(here)}: secrets may not be written in the config file; use an environment variable or a file (see README)`,
+      );
+    else found.push(...findSecrets(child, here));
+  }
+  return found;
+}
+
+function withoutSecrets(value: unknown): Record<string, unknown> {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (!isPlainObject(v)) return v;
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !(SECRET_KEYS as readonly string[]).includes(k))
+        .map(([k, c]) => [k, strip(c)]),
+    );
+  };
+  return strip(value) as Record<string, unknown>;
+}
+
+function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, problems: string[]) {
+  const out = structuredClone(raw);
+  for (const { env: name, path, type } of ENV_OVERRIDES) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    const parsed = type === "number" ? Number(value) : value;
+    if (type === "number" && !Number.isFinite(parsed)) {
+      problems.push(`${name}: expected a number`);
+      continue;
+    }
+    let node = out;
+    for (const key of path.slice(0, -1)) {
+      if (!isPlainObject(node[key])) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[path[path.length - 1] as string] = parsed;
+  }
+  return out;
+}
+
+/** Mappings merge key by key; arrays and scalars replace. */
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] =
+      isPlainObject(current) && isPlainObject(value) && !("__value" in value)
+        ? deepMerge(current, value)
+        : value;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function asRecord(v: unknown): Record<string, unknown> {
+  return isPlainObject(v) ? v : {};
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value) && !(value instanceof KeeperSecrets)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,160 @@
+import { validate as isValidCron } from "node-cron";
+import { z } from "zod";
+import { pubkey } from "../api/schemas/common.js";
+
+/** Names that hold secrets: refused in the YAML, accepted only from the environment or files. */
+export const SECRET_KEYS = ["apiKey", "secretKey", "privateKey", "webhookUrl", "key", "keypair"] as const;
+
+const cron = z.string().refine((e) => isValidCron(e), "expected a cron expression (5 or 6 fields)");
+const port = z.number().int().min(0, "expected a port 0 to 65535").max(65_535, "expected a port 0 to 65535");
+const DOLLARS_RULE = "expected dollars above 0";
+const dollars = z.number({ error: DOLLARS_RULE }).positive(DOLLARS_RULE);
+const SECONDS_RULE = "expected a whole number of seconds between 1 and 31536000";
+const seconds = z
+  .number({ error: SECONDS_RULE })
+  .int(SECONDS_RULE)
+  .min(1, SECONDS_RULE)
+  .max(31_536_000, SECONDS_RULE);
+const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
+
+const walletSchema = z
+  .strictObject({
+    pubkey: pubkey,
+    /** Solana CLI keypair file (JSON array of 64 bytes). */
+    keyFile: z.string().min(1).optional(),
+    /** Name of an environment variable holding the base58 secret key. */
+    keyEnv: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, "expected an environment variable name")
+      .optional(),
+    label: z.string().max(64).optional(),
+  })
+  .refine((w) => !(w.keyFile && w.keyEnv), { message: "set keyFile or keyEnv, not both", path: ["keyEnv"] });
+
+/** A strategy entry: `name` picks the strategy, the other keys are its own config. */
+export const strategyEntrySchema = z.looseObject({
+  name: z.string().min(1, "expected a strategy name"),
+  enabled: z.boolean().default(true),
+  /** A user strategy: path to a .ts or .js module, relative to the config file. */
+  module: z.string().min(1).optional(),
+});
+
+export const configSchema = z.strictObject({
+  /** `auto`: live against the sandbox, dry-run against anything else. */
+  mode: z.enum(["auto", "live", "dry-run"]).default("auto"),
+  service: z
+    .strictObject({
+      baseUrl: url.default("http://127.0.0.1:8787"),
+      /** A file holding the API key (or set KEEPER_API_KEY). */
+      apiKeyFile: z.string().min(1).optional(),
+      timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+      retries: z.number().int().min(0).max(10).default(3),
+      requestsPerSecond: z.number().min(0.1).max(1_000).default(10),
+      pageSize: z.number().int().min(1).max(500).default(100),
+    })
+    .prefault({}),
+  rpc: z
+    .strictObject({
+      url: url.default("http://127.0.0.1:8899"),
+      commitment: z.enum(["processed", "confirmed", "finalized"]).default("confirmed"),
+    })
+    .prefault({}),
+  redis: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
+        .default("redis://127.0.0.1:6379"),
+      /** Every key Keeper writes starts with this, so several deployments can share a Redis. */
+      prefix: z
+        .string()
+        .regex(/^[a-z0-9-]+$/, "expected lowercase letters, digits and '-'")
+        .default("keeper"),
+    })
+    .prefault({}),
+  wallets: z.array(walletSchema).default([]),
+  schedules: z
+    .strictObject({
+      pollPositions: cron.default("*/10 * * * * *"),
+      pollOrders: cron.default("*/30 * * * * *"),
+      housekeeping: cron.default("0 */10 * * * *"),
+    })
+    .prefault({}),
+  strategies: z.array(strategyEntrySchema).default([{ name: "auto-claim", enabled: true }]),
+  signer: z
+    .strictObject({
+      /** Program ids of the service, allowed on top of the default allow-list. */
+      allowedPrograms: z.array(pubkey).default([]),
+      maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(2_000_000),
+      maxRebuilds: z.number().int().min(0).max(10).default(3),
+      rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
+      concurrency: z.number().int().min(1).max(64).default(4),
+    })
+    .prefault({}),
+  queues: z
+    .strictObject({
+      attempts: z.number().int().min(1).max(50).default(5),
+      backoffMs: z.number().int().min(10).max(600_000).default(2_000),
+      removeOnComplete: z.number().int().min(0).default(1_000),
+      removeOnFail: z.number().int().min(0).default(5_000),
+      pollConcurrency: z.number().int().min(1).max(256).default(16),
+      actionConcurrency: z.number().int().min(1).max(64).default(4),
+      /** A job whose lock is not renewed this long (its process died) is stalled and runs again elsewhere. */
+      lockDurationMs: z.number().int().min(1_000).max(600_000).default(30_000),
+      stalledIntervalMs: z.number().int().min(500).max(600_000).default(15_000),
+    })
+    .prefault({}),
+  ops: z
+    .strictObject({
+      host: z.string().default("127.0.0.1"),
+      port: port.default(9464),
+      /** A wallet whose last successful poll is older than this is stale (readyz, notification). */
+      stalePollSeconds: z.number().int().min(1).default(120),
+      logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+    })
+    .prefault({}),
+  /** The safety gate every token named in a strategy passes (resolved once through token search). */
+  tokens: z
+    .strictObject({
+      /** Refuse tokens whose organicScore is below this (0 to 100). */
+      minOrganicScore: z
+        .number({ error: "expected a score between 0 and 100" })
+        .min(0, "expected a score between 0 and 100")
+        .max(100, "expected a score between 0 and 100")
+        .default(0),
+    })
+    .prefault({}),
+  /** Circuit breakers across strategies (see README "Protections"); every one is off unless set. */
+  protections: z
+    .strictObject({
+      /** Hold back new orders and plans once today's (UTC) realized loss of Keeper's closes reaches this. */
+      dailyLossLimitUsd: dollars.optional(),
+      /** Close every open position of every wallet once today's realized loss reaches this. */
+      closeAllOnDailyLossUsd: dollars.optional(),
+      /** Hold back new orders and plans for pauseSeconds after afterExits stop-loss exits within windowSeconds. */
+      stopLossPause: z
+        .strictObject({
+          afterExits: z
+            .number({ error: "expected a whole number of exits between 1 and 1000" })
+            .int("expected a whole number of exits between 1 and 1000")
+            .min(1, "expected a whole number of exits between 1 and 1000")
+            .max(1_000, "expected a whole number of exits between 1 and 1000"),
+          windowSeconds: seconds,
+          pauseSeconds: seconds,
+        })
+        .optional(),
+    })
+    .prefault({}),
+  notifications: z
+    .strictObject({
+      /** A file holding the webhook URL (or set KEEPER_WEBHOOK_URL): the URL embeds a token. */
+      webhookUrlFile: z.string().min(1).optional(),
+      events: z
+        .array(z.enum(["confirmed", "refused", "failed", "stale", "breaker"]))
+        .default(["confirmed", "refused", "failed", "stale", "breaker"]),
+    })
+    .prefault({}),
+});
+
+export type KeeperConfigInput = z.input<typeof configSchema>;
+export type ParsedConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,40 @@
+/**
+ * The error hierarchy that drives behaviour. Code branches on the class, never on a message.
+ * - ConfigError: stop start-up, exit code 2.
+ * - TransientError: retry with backoff.
+ * - PermanentError: fail the job without further attempts.
+ * - PolicyRefusal: the signer refused a transaction; recorded, never retried as is.
+ */
+export class KeeperError extends Error {
+  override readonly name: string = "KeeperError";
+}
+
+export class ConfigError extends KeeperError {
+  override readonly name: string = "ConfigError";
+  /** Every problem found, each as `path: rule`. */
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.problems = problems;
+  }
+}
+
+export class TransientError extends KeeperError {
+  override readonly name: string = "TransientError";
+}
+
+export class PermanentError extends KeeperError {
+  override readonly name: string = "PermanentError";
+}
+
+export class PolicyRefusal extends KeeperError {
+  override readonly name: string = "PolicyRefusal";
+  /** A bounded reason code, usable as a metric label. */
+  readonly reason: string;
+  readonly detail: string;
+  constructor(reason: string, detail: string) {
+    super(`${reason}: ${detail}`);
+    this.reason = reason;
+    this.detail = detail;
+  }
+}

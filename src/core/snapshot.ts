@@ -1,0 +1,40 @@
+import type { Order, Position } from "../api/schemas/prediction.js";
+import type { IntentKind } from "./intent.js";
+
+/**
+ * Everything a strategy may know about one wallet at one moment: plain data, no handles.
+ * Positions carry their market and event metadata already, so nothing else is fetched for them.
+ */
+export interface Snapshot {
+  readonly wallet: string;
+  /** Unix seconds when the snapshot was taken. */
+  readonly takenAt: number;
+  readonly positions: readonly Position[];
+  /** Orders of the wallet that are still pending. */
+  readonly openOrders: readonly Order[];
+  /** Intents of this wallet that the ledger holds as not yet finished. */
+  readonly inFlight: readonly InFlightIntent[];
+  /** Raw token balances by mint, where a strategy asked for them. */
+  readonly balances: Readonly<Record<string, string>>;
+  /**
+   * Trigger orders Keeper created for this wallet and still considers open, from the ledger (the
+   * service has no list endpoint): confirmed creates with a recorded order account and no confirmed
+   * cancel of that order.
+   */
+  readonly triggerOrders?: readonly KnownTriggerOrder[];
+}
+
+export interface KnownTriggerOrder {
+  /** The createTrigger intent key. */
+  readonly key: string;
+  /** The order account the create built. */
+  readonly order: string;
+}
+
+export interface InFlightIntent {
+  readonly key: string;
+  readonly kind: IntentKind;
+  readonly strategy: string;
+  readonly status: string;
+  readonly positionPubkey?: string;
+}

@@ -1,0 +1,37 @@
+import type { z } from "zod";
+import type { Intent } from "./intent.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** Strategy state is JSON data, persisted per wallet and strategy between polls. */
+export type StrategyState = Readonly<Record<string, unknown>>;
+
+export interface StrategyInput<C> {
+  readonly snapshot: Snapshot;
+  readonly state: StrategyState;
+  readonly config: C;
+  readonly now: Date;
+}
+
+export interface StrategyResult {
+  /** What the strategy wants done; each intent's key makes it happen at most once. */
+  readonly intents: readonly Intent[];
+  /** The state to hand back on the next poll of the same wallet. */
+  readonly state: StrategyState;
+}
+
+/**
+ * The strategy contract, version 1. `evaluate` is synchronous, pure and total: no I/O, no clock but
+ * `now`, no randomness. The engine freezes its inputs, catches what it throws, validates what it
+ * returns, and runs the other strategies regardless.
+ */
+export interface Strategy<C = unknown> {
+  readonly name: string;
+  readonly contractVersion: 1;
+  readonly description: string;
+  readonly configSchema: z.ZodType<C>;
+  evaluate(input: StrategyInput<C>): StrategyResult;
+}
+
+export function defineStrategy<C>(strategy: Strategy<C>): Strategy<C> {
+  return strategy;
+}

@@ -1,0 +1,138 @@
+import { type Job, type Queue, UnrecoverableError } from "bullmq";
+import type { Logger } from "pino";
+import type { Position } from "../api/schemas/prediction.js";
+import { PermanentError } from "../core/errors.js";
+import { type Intent, intentKeys } from "../core/intent.js";
+import { type BuildApi, buildTransaction, closeProceedsMicroUsd } from "./build-transaction.js";
+import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "./ledger.js";
+import { jobIds } from "./names.js";
+import type { ActionJobData, SignJobData } from "./queues.js";
+
+export interface ActionDeps {
+  api: BuildApi;
+  ledger: Ledger;
+  sign: Queue<SignJobData>;
+  logger: Logger;
+  /** The wallet's positions, for the cost basis of the closes a close-all fans out into. */
+  positions?: (wallet: string) => Promise<Position[]>;
+}
+
+/**
+ * The builder: asks the service for the transaction of one intent and hands it to the signer.
+ * A build is safe to repeat (nothing takes effect until it is signed), so transient API failures
+ * are retried by BullMQ; a refusal by the service (4xx) fails the intent for good.
+ */
+export async function processAction(
+  job: Pick<Job<ActionJobData>, "data" | "id">,
+  deps: ActionDeps,
+): Promise<void> {
+  const { intentKey, build } = job.data;
+  const log = deps.logger.child({ intent: intentKey, job: job.id });
+  const row = await deps.ledger.get(intentKey);
+  if (!row) throw new UnrecoverableError(`no ledger record for intent ${intentKey}`);
+  if ((TERMINAL_STATUSES as readonly string[]).includes(row.status) || row.builds > build) {
+    log.info({ status: row.status }, "build skipped: intent already past this build");
+    return;
+  }
+  // A re-run of a build whose transaction was already handed over must not build a second one.
+  if (row.builds === build && (row.status === "built" || row.status === "sending")) {
+    await enqueueSign(deps.sign, intentKey, row.tries, build);
+    return;
+  }
+  await deps.ledger.update(intentKey, { status: "building", builds: build });
+  if (row.intent.kind === "closeAll") {
+    await fanOutCloseAll(row, row.intent, deps, log);
+    return;
+  }
+  let built: Awaited<ReturnType<typeof buildTransaction>>;
+  try {
+    built = await buildTransaction(deps.api, row.intent);
+  } catch (error) {
+    if (error instanceof PermanentError) {
+      await deps.ledger.update(intentKey, { status: "failed", error: error.message });
+      log.warn({ err: error.message }, "build refused");
+      throw new UnrecoverableError(error.message);
+    }
+    throw error;
+  }
+  await deps.ledger.update(intentKey, {
+    status: "built",
+    transaction: built.transaction,
+    lastValidBlockHeight: built.lastValidBlockHeight,
+    requestId: built.requestId,
+    amountMicroUsd: built.amountMicroUsd,
+    order: built.order,
+  });
+  log.info({ kind: row.kind, build }, "transaction built");
+  await enqueueSign(deps.sign, intentKey, row.tries, build);
+}
+
+export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {
+  return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(`${intentKey}-t${tries}`, build) });
+}
+
+/**
+ * A close-all is built through DELETE /positions, which answers one close transaction per open
+ * position. Each becomes a `close-<position>` intent of its own, recorded as built and handed to the
+ * signer like any other; a position whose close is already in flight or done (an exit rule got there
+ * first) is left to that one. A re-run after a crash asks again: closes already recorded are
+ * refused by the ledger, so nothing is closed twice.
+ */
+async function fanOutCloseAll(
+  row: LedgerRow,
+  intent: Extract<Intent, { kind: "closeAll" }>,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<void> {
+  if (!deps.api.closeAllPositions)
+    throw new UnrecoverableError("close-all needs DELETE /positions (closeAllPositions) in the build API");
+  const slippage =
+    intent.minSellPriceSlippageBps === undefined
+      ? {}
+      : { minSellPriceSlippageBps: intent.minSellPriceSlippageBps };
+  let previews: Awaited<ReturnType<NonNullable<BuildApi["closeAllPositions"]>>>["data"];
+  try {
+    previews = (await deps.api.closeAllPositions({ ownerPubkey: intent.wallet, ...slippage })).data;
+  } catch (error) {
+    if (error instanceof PermanentError) {
+      await deps.ledger.update(row.key, { status: "failed", error: error.message });
+      throw new UnrecoverableError(error.message);
+    }
+    throw error;
+  }
+  const costs = new Map<string, string>();
+  if (deps.positions && previews.length > 0)
+    for (const p of await deps.positions(intent.wallet)) costs.set(p.pubkey, p.totalCostUsd);
+  let started = 0;
+  for (const preview of previews) {
+    const positionPubkey = preview.order.positionPubkey;
+    const cost = costs.get(positionPubkey);
+    const child: Intent = {
+      kind: "close",
+      key: intentKeys.close(positionPubkey),
+      wallet: intent.wallet,
+      strategy: intent.strategy,
+      positionPubkey,
+      reason: `close-all (${intent.key})${intent.reason ? `: ${intent.reason}` : ""}`,
+      exitRule: "close-all",
+      ...(cost !== undefined && /^\d+$/.test(cost) ? { costBasisMicroUsd: cost } : {}),
+      ...slippage,
+    };
+    const admitted = await deps.ledger.admit(child);
+    if (!admitted.admitted) {
+      log.info({ close: child.key, status: admitted.status }, "close-all: position already closing");
+      continue;
+    }
+    await deps.ledger.update(child.key, {
+      status: "built",
+      builds: 1,
+      transaction: preview.transaction,
+      lastValidBlockHeight: preview.txMeta.lastValidBlockHeight,
+      amountMicroUsd: closeProceedsMicroUsd(preview),
+    });
+    await enqueueSign(deps.sign, child.key, admitted.tries ?? 1, 1);
+    started += 1;
+  }
+  await deps.ledger.update(row.key, { status: "confirmed" });
+  log.info({ positions: previews.length, started }, "close-all fanned out");
+}

@@ -1,0 +1,136 @@
+import type { ClaimPreview, ClosePreview } from "../api/schemas/prediction.js";
+import type { RecurringCreateBody, RecurringCreateResponse } from "../api/schemas/recurring.js";
+import type { SwapBuildResponse } from "../api/schemas/swap.js";
+import type {
+  TriggerCancelBody,
+  TriggerCancelResponse,
+  TriggerCreateBody,
+  TriggerCreateResponse,
+} from "../api/schemas/trigger.js";
+import { PermanentError } from "../core/errors.js";
+import type { Intent } from "../core/intent.js";
+import { assembleSwap, type SimulateUnits } from "./assemble-swap.js";
+
+/** The service calls a build needs; the API client provides them. */
+export interface BuildApi {
+  claimPosition(positionPubkey: string, body: { ownerPubkey: string }): Promise<ClaimPreview>;
+  closePosition(
+    positionPubkey: string,
+    body: { ownerPubkey: string; minSellPriceSlippageBps?: number },
+  ): Promise<ClosePreview>;
+  createTriggerOrder(body: TriggerCreateBody): Promise<TriggerCreateResponse>;
+  cancelTriggerOrder(body: TriggerCancelBody): Promise<TriggerCancelResponse>;
+  createRecurringOrder(body: RecurringCreateBody): Promise<RecurringCreateResponse>;
+  /** GET /swap/v2/build: the instructions of a swap, assembled here into a v0 transaction. */
+  buildSwap?(params: {
+    inputMint: string;
+    outputMint: string;
+    amount: string;
+    taker: string;
+    slippageBps?: number;
+  }): Promise<SwapBuildResponse>;
+  /** Simulation for the swap's compute-unit limit (an RPC call). */
+  simulateUnits?: SimulateUnits;
+  /** DELETE /positions: one close per open position of the owner (close-all fans out through it). */
+  closeAllPositions?(body: {
+    ownerPubkey: string;
+    minSellPriceSlippageBps?: number;
+  }): Promise<{ data: ClosePreview[] }>;
+}
+
+export interface BuiltTransaction {
+  transaction: string;
+  /** From the service's txMeta where it gives one; otherwise the signer reads the chain's. */
+  lastValidBlockHeight?: number;
+  /** Trigger and recurring transactions go to the area's execute endpoint with this id. */
+  requestId?: string;
+  /** Money the intent expects to bring in, for the ledger and metrics. */
+  amountMicroUsd?: string;
+  /** The order account a create built, for the ledger (the service has no list endpoint). */
+  order?: string;
+}
+
+/** Asks the service for the unsigned transaction that carries out an intent. */
+export async function buildTransaction(api: BuildApi, intent: Intent): Promise<BuiltTransaction> {
+  switch (intent.kind) {
+    case "claim": {
+      const built = await api.claimPosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
+      return {
+        transaction: built.transaction,
+        lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
+        amountMicroUsd: built.position.payoutAmountUsd,
+      };
+    }
+    case "close": {
+      const built = await api.closePosition(intent.positionPubkey, {
+        ownerPubkey: intent.wallet,
+        ...(intent.minSellPriceSlippageBps !== undefined
+          ? { minSellPriceSlippageBps: intent.minSellPriceSlippageBps }
+          : {}),
+      });
+      return {
+        transaction: built.transaction,
+        lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
+        amountMicroUsd: closeProceedsMicroUsd(built),
+      };
+    }
+    case "createTrigger": {
+      const built = await api.createTriggerOrder({
+        inputMint: intent.inputMint,
+        outputMint: intent.outputMint,
+        maker: intent.wallet,
+        payer: intent.wallet,
+        params: {
+          makingAmount: intent.makingAmount,
+          takingAmount: intent.takingAmount,
+          ...(intent.expiredAt !== undefined ? { expiredAt: String(intent.expiredAt) } : {}),
+          ...(intent.slippageBps !== undefined ? { slippageBps: String(intent.slippageBps) } : {}),
+        },
+      });
+      return { transaction: built.transaction, requestId: built.requestId, order: built.order };
+    }
+    case "cancelTrigger": {
+      const built = await api.cancelTriggerOrder({ maker: intent.wallet, order: intent.order });
+      return { transaction: built.transaction, requestId: built.requestId };
+    }
+    case "createRecurring": {
+      const built = await api.createRecurringOrder({
+        user: intent.wallet,
+        inputMint: intent.inputMint,
+        outputMint: intent.outputMint,
+        params: {
+          time: {
+            inAmount: Number(intent.inAmount),
+            numberOfOrders: intent.numberOfOrders,
+            interval: intent.intervalSeconds,
+          },
+        },
+      });
+      return { transaction: built.transaction, requestId: built.requestId };
+    }
+    case "swap": {
+      if (!api.buildSwap || !api.simulateUnits)
+        throw new PermanentError("swap intents need the swap build API and an RPC to simulate on");
+      const built = await api.buildSwap({
+        inputMint: intent.inputMint,
+        outputMint: intent.outputMint,
+        amount: intent.amount,
+        taker: intent.wallet,
+        ...(intent.slippageBps !== undefined ? { slippageBps: intent.slippageBps } : {}),
+      });
+      const assembled = await assembleSwap(built, { taker: intent.wallet, simulateUnits: api.simulateUnits });
+      return { transaction: assembled.transaction, lastValidBlockHeight: assembled.lastValidBlockHeight };
+    }
+    case "closeAll":
+      // closeAll fans out into one close intent per position (the action worker does it).
+      throw new PermanentError(`intents of kind ${intent.kind} are not built by this builder`);
+  }
+}
+
+/** What a close is expected to bring in: the order's cost (contracts x sell price) less its fees. */
+export function closeProceedsMicroUsd(preview: ClosePreview): string | undefined {
+  const { orderCostUsd, estimatedTotalFeeUsd } = preview.order;
+  if (!/^\d+$/.test(orderCostUsd ?? "") || !/^\d+$/.test(estimatedTotalFeeUsd ?? "")) return undefined;
+  const net = BigInt(orderCostUsd) - BigInt(estimatedTotalFeeUsd);
+  return (net > 0n ? net : 0n).toString();
+}

@@ -1,0 +1,477 @@
+import { Connection } from "@solana/web3.js";
+import { type Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import {
+  type ApiClient,
+  collectAll,
+  createApiClient,
+  createRateLimiter,
+  iterateOrders,
+  iteratePositions,
+} from "../api/index.js";
+import { apiKeyFor } from "../config/api-key.js";
+import type { KeeperConfig } from "../config/load-config.js";
+import { balanceMints, resolveStrategyTokens } from "../config/resolve-tokens.js";
+import { ConfigError } from "../core/errors.js";
+import type { IntentKind } from "../core/intent.js";
+import { formatUsd } from "../core/money.js";
+import { type OpsServer, startOpsServer } from "../ops/http.js";
+import { createMetrics, type KeeperMetrics, queueCountsFrom } from "../ops/metrics.js";
+import { Notifier } from "../ops/notifier.js";
+import { PollTracker } from "../ops/poll-tracker.js";
+import { redisReachable, rpcReachable } from "../ops/readiness-checks.js";
+import { Watchdog } from "../ops/watchdog.js";
+import { RedisAttemptStore } from "../signer/attempt-store.js";
+import { type KeySource, loadWallets, type Wallets } from "../signer/keys.js";
+import { signAndSubmit } from "../signer/sign-transaction.js";
+import { enqueueSign, processAction } from "./action-worker.js";
+import { simulateUnitsOn } from "./assemble-swap.js";
+import { Ledger } from "./ledger.js";
+import { QUEUES, type RedisKeys, redisKeys } from "./names.js";
+import { PauseSwitch } from "./pause.js";
+import { enqueueBuild, processPoll } from "./poll-worker.js";
+import { Protections } from "./protections.js";
+import { createQueues, type KeeperQueues, type PollJobData } from "./queues.js";
+import { checkRedisForKeeper, connectRedis } from "./redis-connection.js";
+import { Scheduler } from "./scheduler.js";
+import { processSign, type SignOutcome } from "./sign-worker.js";
+import { StrategyStateStore } from "./strategy-state.js";
+import { readTokenBalances } from "./token-balances.js";
+
+const WORKER_HEARTBEAT_MS = 10_000;
+
+export type Role = "scheduler" | "worker" | "signer";
+export const ALL_ROLES: readonly Role[] = ["scheduler", "worker", "signer"];
+
+export interface StartKeeperOptions {
+  config: KeeperConfig;
+  roles: ReadonlySet<Role>;
+  logger: Logger;
+  /** Keys already in memory (the demo, tests); otherwise the signer role loads them from config. */
+  wallets?: Wallets;
+  /** Serve /metrics, /healthz, /readyz (default true). */
+  opsServer?: boolean;
+  metrics?: KeeperMetrics;
+}
+
+export interface RunningKeeper {
+  readonly config: KeeperConfig;
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+  readonly ledger: Ledger;
+  readonly queues: KeeperQueues;
+  readonly metrics: KeeperMetrics;
+  readonly scheduler?: Scheduler;
+  readonly ops?: OpsServer;
+  readonly client: ApiClient;
+  /** Finishes or hands back in-flight jobs, then closes everything; every step runs even if one fails. */
+  stop(): Promise<void>;
+}
+
+/** The composition root of the keeper: wires config, Redis, queues, workers and ops for the given roles. */
+export async function startKeeper(options: StartKeeperOptions): Promise<RunningKeeper> {
+  const { config, logger } = options;
+  const roles = new Set(options.roles);
+  if (config.mode === "dry-run" && roles.delete("signer"))
+    logger.info("dry-run: the signer role does not run and no key is loaded");
+  const wallets = config.wallets.map((w) => w.pubkey);
+  if (wallets.length === 0 && !options.wallets)
+    throw new ConfigError(["wallets: at least one wallet is required to run the keeper"]);
+  const walletList = wallets.length > 0 ? wallets : (options.wallets?.publicKeys() ?? []);
+
+  const redis = await connectRedis(config.redis.url);
+  const cleanups: Array<() => Promise<unknown>> = [async () => redis.quit()];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.warn({ err: (error as Error).message }, "shutdown step failed");
+      }
+    }
+  };
+  try {
+    await checkRedisForKeeper(redis, logger);
+    const keys = redisKeys(config.redis.prefix, config.mode);
+    const ledger = new Ledger(redis, keys, { maxTries: 3, retryAfterSeconds: 60 });
+    const pause = new PauseSwitch(redis, keys);
+    const protections = new Protections(redis, keys, config.protections);
+    const queues = createQueues(redis, keys.bullPrefix, config);
+    cleanups.push(() => queues.close());
+    const polls = new PollTracker();
+    polls.expect(walletList);
+    const metrics =
+      options.metrics ??
+      createMetrics({
+        getQueueCounts: queueCountsFrom(queues.all()),
+        polls,
+        stalePollSeconds: config.ops.stalePollSeconds,
+      });
+    const client = createApiClient({
+      baseUrl: config.service.baseUrl,
+      apiKey: apiKeyFor(config),
+      timeoutMs: config.service.timeoutMs,
+      retries: config.service.retries,
+      rateLimiter: createRateLimiter({
+        apiKey: apiKeyFor(config),
+        requestsPerSecond: config.service.requestsPerSecond,
+        redis,
+        keyPrefix: `${config.redis.prefix}:api-rate`,
+      }),
+      logger,
+      hooks: {
+        onRequest: (o) =>
+          metrics.observeApiRequest(
+            o.endpoint,
+            o.status ?? (o.outcome === "timeout" ? "timeout" : "network"),
+            o.durationMs / 1000,
+          ),
+      },
+    });
+    const notifier = config.secrets.webhookUrl
+      ? new Notifier({
+          webhookUrl: config.secrets.webhookUrl,
+          logger,
+          events: config.notifications.events,
+          countOutcome: (o) => metrics.recordNotification(o),
+        })
+      : undefined;
+    if (notifier) cleanups.push(() => notifier.flush(3_000));
+    const watchdog = new Watchdog();
+    const connection = new Connection(config.rpc.url, { commitment: config.rpc.commitment });
+
+    // Poll times are shared through Redis so /readyz of any role sees every wallet.
+    const pollRefresh = setInterval(() => {
+      void redis.hgetall(keys.lastPolls).then(
+        (times) => {
+          for (const [wallet, at] of Object.entries(times)) polls.recordSuccess(wallet, Number(at) * 1000);
+        },
+        () => undefined,
+      );
+    }, 2_000);
+    cleanups.push(async () => clearInterval(pollRefresh));
+
+    const workerOptions = {
+      connection: redis,
+      prefix: keys.bullPrefix,
+      // A job whose lock is not renewed (process killed) runs again elsewhere; the ledger and the
+      // recorded signature make that re-run safe.
+      lockDuration: config.queues.lockDurationMs,
+      stalledInterval: config.queues.stalledIntervalMs,
+      maxStalledCount: 2,
+    };
+    const workers: Worker[] = [];
+    const track = (worker: Worker, queue: string) => {
+      worker.on("completed", () => metrics.recordJob(queue, "completed"));
+      worker.on("failed", (job: Job | undefined, error: Error) => {
+        const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1);
+        metrics.recordJob(queue, final ? "failed" : "retried");
+        logger.warn({ job: job?.id, queue, err: error.message, final }, "job failed");
+      });
+      worker.on("stalled", () => metrics.recordJob(queue, "stalled"));
+      worker.on("error", (error) => logger.error({ queue, err: error.message }, "worker error"));
+      workers.push(worker);
+    };
+    cleanups.push(async () => {
+      await Promise.allSettled(workers.map((w) => w.close()));
+    });
+
+    let scheduler: Scheduler | undefined;
+    if (roles.has("scheduler")) {
+      scheduler = new Scheduler({
+        config,
+        wallets: walletList,
+        queues,
+        redis,
+        keys,
+        pause,
+        logger,
+        onSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
+        onTick: () => watchdog.stamp("scheduler"),
+        housekeeping: async () => {
+          await requeueStuckIntents(ledger, queues, walletList, logger);
+        },
+      });
+      // Two missed intervals of this length make /healthz fail: the stale-poll threshold in all.
+      watchdog.register("scheduler", (config.ops.stalePollSeconds * 1000) / 2);
+      scheduler.start();
+      cleanups.push(() => scheduler?.stop() ?? Promise.resolve());
+    }
+
+    if (roles.has("worker")) {
+      const source = {
+        positions: (wallet: string) =>
+          collectAll(
+            iteratePositions(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+          ),
+        pendingOrders: async (wallet: string) =>
+          (
+            await collectAll(
+              iterateOrders(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+            )
+          ).filter((o) => o.status === "pending"),
+        balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
+      };
+      const states = new StrategyStateStore(redis, keys);
+      // Tokens named by symbol or name become mints once, here; a bad one stops the start (exit 2).
+      const { strategies } = await resolveStrategyTokens(config, client.tokens.search);
+      track(
+        new Worker<PollJobData>(
+          QUEUES.poll,
+          async (job) => {
+            return processPoll(job, {
+              mode: config.mode,
+              // A poll killed mid-way frees its wallet when its BullMQ lock would have expired too.
+              lockMs: config.queues.lockDurationMs,
+              strategies,
+              balanceMints: balanceMints(strategies),
+              source,
+              ledger,
+              states,
+              pause,
+              redis,
+              keys,
+              actions: queues.actions,
+              logger,
+              events: {
+                onPollSucceeded: (wallet, ms) => {
+                  polls.recordSuccess(wallet);
+                  metrics.pollDuration.observe({ kind: job.data.kind }, ms / 1000);
+                },
+                onPollSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
+                onIntent: (intent, admitted) => {
+                  if (admitted) metrics.recordIntent(intent.strategy, intent.kind);
+                },
+                onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
+                onProtections: (evaluation) => {
+                  for (const b of evaluation.breakers)
+                    if (b.isEnabled) metrics.setCircuitBreaker(b.name, b.isTripped);
+                },
+                onBreakerChange: (change) =>
+                  notifier?.notify({
+                    kind: "breaker",
+                    breaker: change.breaker,
+                    tripped: change.isTripped,
+                    detail: change.detail,
+                  }),
+              },
+              protections,
+            });
+          },
+          { ...workerOptions, concurrency: config.queues.pollConcurrency },
+        ),
+        QUEUES.poll,
+      );
+      const actionsWorker = new Worker(
+        QUEUES.actions,
+        async (job) => {
+          await processAction(job, {
+            api: buildApi(client, connection),
+            ledger,
+            sign: queues.sign,
+            logger,
+            positions: source.positions,
+          });
+        },
+        { ...workerOptions, concurrency: config.queues.actionConcurrency },
+      );
+      // A build that ran out of attempts fails its intent, so the next poll may try again later.
+      actionsWorker.on("failed", (job, error) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
+          void ledger
+            .update(job.data.intentKey, { status: "failed", error: error.message })
+            .catch(() => undefined);
+      });
+      track(actionsWorker, QUEUES.actions);
+    }
+
+    if (roles.has("signer")) {
+      const keyring = options.wallets ?? (await loadKeyring(config, logger));
+      for (const wallet of walletList)
+        if (!keyring.has(wallet)) throw new ConfigError([`wallets: no key loaded for ${wallet}`]);
+      const attempts = new RedisAttemptStore(redis, `${keys.bullPrefix.replace(/-bull$/, "")}:`);
+      const maxRebuilds = config.signer.maxRebuilds;
+      const signWorker = new Worker(
+        QUEUES.sign,
+        async (job, token) => {
+          return processSign(
+            job,
+            {
+              ledger,
+              actions: queues.actions,
+              pause,
+              maxRebuilds,
+              logger,
+              protections,
+              signAndSubmit: async (row): Promise<SignOutcome> => {
+                const requestId = row.requestId;
+                const submit =
+                  requestId && (row.kind === "createTrigger" || row.kind === "cancelTrigger")
+                    ? async (signedTransaction: string) =>
+                        client.trigger.execute({ requestId, signedTransaction })
+                    : requestId && row.kind === "createRecurring"
+                      ? async (signedTransaction: string) =>
+                          client.recurring.execute({ requestId, signedTransaction })
+                      : undefined;
+                return signAndSubmit({
+                  intent: row.intent,
+                  transactionBase64: row.transaction ?? "",
+                  lastValidBlockHeight:
+                    row.lastValidBlockHeight ?? (await connection.getLatestBlockhash()).lastValidBlockHeight,
+                  wallets: keyring,
+                  connection,
+                  policyConfig: {
+                    extraPrograms: config.signer.allowedPrograms,
+                    maxComputeUnitPriceMicroLamports: BigInt(config.signer.maxComputeUnitPriceMicroLamports),
+                    commitment: config.rpc.commitment,
+                  },
+                  attempts,
+                  logger,
+                  maxAttempts: (maxRebuilds + 1) * 3,
+                  send: {
+                    commitment: config.rpc.commitment,
+                    rebroadcastIntervalMs: config.signer.rebroadcastIntervalMs,
+                  },
+                  ...(submit ? { submit } : {}),
+                });
+              },
+              events: {
+                onOutcome: (row, outcome) => {
+                  const seconds =
+                    outcome.outcome === "confirmed" && outcome.confirmationMs !== undefined
+                      ? outcome.confirmationMs / 1000
+                      : undefined;
+                  metrics.recordTransaction(row.kind, outcome.outcome, seconds);
+                  if (outcome.outcome === "refused") metrics.policyRefusals.inc({ reason: outcome.reason });
+                  if (outcome.outcome === "confirmed" && row.kind === "claim" && row.amountMicroUsd)
+                    metrics.addClaimedMicroUsd(BigInt(row.amountMicroUsd));
+                  notify(notifier, row, outcome);
+                },
+              },
+            },
+            token,
+          );
+        },
+        { ...workerOptions, concurrency: config.signer.concurrency },
+      );
+      track(signWorker, QUEUES.sign);
+    }
+
+    // The workers' heartbeat: a blocked event loop or a worker that stopped makes /healthz fail.
+    if (workers.length > 0) {
+      watchdog.register("workers", WORKER_HEARTBEAT_MS);
+      const heartbeat = setInterval(() => {
+        if (workers.every((w) => w.isRunning())) watchdog.stamp("workers");
+      }, WORKER_HEARTBEAT_MS / 2);
+      cleanups.push(async () => clearInterval(heartbeat));
+    }
+
+    let ops: OpsServer | undefined;
+    if (options.opsServer !== false) {
+      ops = await startOpsServer({
+        host: config.ops.host,
+        port: config.ops.port,
+        metrics,
+        logger,
+        liveness: () => watchdog.check(),
+        checks: {
+          redis: redisReachable(redis),
+          rpc: rpcReachable(config.rpc.url),
+          lastPollFresh: () => polls.freshness(config.ops.stalePollSeconds * 1000),
+        },
+      });
+      cleanups.push(() => ops?.close() ?? Promise.resolve());
+    }
+    logger.info(
+      { mode: config.mode, roles: [...roles], wallets: walletList.length, ops: ops?.url },
+      "keeper started",
+    );
+    return { config, redis, keys, ledger, queues, metrics, scheduler, ops, client, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function loadKeyring(config: KeeperConfig, logger: Logger): Promise<Wallets> {
+  const problems: string[] = [];
+  const sources: KeySource[] = [];
+  config.wallets.forEach((w, i) => {
+    if (w.keyFile) sources.push({ kind: "file", path: w.keyFile });
+    else if (w.keyEnv) sources.push({ kind: "env", name: w.keyEnv });
+    else problems.push(`wallets[${i}]: the signer needs keyFile or keyEnv (live mode)`);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return loadWallets(sources, { logger });
+}
+
+function buildApi(client: ApiClient, connection: Connection) {
+  return {
+    claimPosition: client.prediction.claimPosition,
+    closePosition: client.prediction.closePosition,
+    createTriggerOrder: client.trigger.createOrder,
+    cancelTriggerOrder: client.trigger.cancelOrder,
+    createRecurringOrder: client.recurring.createOrder,
+    closeAllPositions: client.prediction.closeAllPositions,
+    buildSwap: client.swap.build,
+    simulateUnits: simulateUnitsOn(connection),
+  };
+}
+
+function notify(
+  notifier: Notifier | undefined,
+  row: {
+    key: string;
+    kind: IntentKind;
+    wallet: string;
+    strategy: string;
+    amountMicroUsd?: string;
+  },
+  outcome: SignOutcome,
+) {
+  if (!notifier) return;
+  const base = { wallet: row.wallet, intent: row.key, intentKind: row.kind };
+  switch (outcome.outcome) {
+    case "confirmed":
+      notifier.notify({
+        kind: "confirmed",
+        ...base,
+        signature: outcome.signature,
+        strategy: row.strategy,
+        ...(row.amountMicroUsd ? { amountUsd: formatUsd(BigInt(row.amountMicroUsd)) } : {}),
+      });
+      break;
+    case "refused":
+      notifier.notify({ kind: "refused", ...base, reason: outcome.reason, detail: outcome.detail });
+      break;
+    case "failed":
+      notifier.notify({ kind: "failed", ...base, error: outcome.error });
+      break;
+    case "expired":
+      break;
+  }
+}
+
+/**
+ * Intents whose job vanished (a crash between recording and enqueueing, or a job trimmed from a queue)
+ * get their job back. Job ids are deterministic, so an intent whose job still exists gains nothing.
+ */
+async function requeueStuckIntents(
+  ledger: Ledger,
+  queues: KeeperQueues,
+  wallets: readonly string[],
+  logger: Logger,
+) {
+  for (const wallet of wallets) {
+    for (const row of await ledger.inFlight(wallet)) {
+      if (row.status === "pending" || row.status === "building")
+        await enqueueBuild(queues.actions, row.key, row.tries, Math.max(1, row.builds));
+      else if (row.status === "built" || row.status === "sending")
+        await enqueueSign(queues.sign, row.key, row.tries, row.builds);
+      else if (row.status === "expired")
+        await enqueueBuild(queues.actions, row.key, row.tries, row.builds + 1);
+      logger.debug({ intent: row.key, status: row.status }, "housekeeping: intent re-enqueued");
+    }
+  }
+}

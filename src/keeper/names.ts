@@ -1,0 +1,52 @@
+/** Queue names, job names and Redis keys, in one place. BullMQ forbids ':' in custom job ids. */
+export const QUEUES = { poll: "poll", actions: "actions", sign: "sign" } as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export interface RedisKeys {
+  readonly bullPrefix: string;
+  ledgerIntent(key: string): string;
+  readonly ledgerIndex: string;
+  ledgerInFlight(wallet: string): string;
+  /** Open trigger orders Keeper created, per wallet: create intent key -> order account. */
+  ledgerTriggerOrders(wallet: string): string;
+  strategyState(wallet: string, strategy: string): string;
+  lastPoll(wallet: string): string;
+  readonly lastPolls: string;
+  readonly paused: string;
+  pollLock(wallet: string): string;
+  readonly counters: string;
+  /** Confirmed closes the protections count (sorted by confirmation time). */
+  readonly protectionsExits: string;
+  /** When each circuit breaker was last reset by hand. */
+  readonly protectionsResets: string;
+  /** The last state each breaker was seen in, so a change is announced once. */
+  readonly protectionsSeen: string;
+}
+
+/** Every key starts with the configured prefix; dry-run keeps storage of its own. */
+export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
+  const p = mode === "dry-run" ? `${prefix}-dry-run` : prefix;
+  return {
+    bullPrefix: `${p}-bull`,
+    ledgerIntent: (key) => `${p}:ledger:intent:${key}`,
+    ledgerIndex: `${p}:ledger:index`,
+    ledgerInFlight: (wallet) => `${p}:ledger:inflight:${wallet}`,
+    ledgerTriggerOrders: (wallet) => `${p}:ledger:triggers:${wallet}`,
+    strategyState: (wallet, strategy) => `${p}:state:${wallet}:${strategy}`,
+    lastPoll: (wallet) => `${p}:poll:last:${wallet}`,
+    lastPolls: `${p}:poll:last`,
+    // Pause is shared by both modes: an operator's switch must stop whatever runs.
+    paused: `${prefix}:paused`,
+    pollLock: (wallet) => `${p}:poll:lock:${wallet}`,
+    counters: `${p}:counters`,
+    protectionsExits: `${p}:protections:exits`,
+    protectionsResets: `${p}:protections:resets`,
+    protectionsSeen: `${p}:protections:seen`,
+  };
+}
+
+export const jobIds = {
+  poll: (wallet: string, kind: string, tickEpoch: number) => `poll-${kind}-${wallet}-${tickEpoch}`,
+  action: (intentKey: string, build: number) => `act-${intentKey}-${build}`,
+  sign: (intentKey: string, build: number) => `sign-${intentKey}-${build}`,
+} as const;

@@ -1,0 +1,204 @@
+import type { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { ConfiguredStrategy } from "../config/load-config.js";
+import { type Intent, intentKeys } from "../core/intent.js";
+import { formatUsd } from "../core/money.js";
+import type { StrategyState } from "../core/strategy.js";
+import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "./circuit-breakers.js";
+import type { Ledger } from "./ledger.js";
+import { jobIds, type RedisKeys } from "./names.js";
+import type { PauseSwitch } from "./pause.js";
+import type { BreakerChange, Protections } from "./protections.js";
+import type { ActionJobData, PollJobData } from "./queues.js";
+import { runStrategies } from "./run-strategies.js";
+import { type SnapshotSource, takeSnapshot } from "./snapshot.js";
+import type { StrategyStateStore } from "./strategy-state.js";
+
+export interface PollEvents {
+  onPollSucceeded?(wallet: string, durationMs: number): void;
+  onPollSkipped?(reason: "paused" | "poll_running"): void;
+  onIntent?(intent: Intent, admitted: boolean): void;
+  onStrategyError?(strategy: string): void;
+  /** The circuit breakers as this poll saw them (for the gauge). */
+  onProtections?(evaluation: ProtectionsEvaluation): void;
+  /** A breaker tripped or reset; reported to one poll only, across every replica. */
+  onBreakerChange?(change: BreakerChange): void;
+  /** An intent a tripped breaker held back. */
+  onHeldBack?(intent: Intent): void;
+}
+
+/** The strategy name protections' own intents (the close-all trigger) are recorded under. */
+export const PROTECTIONS_STRATEGY = "protections";
+
+export interface PollDeps {
+  mode: "live" | "dry-run";
+  strategies: readonly ConfiguredStrategy[];
+  source: SnapshotSource;
+  ledger: Ledger;
+  states: StrategyStateStore;
+  pause: PauseSwitch;
+  redis: Redis;
+  keys: RedisKeys;
+  actions: Queue<ActionJobData>;
+  logger: Logger;
+  events?: PollEvents;
+  now?: () => Date;
+  /** How long a poll may hold its wallet's lock before it is presumed dead. */
+  lockMs?: number;
+  /** Mints whose balances go into each snapshot (the sweep's). */
+  balanceMints?: readonly string[];
+  /** Circuit breakers; without them nothing is held back. */
+  protections?: Protections;
+}
+
+export interface PollResult {
+  skipped?: "paused" | "poll_running";
+  intents: number;
+  admitted: number;
+  /** Intents a tripped circuit breaker held back. */
+  heldBack?: number;
+}
+
+/**
+ * One poll of one wallet: snapshot, strategies, intents into the ledger and the actions queue.
+ * In dry-run the intents are recorded as `dry-run` and nothing is queued for building or signing.
+ */
+export async function processPoll(
+  job: Pick<Job<PollJobData>, "data" | "id">,
+  deps: PollDeps,
+): Promise<PollResult> {
+  const { wallet, kind } = job.data;
+  const now = deps.now?.() ?? new Date();
+  const log = deps.logger.child({ wallet, job: job.id });
+  if (await deps.pause.isPaused()) {
+    deps.events?.onPollSkipped?.("paused");
+    return { skipped: "paused", intents: 0, admitted: 0 };
+  }
+  const lockKey = deps.keys.pollLock(wallet);
+  const token = `${job.id ?? "poll"}-${now.getTime()}`;
+  if ((await deps.redis.set(lockKey, token, "PX", deps.lockMs ?? 120_000, "NX")) !== "OK") {
+    deps.events?.onPollSkipped?.("poll_running");
+    return { skipped: "poll_running", intents: 0, admitted: 0 };
+  }
+  const started = performance.now();
+  try {
+    const inFlight = await deps.ledger.inFlight(wallet);
+    const snapshot = await takeSnapshot({
+      wallet,
+      withOrders: kind === "orders",
+      source: deps.source,
+      inFlight,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+      triggerOrders: await deps.ledger.triggerOrders(wallet),
+      ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
+    });
+    const states = new Map<string, StrategyState>();
+    for (const { name } of deps.strategies) states.set(name, await deps.states.load(wallet, name));
+    const report = runStrategies({
+      snapshot,
+      strategies: deps.strategies,
+      states,
+      now,
+      logger: log,
+      onStrategyError: (s) => deps.events?.onStrategyError?.(s),
+    });
+    for (const [name, state] of report.states) await deps.states.save(wallet, name, state);
+
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const { intents, heldBack } = await applyProtections(report.intents, {
+      wallet,
+      nowSeconds,
+      deps,
+      log,
+      inFlightKeys: new Set(inFlight.map((row) => row.key)),
+    });
+
+    let admitted = 0;
+    for (const intent of intents) {
+      const result = await deps.ledger.admit(intent, deps.mode === "dry-run" ? "dry-run" : "pending");
+      deps.events?.onIntent?.(intent, result.admitted);
+      if (!result.admitted) continue;
+      admitted += 1;
+      log.info(
+        { intent: intent.key, kind: intent.kind, strategy: intent.strategy, mode: deps.mode },
+        "intent recorded",
+      );
+      if (deps.mode === "live") await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1);
+    }
+    await deps.redis.hset(deps.keys.lastPolls, wallet, String(Math.floor(now.getTime() / 1000)));
+    deps.events?.onPollSucceeded?.(wallet, performance.now() - started);
+    return { intents: intents.length, admitted, heldBack };
+  } finally {
+    // Release only our own lock: a poll that outlived its lock must not free the next one's.
+    await deps.redis.eval(
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+      1,
+      lockKey,
+      token,
+    );
+  }
+}
+
+/**
+ * Circuit breakers: while one is tripped, intents that open exposure are held back (not recorded,
+ * so they are asked for again once it resets); when the day's loss reaches the close-all limit, one
+ * close-all of the wallet is added (keyed per UTC day, so once a day).
+ */
+async function applyProtections(
+  candidates: readonly Intent[],
+  ctx: {
+    wallet: string;
+    nowSeconds: number;
+    deps: PollDeps;
+    log: Logger;
+    inFlightKeys: ReadonlySet<string>;
+  },
+): Promise<{ intents: Intent[]; heldBack: number }> {
+  const { deps, log } = ctx;
+  if (!deps.protections) return { intents: [...candidates], heldBack: 0 };
+  const evaluation = await deps.protections.evaluate(ctx.nowSeconds);
+  deps.events?.onProtections?.(evaluation);
+  for (const change of await deps.protections.changes(evaluation)) {
+    log.warn(
+      { breaker: change.breaker, tripped: change.isTripped, detail: change.detail },
+      change.isTripped ? "circuit breaker tripped" : "circuit breaker reset",
+    );
+    deps.events?.onBreakerChange?.(change);
+  }
+  const intents: Intent[] = [];
+  let heldBack = 0;
+  for (const intent of candidates) {
+    if (evaluation.tripped.length > 0 && isHeldBackByBreakers(intent.kind)) {
+      heldBack += 1;
+      deps.events?.onHeldBack?.(intent);
+      log.info(
+        { intent: intent.key, kind: intent.kind, strategy: intent.strategy, breakers: evaluation.tripped },
+        "intent held back by a circuit breaker",
+      );
+      continue;
+    }
+    intents.push(intent);
+  }
+  if (evaluation.isCloseAllDue) {
+    const key = intentKeys.closeAll(ctx.wallet, utcDayTag(ctx.nowSeconds));
+    if (!ctx.inFlightKeys.has(key))
+      intents.push({
+        kind: "closeAll",
+        key,
+        wallet: ctx.wallet,
+        strategy: PROTECTIONS_STRATEGY,
+        reason: `close-all: realized loss today $${formatUsd(evaluation.dailyLossMicroUsd)} reached protections.closeAllOnDailyLossUsd`,
+      });
+  }
+  return { intents, heldBack };
+}
+
+/** The job id names the intent, its try and its build, so a repeated enqueue adds nothing. */
+export function enqueueBuild(actions: Queue<ActionJobData>, intentKey: string, tries: number, build: number) {
+  return actions.add(
+    "build",
+    { intentKey, build },
+    { jobId: jobIds.action(`${intentKey}-t${tries}`, build) },
+  );
+}

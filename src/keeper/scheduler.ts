@@ -1,0 +1,98 @@
+import type { Redis } from "ioredis";
+import { type ScheduledTask, schedule } from "node-cron";
+import type { Logger } from "pino";
+import type { KeeperConfig } from "../config/load-config.js";
+import type { RedisKeys } from "./names.js";
+import { jobIds } from "./names.js";
+import type { PauseSwitch } from "./pause.js";
+import type { KeeperQueues } from "./queues.js";
+
+export type ScheduleKind = keyof KeeperConfig["schedules"];
+
+export interface SchedulerDeps {
+  config: KeeperConfig;
+  wallets: readonly string[];
+  queues: KeeperQueues;
+  redis: Redis;
+  keys: RedisKeys;
+  pause: PauseSwitch;
+  logger: Logger;
+  onSkipped?: (reason: "paused" | "poll_running") => void;
+  /** Called on every tick (the liveness watchdog stamps it). */
+  onTick?: () => void;
+  /** Housekeeping work, run by whichever scheduler wins the tick. */
+  housekeeping?: () => Promise<void>;
+}
+
+/**
+ * Turns cron ticks into jobs. Job ids carry the scheduled second, so N schedulers enqueue each tick
+ * once; a wallet whose previous poll still runs is skipped and counted, not queued behind itself.
+ */
+export class Scheduler {
+  private readonly tasks: ScheduledTask[] = [];
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  start(): void {
+    const { schedules } = this.deps.config;
+    const add = (kind: ScheduleKind) =>
+      this.tasks.push(
+        schedule(schedules[kind], (ctx) => this.tick(kind, ctx.date), {
+          name: `keeper-${kind}`,
+          noOverlap: true,
+        }),
+      );
+    add("pollPositions");
+    add("pollOrders");
+    add("housekeeping");
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled(this.tasks.map((t) => t.destroy()));
+    this.tasks.length = 0;
+  }
+
+  /** One tick of one schedule; public so tests drive it with a date instead of waiting for cron. */
+  async tick(kind: ScheduleKind, date: Date): Promise<{ enqueued: number; skipped: number }> {
+    const tickEpoch = Math.floor(date.getTime() / 1000);
+    const log = this.deps.logger.child({ schedule: kind, tick: tickEpoch });
+    this.deps.onTick?.();
+    try {
+      if (await this.deps.pause.isPaused()) {
+        this.deps.onSkipped?.("paused");
+        log.debug("tick skipped: paused");
+        return { enqueued: 0, skipped: this.deps.wallets.length };
+      }
+      if (kind === "housekeeping") {
+        if (await this.winsTick(`housekeeping-${tickEpoch}`)) await this.deps.housekeeping?.();
+        return { enqueued: 0, skipped: 0 };
+      }
+      let enqueued = 0;
+      let skipped = 0;
+      for (const wallet of this.deps.wallets) {
+        if ((await this.deps.redis.exists(this.deps.keys.pollLock(wallet))) === 1) {
+          skipped += 1;
+          this.deps.onSkipped?.("poll_running");
+          continue;
+        }
+        await this.deps.queues.poll.add(
+          "poll",
+          { wallet, kind: kind === "pollOrders" ? "orders" : "positions", tick: tickEpoch },
+          { jobId: jobIds.poll(wallet, kind === "pollOrders" ? "orders" : "positions", tickEpoch) },
+        );
+        enqueued += 1;
+      }
+      log.debug({ enqueued, skipped }, "tick");
+      return { enqueued, skipped };
+    } catch (error) {
+      log.error({ err: (error as Error).message }, "tick failed");
+      return { enqueued: 0, skipped: 0 };
+    }
+  }
+
+  /** Only one scheduler replica runs a housekeeping tick. */
+  private async winsTick(name: string): Promise<boolean> {
+    const won = await this.deps.redis.set(`${this.deps.keys.counters}:tick:${name}`, "1", "EX", 3600, "NX");
+    return won === "OK";
+  }
+}

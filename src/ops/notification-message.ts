@@ -1,0 +1,99 @@
+import type { IntentKind } from "../core/intent.js";
+
+/** The events worth a message to a person; the same names as `notifications.events` in the config. */
+export type NotificationEvent =
+  | {
+      kind: "confirmed";
+      wallet: string;
+      intent: string;
+      intentKind: IntentKind;
+      signature: string;
+      strategy?: string;
+      /** Dollars as a decimal string ("1.50"), e.g. from `formatUsd`. */
+      amountUsd?: string;
+    }
+  | {
+      kind: "refused";
+      wallet: string;
+      intent: string;
+      intentKind: IntentKind;
+      reason: string;
+      detail?: string;
+    }
+  | { kind: "failed"; wallet: string; intent: string; intentKind: IntentKind; error: string }
+  | { kind: "stale"; staleWallets: number; totalWallets: number; oldestAgeSeconds: number }
+  | { kind: "breaker"; breaker: string; tripped: boolean; detail?: string };
+
+export type NotificationKind = NotificationEvent["kind"];
+
+export interface WebhookPayload {
+  /** Slack reads `text`. */
+  text: string;
+  /** Discord reads `content` (at most 2,000 characters). */
+  content: string;
+  /** The same facts as fields, for receivers that parse them. */
+  keeper: Record<string, string | number | boolean> & { event: NotificationKind; at: string };
+}
+
+const MAX_TEXT = 1_900;
+const MAX_FREE_TEXT = 300;
+
+/**
+ * Events of the same key within the duplicate window are sent once: a stale poll or a tripped
+ * breaker is reported again each tick, and one message per window is enough.
+ */
+export function dedupeKey(event: NotificationEvent): string {
+  switch (event.kind) {
+    case "confirmed":
+    case "failed":
+      return `${event.kind}-${event.intent}`;
+    case "refused":
+      return `refused-${event.intent}-${event.reason}`;
+    case "stale":
+      return "stale";
+    case "breaker":
+      return `breaker-${event.breaker}-${event.tripped ? "open" : "closed"}`;
+  }
+}
+
+/** Builds the message from the event's own fields only: nothing else can leak into it. */
+export function buildPayload(event: NotificationEvent, at: Date): WebhookPayload {
+  const text = truncate(`Keeper: ${describe(event)}`, MAX_TEXT);
+  const fields: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(event)) {
+    if (name === "kind") continue;
+    if (typeof value === "string") fields[name] = truncate(value, MAX_FREE_TEXT);
+    else if (typeof value === "number" || typeof value === "boolean") fields[name] = value;
+  }
+  return { text, content: text, keeper: { ...fields, event: event.kind, at: at.toISOString() } };
+}
+
+function describe(event: NotificationEvent): string {
+  switch (event.kind) {
+    case "confirmed": {
+      const amount = event.amountUsd === undefined ? "" : ` for $${event.amountUsd}`;
+      return `${event.intentKind} confirmed${amount}, wallet ${short(event.wallet)}, signature ${short(event.signature)}`;
+    }
+    case "refused": {
+      const detail = event.detail === undefined ? "" : ` (${truncate(event.detail, MAX_FREE_TEXT)})`;
+      return `${event.intentKind} refused by policy: ${event.reason}${detail}, wallet ${short(event.wallet)}, intent ${event.intent}`;
+    }
+    case "failed":
+      return `${event.intentKind} failed: ${truncate(event.error, MAX_FREE_TEXT)}, wallet ${short(event.wallet)}, intent ${event.intent}`;
+    case "stale":
+      return `${event.staleWallets} of ${event.totalWallets} wallets not polled successfully for ${event.oldestAgeSeconds} s`;
+    case "breaker": {
+      const detail = event.detail === undefined ? "" : `: ${truncate(event.detail, MAX_FREE_TEXT)}`;
+      return `circuit breaker ${event.breaker} ${event.tripped ? "tripped" : "reset"}${detail}`;
+    }
+  }
+}
+
+/** `AbcD…wxyZ`: enough to recognise a wallet or signature, short enough for a chat line. */
+function short(value: string): string {
+  return value.length <= 12 ? value : `${value.slice(0, 4)}…${value.slice(-4)}`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

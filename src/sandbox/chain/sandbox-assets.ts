@@ -1,0 +1,135 @@
+import { createHash } from "node:crypto";
+import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { Keypair, LAMPORTS_PER_SOL, PublicKey } from "@solana/web3.js";
+import type { LocalChain } from "./local-chain.js";
+
+/** 6 decimals: one raw unit is one micro-USD. */
+export const USDC_DECIMALS = 6;
+const DEFAULT_VAULT_USDC_RAW = 10_000_000n * 1_000_000n; // $10M
+const DEFAULT_VAULT_SOL = 1_000;
+const DEFAULT_VAULT_TOKEN_WHOLE_UNITS = 1_000_000_000n;
+/** Wrapped SOL the vault holds for swap outputs: 1M SOL (lamports are real, so less than other tokens). */
+const DEFAULT_VAULT_WRAPPED_SOL_RAW = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
+/** The wrapped SOL mint has 9 decimals, like SOL itself. */
+export const WRAPPED_SOL_DECIMALS = 9;
+
+/** A deterministic keypair: `Keypair.fromSeed(sha256(label + seed))`. */
+export function deriveKeypair(label: string, seed: number): Keypair {
+  return Keypair.fromSeed(createHash("sha256").update(`${label}${seed}`).digest());
+}
+
+export interface ChainTokenSpec {
+  readonly symbol: string;
+  readonly decimals: number;
+  /** Derives the mint address: the mint keypair is `deriveKeypair("mint:" + seedLabel, seed)`. */
+  readonly seedLabel: string;
+  /**
+   * A fixed address instead (the wrapped SOL mint `So111…112`, which exists from genesis): no mint is
+   * created there, only the vault's liquidity.
+   */
+  readonly address?: PublicKey;
+  readonly tokenProgram?: "token" | "token-2022";
+  /** What the vault holds of it, for swap outputs (default 1e9 whole tokens). */
+  readonly vaultAmountRaw?: bigint;
+}
+
+export interface SandboxAssets {
+  readonly seed: number;
+  readonly usdcMint: PublicKey;
+  readonly mintAuthority: Keypair;
+  /** Pays claims, close proceeds and swap outputs; signs its transfers in the transactions it builds. */
+  readonly vault: Keypair;
+  readonly vaultUsdcAccount: PublicKey;
+  /** Owns the escrow token accounts of open orders; signs refunds. */
+  readonly escrow: Keypair;
+  /** Creates (or tops up the vault of) extra mints; returns symbol → mint. Same seed, same addresses. */
+  createTokenMints(specs: readonly ChainTokenSpec[]): Record<string, PublicKey>;
+  /** Gives a wallet SOL (whole SOL) and USDC (raw micro-USD). */
+  fundWallet(owner: PublicKey, amounts: { sol?: number; usdc?: bigint }): void;
+  /**
+   * The same for many wallets at once (one read and write of each mint): SOL, USDC, and raw amounts
+   * of other mints (`tokens`, by mint address; wrapped SOL lands in a native token account).
+   */
+  fundWallets(
+    owners: readonly PublicKey[],
+    amounts: { sol?: number; usdc?: bigint; tokens?: ReadonlyMap<string, bigint> },
+  ): void;
+}
+
+export function createSandboxAssets(
+  chain: LocalChain,
+  options: { seed: number; vaultUsdcRaw?: bigint; vaultSol?: number },
+): SandboxAssets {
+  const { seed } = options;
+  const mintAuthority = deriveKeypair("mint-authority", seed);
+  const vault = deriveKeypair("vault", seed);
+  const escrow = deriveKeypair("escrow", seed);
+  const usdcMint = chain.createMint({
+    address: deriveKeypair("mint:usdc", seed),
+    decimals: USDC_DECIMALS,
+    authority: mintAuthority.publicKey,
+  });
+  // The wrapped SOL mint, as on mainnet: SPL Token, 9 decimals, no mint authority. Its token accounts
+  // are native ones (see LocalChain.mintToMany), so SyncNative and CloseAccount unwrap for real.
+  if (chain.getAccount(NATIVE_MINT) === null)
+    chain.createMint({ address: NATIVE_MINT, decimals: WRAPPED_SOL_DECIMALS, authority: null });
+  const vaultUsdcAccount = chain.mintTo(
+    usdcMint,
+    vault.publicKey,
+    options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW,
+  );
+  // The vault pays fees when it settles swaps; the escrow never pays but a balance keeps it visible.
+  chain.airdrop(vault.publicKey, BigInt((options.vaultSol ?? DEFAULT_VAULT_SOL) * LAMPORTS_PER_SOL));
+  chain.airdrop(escrow.publicKey, BigInt(LAMPORTS_PER_SOL));
+
+  return {
+    seed,
+    usdcMint,
+    mintAuthority,
+    vault,
+    vaultUsdcAccount,
+    escrow,
+    createTokenMints(specs) {
+      const mints: Record<string, PublicKey> = {};
+      for (const spec of specs) {
+        const keypair = deriveKeypair(`mint:${spec.seedLabel}`, seed);
+        const mint =
+          spec.address !== undefined
+            ? spec.address
+            : chain.getAccount(keypair.publicKey) === null
+              ? chain.createMint({
+                  address: keypair,
+                  decimals: spec.decimals,
+                  authority: mintAuthority.publicKey,
+                  programId: spec.tokenProgram === "token-2022" ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID,
+                })
+              : keypair.publicKey;
+        if (chain.getAccount(mint) === null) throw new Error(`no mint at ${mint.toBase58()}`);
+        const vaultAmount =
+          spec.vaultAmountRaw ??
+          (mint.equals(NATIVE_MINT)
+            ? DEFAULT_VAULT_WRAPPED_SOL_RAW
+            : DEFAULT_VAULT_TOKEN_WHOLE_UNITS * 10n ** BigInt(spec.decimals));
+        if (vaultAmount > 0n) chain.mintTo(mint, vault.publicKey, vaultAmount);
+        mints[spec.symbol] = mint;
+      }
+      return mints;
+    },
+    fundWallet(owner, amounts) {
+      if (amounts.sol !== undefined && amounts.sol > 0) {
+        chain.airdrop(owner, BigInt(Math.round(amounts.sol * LAMPORTS_PER_SOL)));
+      }
+      if (amounts.usdc !== undefined && amounts.usdc > 0n) chain.mintTo(usdcMint, owner, amounts.usdc);
+    },
+    fundWallets(owners, amounts) {
+      if (amounts.sol !== undefined && amounts.sol > 0) {
+        const lamports = BigInt(Math.round(amounts.sol * LAMPORTS_PER_SOL));
+        for (const owner of owners) chain.airdrop(owner, lamports);
+      }
+      if (amounts.usdc !== undefined && amounts.usdc > 0n) chain.mintToMany(usdcMint, owners, amounts.usdc);
+      for (const [mint, raw] of amounts.tokens ?? []) {
+        if (raw > 0n) chain.mintToMany(new PublicKey(mint), owners, raw);
+      }
+    },
+  };
+}

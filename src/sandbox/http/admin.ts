@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { type FaultController, faultSettingsSchema } from "./faults.js";
+import type { RateLimiter } from "./rate-limit.js";
+import { describeIssue } from "./validate.js";
+
+export const ADMIN_PREFIX = "/__sandbox";
+
+/** Loopback peers only: the admin routes change what every client of the sandbox sees. */
+function isLoopback(request: FastifyRequest): boolean {
+  const address = request.socket.remoteAddress ?? "";
+  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+/**
+ * `GET|POST|DELETE /__sandbox/faults` read, replace and clear the fault knobs; `DELETE
+ * /__sandbox/rate-limit` forgets counted requests. No API key: they are for the operator of the
+ * sandbox, and answer only on loopback.
+ */
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  faults: FaultController,
+  rateLimiter: RateLimiter,
+): void {
+  app.register(
+    async (admin) => {
+      admin.addHook("onRequest", async (request, reply) => {
+        if (!isLoopback(request))
+          return reply.code(403).send({ error: "admin routes answer on loopback only" });
+      });
+      admin.get("/faults", async () => faults.current());
+      admin.post("/faults", async (request, reply) => {
+        const parsed = faultSettingsSchema.safeParse(request.body ?? {}, { reportInput: true });
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const { param, rule } = issue
+            ? describeIssue(issue, "body")
+            : { param: "body", rule: "is invalid" };
+          return reply.code(400).send({ error: `${param}: ${rule}` });
+        }
+        faults.set(parsed.data);
+        return faults.current();
+      });
+      admin.delete("/faults", async () => {
+        faults.clear();
+        return faults.current();
+      });
+      admin.delete("/rate-limit", async () => {
+        rateLimiter.reset();
+        return { reset: true };
+      });
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+}

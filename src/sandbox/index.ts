@@ -1,0 +1,157 @@
+import { PublicKey } from "@solana/web3.js";
+import type { FastifyBaseLogger } from "fastify";
+import { putCatalogueOnChain } from "./chain/catalogue-mints.js";
+import { type RunningLocalChain, startLocalChain } from "./chain/index.js";
+import type { FaultController, FaultSettings } from "./http/faults.js";
+import type { RateLimitPlan } from "./http/rate-limit.js";
+import { buildSandboxServer, type SandboxServer } from "./server.js";
+import { type Clock, DrivenClock, WallClock } from "./world/clock.js";
+import { createHandlers } from "./world/handlers.js";
+import { createWorld, type World } from "./world/world.js";
+
+export interface StartSandboxOptions {
+  /** Seed of the world; default 1. */
+  readonly seed?: number;
+  /** HTTP port; default 8787, 0 picks a free one. */
+  readonly port?: number;
+  /** Default 127.0.0.1: the sandbox is for this machine. */
+  readonly host?: string;
+  /** Default `sandbox-key`. */
+  readonly apiKey?: string;
+  /** `"wall"` follows real time (demos); a DrivenClock moves only when the test says. Default: driven. */
+  readonly clock?: "wall" | DrivenClock;
+  readonly walletCount?: number;
+  /** Default: 150 requests a second over 60 s (the largest live plan); `false`: no limit. */
+  readonly rateLimit?: RateLimitPlan | false;
+  readonly faults?: FaultSettings;
+  readonly logger?: FastifyBaseLogger;
+  /**
+   * The local chain beside the service (default: on; its port is 8899, or a free one when `port` is 0).
+   * `false` runs the world on an offline stand-in that checks signatures but moves no tokens.
+   */
+  readonly chain?: { readonly port?: number; readonly slotMs?: number } | false;
+  /** What the sandbox wallets hold on the chain at start (see `WalletFunding`). */
+  readonly walletFunding?: WalletFunding;
+}
+
+/**
+ * Every wallet gets `sol` (whole SOL, for fees and SOL inputs) and `usdcRaw`; the first `tokenWallets`
+ * wallets also get `tokensRaw` (raw units by catalogue key; `sol` there is wrapped SOL), so orders and
+ * swaps with other inputs can be placed without funding thousands of wallets with every token.
+ */
+export interface WalletFunding {
+  readonly sol: number;
+  readonly usdcRaw: bigint;
+  /** Default: 1 wrapped SOL, 500 USDT, 2,000 KEEP, 100 WAVE, 200 BOLT (about $2,500). */
+  readonly tokensRaw?: Readonly<Record<string, bigint>>;
+  /** Default: the first 100 wallets (all of them when there are fewer). */
+  readonly tokenWallets?: number;
+}
+
+export const DEFAULT_WALLET_FUNDING: WalletFunding = {
+  sol: 10,
+  usdcRaw: 1_000_000_000n,
+  tokensRaw: {
+    sol: 1_000_000_000n,
+    usdt: 500_000_000n,
+    keep: 2_000_000_000n,
+    wave: 10_000_000_000n,
+    bolt: 200_000_000n,
+  },
+  tokenWallets: 100,
+};
+
+export interface RunningSandbox {
+  readonly url: string;
+  readonly apiKey: string;
+  readonly world: World;
+  readonly clock: Clock;
+  /** Public keys of the sandbox wallets, in index order (their keypairs: `world.walletKeypair(i)`). */
+  readonly wallets: readonly string[];
+  readonly faults: FaultController;
+  readonly server: SandboxServer;
+  /** The local chain, when one runs beside the service. */
+  readonly chain?: RunningLocalChain;
+  /** The USDC-like mint payouts are made in (on the chain when one runs). */
+  readonly usdcMint: string;
+  /** Mint of every catalogue token by catalogue key (`usdc`, `sol`, `keep`, ...): real mints on the chain. */
+  readonly tokenMints: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitPlan = {
+  requestsPerSecond: 150,
+  windowSeconds: 60,
+  retryAfter: true,
+};
+
+function fundWallets(
+  chain: RunningLocalChain,
+  world: World,
+  tokenMints: Readonly<Record<string, string>>,
+  funding: WalletFunding = DEFAULT_WALLET_FUNDING,
+): void {
+  const owners = world.wallets().map((wallet) => new PublicKey(wallet));
+  chain.assets.fundWallets(owners, { sol: funding.sol, usdc: funding.usdcRaw });
+  const tokens = new Map<string, bigint>();
+  for (const [key, raw] of Object.entries(funding.tokensRaw ?? DEFAULT_WALLET_FUNDING.tokensRaw ?? {})) {
+    const mint = tokenMints[key];
+    if (mint === undefined) throw new RangeError(`walletFunding.tokensRaw: no catalogue token "${key}"`);
+    tokens.set(mint, raw);
+  }
+  const tokenWallets = funding.tokenWallets ?? DEFAULT_WALLET_FUNDING.tokenWallets ?? 0;
+  chain.assets.fundWallets(owners.slice(0, tokenWallets), { tokens });
+}
+
+/** Starts the world and the service in front of it; `close()` stops all of it. */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const seed = options.seed ?? 1;
+  const apiKey = options.apiKey ?? "sandbox-key";
+  const clock = options.clock === "wall" ? new WallClock() : (options.clock ?? new DrivenClock());
+  const chain =
+    options.chain === false
+      ? undefined
+      : await startLocalChain({
+          seed,
+          port: options.chain?.port ?? (options.port === 0 ? 0 : 8899),
+          ...(options.chain?.slotMs === undefined ? {} : { slotMs: options.chain.slotMs }),
+        });
+  const catalogue = chain === undefined ? undefined : putCatalogueOnChain(chain.assets, chain.port);
+  const world = createWorld({
+    seed,
+    clock,
+    ...(options.walletCount === undefined ? {} : { walletCount: options.walletCount }),
+    ...(catalogue === undefined ? {} : { tokenMints: catalogue.tokenMints }),
+  });
+  if (chain && catalogue) fundWallets(chain, world, catalogue.tokenMints, options.walletFunding);
+  const server = buildSandboxServer({
+    handlers: createHandlers(world, chain?.port),
+    apiKeys: [apiKey],
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    faults: { seed, ...options.faults },
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  let url: string;
+  try {
+    url = await server.listen({ port: options.port ?? 8787, host: options.host ?? "127.0.0.1" });
+  } catch (error) {
+    await chain?.close();
+    throw error;
+  }
+  return {
+    url,
+    apiKey,
+    world,
+    clock,
+    wallets: world.wallets(),
+    faults: server.faults,
+    server,
+    ...(chain ? { chain } : {}),
+    usdcMint: chain ? chain.assets.usdcMint.toBase58() : (world.tokens.byKey("usdc")?.mint ?? ""),
+    tokenMints: Object.fromEntries(world.tokens.tokens.map((t) => [t.key, t.mint])),
+    async close() {
+      await server.close();
+      await chain?.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { type Command, InvalidArgumentError } from "commander";
+import { ConfigError } from "../core/errors.js";
+import { type RunningSandbox, startSandbox } from "./index.js";
+
+/** What scripts may rely on when they start the sandbox without flags (issue 2). */
+export const SANDBOX_DEFAULTS = { host: "127.0.0.1", port: 8787, apiKey: "sandbox-key", seed: 1 } as const;
+
+export interface SandboxCommandOptions {
+  readonly port?: number;
+  readonly apiKey?: string;
+  readonly seed?: number;
+}
+
+export interface SandboxCommandIo {
+  /** Where the banner goes: the CLI passes its stdout writer (this module never prints on its own). */
+  readonly print: (line: string) => void;
+  /** Where SIGINT and SIGTERM come from; tests pass an emitter of their own. */
+  readonly signals?: Pick<NodeJS.EventEmitter, "once" | "off">;
+  /** Called once the sandbox is up, before waiting for a signal (tests read the URL from it). */
+  readonly onStarted?: (sandbox: RunningSandbox) => void;
+}
+
+/** The lines `keeper sandbox` prints: what a person or a script needs to point Keeper at it. */
+export function describeSandbox(sandbox: RunningSandbox): string[] {
+  const lines = [`sandbox service  ${sandbox.url}`, `api key          ${sandbox.apiKey}`];
+  if (sandbox.chain !== undefined) lines.push(`chain rpc        ${sandbox.chain.url}`);
+  const mints = ["usdc", "sol", "usdt", "keep", "wave", "bolt"].map(
+    (key) => `${key.toUpperCase()} ${sandbox.tokenMints[key] ?? "?"}`,
+  );
+  lines.push(`token mints      ${mints.join(", ")}`);
+  lines.push(`wallets (${sandbox.wallets.length}):`);
+  for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
+  return lines;
+}
+
+/** Waits for the first of SIGINT or SIGTERM, then stops listening for both. */
+function nextStopSignal(signals: Pick<NodeJS.EventEmitter, "once" | "off">): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      signals.off("SIGINT", stop);
+      signals.off("SIGTERM", stop);
+      resolve(signal);
+    };
+    signals.once("SIGINT", stop);
+    signals.once("SIGTERM", stop);
+  });
+}
+
+/** Runs the sandbox on loopback until SIGINT or SIGTERM, then closes it; resolves once all is closed. */
+export async function runSandboxCommand(options: SandboxCommandOptions, io: SandboxCommandIo): Promise<void> {
+  const port = options.port ?? SANDBOX_DEFAULTS.port;
+  const sandbox = await startSandbox({
+    host: SANDBOX_DEFAULTS.host,
+    port,
+    apiKey: options.apiKey ?? SANDBOX_DEFAULTS.apiKey,
+    seed: options.seed ?? SANDBOX_DEFAULTS.seed,
+    clock: "wall",
+  }).catch((error: unknown) => {
+    // A taken port is the operator's to fix, not a crash: say which flag changes it.
+    if ((error as { code?: unknown }).code === "EADDRINUSE")
+      throw new ConfigError([`--port: ${port} is already in use on ${SANDBOX_DEFAULTS.host}`]);
+    throw error;
+  });
+  for (const line of describeSandbox(sandbox)) io.print(line);
+  io.onStarted?.(sandbox);
+  const signal = await nextStopSignal(io.signals ?? process);
+  io.print(`${signal}: stopping the sandbox`);
+  await sandbox.close();
+}
+
+const integerIn =
+  (min: number, max: number) =>
+  (value: string): number => {
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max)
+      throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+    return parsed;
+  };
+
+const nonEmpty = (value: string): string => {
+  if (value.trim().length === 0) throw new InvalidArgumentError("must not be empty");
+  return value;
+};
+
+/** Adds `sandbox` to a commander program; the CLI decides where printing goes. */
+export function registerSandboxCommand(program: Command, print: (line: string) => void): void {
+  program
+    .command("sandbox")
+    .description("run the sandbox service and local chain on loopback")
+    .option(
+      "--port <port>",
+      "HTTP port of the service (0 picks a free one)",
+      integerIn(0, 65_535),
+      SANDBOX_DEFAULTS.port,
+    )
+    .option("--api-key <key>", "API key the service accepts", nonEmpty, SANDBOX_DEFAULTS.apiKey)
+    .option("--seed <seed>", "seed of the simulated world", integerIn(0, 2 ** 32 - 1), SANDBOX_DEFAULTS.seed)
+    .action(async (opts: { port: number; apiKey: string; seed: number }) => {
+      await runSandboxCommand(opts, { print });
+    });
+}

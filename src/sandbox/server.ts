@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
+import type { z } from "zod";
+import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints.js";
+import { registerAdminRoutes } from "./http/admin.js";
+import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
+import { corruptBody } from "./http/body-faults.js";
+import { areaOfUrl, type ErrorArea, errorBody, HttpProblem } from "./http/errors.js";
+import { FaultController, type FaultSettings } from "./http/faults.js";
+import { toJson } from "./http/json.js";
+import { RateLimiter, type RateLimitPlan, rateLimitHeaders } from "./http/rate-limit.js";
+import { toHttpProblem } from "./http/to-problem.js";
+import { parseInput } from "./http/validate.js";
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Def<N extends EndpointName> = (typeof endpoints)[N];
+
+/** What a handler receives: path and query parameters parsed together, and the parsed JSON body. */
+export interface HandlerInput<N extends EndpointName> {
+  readonly params: Def<N> extends { params: infer P } ? Output<P> : undefined;
+  readonly body: Def<N> extends { body: infer B } ? Output<B> : undefined;
+}
+
+/** One handler per endpoint; this is the boundary between HTTP and the simulated world. */
+export type EndpointHandlers = {
+  readonly [N in EndpointName]: (input: HandlerInput<N>) => unknown;
+};
+
+export interface SandboxServerOptions {
+  readonly handlers: EndpointHandlers;
+  /** Accepted keys; a key with its own `rateLimit` runs on that plan instead of the default one. */
+  readonly apiKeys: readonly (string | ApiKeySpec)[];
+  /** The plan of keys without their own; `false` or absent: no limit. */
+  readonly rateLimit?: RateLimitPlan | false;
+  /** Initial fault settings, or a controller to share. */
+  readonly faults?: FaultSettings | FaultController;
+  readonly logger?: FastifyBaseLogger;
+  /** Wall clock of the rate limiter, in ms; tests pass their own to move windows without waiting. */
+  readonly nowMs?: () => number;
+}
+
+export type SandboxServer = FastifyInstance & {
+  /** The fault knobs, settable while the server runs. */
+  readonly faults: FaultController;
+  readonly rateLimiter: RateLimiter;
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function sendProblem(reply: FastifyReply, area: ErrorArea, problem: HttpProblem): FastifyReply {
+  return reply
+    .code(problem.status)
+    .type("application/json")
+    .send(toJson(errorBody(area, problem, String(reply.request.id))));
+}
+
+/**
+ * The sandbox service's HTTP layer: every endpoint of the table with its parameter rules, `x-api-key`
+ * auth, a per-key sliding-window rate limit, fault knobs, and errors in each area's own shape.
+ */
+export function buildSandboxServer(options: SandboxServerOptions): SandboxServer {
+  const keyTable = buildKeyTable(options.apiKeys, options.rateLimit);
+  const nowMs = options.nowMs ?? Date.now;
+  const rateLimiter = new RateLimiter(keyTable.plans, nowMs);
+  const faults =
+    options.faults instanceof FaultController ? options.faults : new FaultController(options.faults);
+
+  const app = Fastify({
+    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
+    // Ids are ours to give: a client-chosen id would let two requests share one.
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // Long ids and keys must reach validation, not become a 404.
+    routerOptions: { maxParamLength: 2048 },
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  // Runs before the body is read, so an unauthenticated or limited request is refused before any work.
+  async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const area = areaOfUrl(request.url);
+    let key: string;
+    try {
+      key = authenticate(keyTable, request.headers[API_KEY_HEADER]);
+    } catch (error) {
+      return sendProblem(reply, area, toHttpProblem(error));
+    }
+    // A burst stands for the upstream's limiter kicking in: it refuses without using up the key's window.
+    const burst = faults.takeBurst();
+    if (burst !== undefined) {
+      const retryAfter = burst.retryAfterSeconds;
+      reply.headers({
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-current": String(rateLimiter.limitOf(key) ?? 1),
+        "x-ratelimit-reset": String(Math.ceil(nowMs() / 1000) + (retryAfter ?? 1)),
+        ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) }),
+      });
+      return sendProblem(
+        reply,
+        area,
+        new HttpProblem(429, "rate_limited", "rate limit exceeded (sandbox burst)"),
+      );
+    }
+    const decision = rateLimiter.take(key);
+    if (decision === undefined) return undefined;
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed)
+      return sendProblem(
+        reply,
+        area,
+        new HttpProblem(429, "rate_limited", "rate limit exceeded for this API key"),
+      );
+    return undefined;
+  }
+
+  for (const [name, def] of Object.entries(endpoints) as [EndpointName, EndpointDef][]) {
+    const handle = options.handlers[name] as (input: { params: unknown; body: unknown }) => unknown;
+    app.route({
+      method: def.method,
+      url: def.path,
+      onRequest: guard,
+      handler: async (request, reply) => {
+        const plan = faults.planFor(name);
+        if (plan.latencyMs > 0) await sleep(plan.latencyMs);
+        if (plan.failStatus !== undefined)
+          throw new HttpProblem(plan.failStatus, "injected_fault", "sandbox fault: injected server error");
+        const params =
+          def.params === undefined
+            ? undefined
+            : parseInput(
+                def.params,
+                { ...(request.query as object), ...(request.params as object) },
+                "query",
+              );
+        const body = def.body === undefined ? undefined : parseInput(def.body, request.body, "body");
+        const result = await handle({ params, body });
+        const json = toJson(result);
+        const payload =
+          plan.bodyFault === undefined ? json : corruptBody(plan.bodyFault, result, json, def.response);
+        return reply.code(200).type("application/json").send(payload);
+      },
+    });
+  }
+
+  registerAdminRoutes(app, faults, rateLimiter);
+
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toHttpProblem(error);
+    if (problem.status >= 500 && problem.code === "internal_error")
+      request.log.error({ err: error }, "sandbox handler failed");
+    return sendProblem(reply, areaOfUrl(request.url), problem);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? request.url;
+    return sendProblem(
+      reply,
+      areaOfUrl(request.url),
+      new HttpProblem(404, "not_found", `no endpoint ${request.method} ${path}`),
+    );
+  });
+
+  return Object.assign(app, { faults, rateLimiter });
+}

@@ -1,0 +1,85 @@
+import type { PublicKey, TransactionInstruction } from "@solana/web3.js";
+
+/** What a transaction build returns: the unsigned (or partially signed) transaction and its expiry. */
+export interface BuiltTransaction {
+  /** base64 of the wire bytes, signatures of the service already in place where it pays. */
+  readonly transaction: string;
+  readonly txMeta: { readonly blockhash: string; readonly lastValidBlockHeight: number };
+}
+
+export interface LandedTransaction {
+  readonly signature: string;
+  readonly slot: number;
+  readonly err: unknown;
+  readonly memos: readonly string[];
+}
+
+export interface SubmitOutcome {
+  readonly signature: string;
+  /** null when the transaction executed; the chain's error otherwise. */
+  readonly err: unknown;
+}
+
+export interface SwapLegs {
+  readonly setupInstructions: readonly TransactionInstruction[];
+  readonly swapInstruction: TransactionInstruction;
+  /** Unwraps what setup wrapped (a SOL input), or null. */
+  readonly cleanupInstruction: TransactionInstruction | null;
+  readonly otherInstructions: readonly TransactionInstruction[];
+  /** Lookup tables the client may compile with: table address → its addresses, in table order. */
+  readonly addressesByLookupTableAddress: Readonly<Record<string, readonly string[]>>;
+  readonly blockhash: Uint8Array;
+  readonly lastValidBlockHeight: number;
+}
+
+/**
+ * The world's view of the chain: it builds transactions that do the real work of each action and
+ * tells the world when one landed. The local chain implements it; `offline-chain.ts` stands in for unit
+ * tests and for a sandbox started without a chain.
+ */
+export interface WorldChainPort {
+  /** The USDC-like mint (6 decimals: one raw unit is one micro-USD). */
+  readonly usdcMint: string;
+  buildClaim(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    payoutRaw: bigint;
+  }): Promise<BuiltTransaction>;
+  buildClose(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    proceedsRaw: bigint;
+  }): Promise<BuiltTransaction>;
+  buildOrderEscrow(args: {
+    kind: "trigger" | "recurring";
+    maker: PublicKey;
+    inputMint: PublicKey;
+    amountRaw: bigint;
+    orderRef: string;
+  }): Promise<BuiltTransaction>;
+  buildTriggerCancel(args: { maker: PublicKey; order: PublicKey }): Promise<BuiltTransaction>;
+  buildSwapLegs(args: {
+    taker: PublicKey;
+    inputMint: PublicKey;
+    outputMint: PublicKey;
+    inAmountRaw: bigint;
+    outAmountRaw: bigint;
+    ref: string;
+  }): Promise<SwapLegs>;
+  submitSigned(base64: string): Promise<SubmitOutcome>;
+  onLanded(listener: (landed: LandedTransaction) => void): () => void;
+}
+
+/** Memo tag of every sandbox transaction: `keeper-sandbox:<kind>:<ref>`. */
+export const MEMO_PREFIX = "keeper-sandbox";
+
+export function sandboxMemo(kind: string, ref: string): string {
+  return `${MEMO_PREFIX}:${kind}:${ref}`;
+}
+
+export function parseSandboxMemo(memo: string): { kind: string; ref: string } | undefined {
+  const match = /^keeper-sandbox:([a-z-]+):(.+)$/.exec(memo.trim());
+  if (match === null) return undefined;
+  const [, kind, ref] = match;
+  return kind === undefined || ref === undefined ? undefined : { kind, ref };
+}

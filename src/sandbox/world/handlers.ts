@@ -1,0 +1,52 @@
+import type { z } from "zod";
+import type { EndpointName, endpoints } from "../../api/endpoints.js";
+import type { WorldChainPort } from "./chain-port.js";
+import { attachLanding } from "./landing.js";
+import { OfflineChain } from "./offline-chain.js";
+import { PendingActions } from "./pending-actions.js";
+import { predictionHandlers } from "./prediction-handlers.js";
+import { tradeHandlers } from "./trade-handlers.js";
+import type { World } from "./world.js";
+
+type Def<N extends EndpointName> = (typeof endpoints)[N];
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler receives: path and query parameters parsed together, and the parsed JSON body. */
+export interface WorldHandlerInput<N extends EndpointName> {
+  readonly params: Def<N> extends { params: infer P } ? Output<P> : undefined;
+  readonly body: Def<N> extends { body: infer B } ? Output<B> : undefined;
+}
+
+/** One handler per endpoint of the table; the HTTP layer validates input before calling them. */
+export type WorldHandlers = {
+  readonly [N in EndpointName]: (input: WorldHandlerInput<N>) => unknown;
+};
+
+export interface HandlersWithState {
+  readonly handlers: WorldHandlers;
+  /** The chain the handlers build for (the offline stand-in when none was given). */
+  readonly chain: WorldChainPort;
+  readonly pending: PendingActions;
+  /** Stops applying landed transactions to the world. */
+  readonly detach: () => void;
+}
+
+/**
+ * Wires the world to its endpoints and subscribes it to the chain, so transactions built here change
+ * the world when, and only when, they land.
+ */
+export function createWorldHandlers(world: World, chain?: WorldChainPort): HandlersWithState {
+  const port = chain ?? new OfflineChain(world.seed, world.clock, world.genesisSeconds);
+  const pending = new PendingActions(world.seed);
+  const detach = attachLanding(world, pending, port);
+  const handlers: WorldHandlers = {
+    ...predictionHandlers(world, port, pending),
+    ...tradeHandlers(world, port, pending),
+  };
+  return { handlers, chain: port, pending, detach };
+}
+
+/** The endpoint handlers alone, as the HTTP layer takes them. */
+export function createHandlers(world: World, chain?: WorldChainPort): WorldHandlers {
+  return createWorldHandlers(world, chain).handlers;
+}

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { ComputeBudgetProgram, PublicKey, Transaction, TransactionInstruction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type {
+  BuiltTransaction,
+  LandedTransaction,
+  SubmitOutcome,
+  SwapLegs,
+  WorldChainPort,
+} from "./chain-port.js";
+import { sandboxMemo } from "./chain-port.js";
+import type { Clock } from "./clock.js";
+import { derivePubkey } from "./rng.js";
+
+export const MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+const SLOT_SECONDS = 0.4;
+const BLOCKHASH_LIFETIME_SLOTS = 150;
+
+function memoInstruction(text: string, signer?: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: MEMO_PROGRAM_ID,
+    keys: signer === undefined ? [] : [{ pubkey: signer, isSigner: true, isWritable: false }],
+    data: Buffer.from(text, "utf8"),
+  });
+}
+
+/**
+ * A stand-in chain for unit tests and a sandbox without the local chain: transactions are real,
+ * memo-only and signed by the owner, and "land" when submitted with valid signatures, so the world's
+ * land-then-apply path runs the same way; no tokens move.
+ */
+export class OfflineChain implements WorldChainPort {
+  readonly usdcMint: string;
+  private readonly listeners = new Set<(landed: LandedTransaction) => void>();
+  private slotOffset = 0;
+
+  constructor(
+    private readonly seed: number,
+    private readonly clock: Clock,
+    private readonly genesisSeconds: number,
+  ) {
+    this.usdcMint = derivePubkey("mint:usdc", seed).toBase58();
+  }
+
+  private height(): number {
+    return Math.floor((this.clock.nowSeconds() - this.genesisSeconds) / SLOT_SECONDS) + this.slotOffset;
+  }
+
+  private blockhash(): { bytes: Uint8Array; base58: string; lastValidBlockHeight: number } {
+    const height = this.height();
+    const bytes = createHash("sha256").update(`blockhash:${height}#${this.seed}`).digest();
+    return { bytes, base58: bs58.encode(bytes), lastValidBlockHeight: height + BLOCKHASH_LIFETIME_SLOTS };
+  }
+
+  private build(feePayer: PublicKey, memo: string): BuiltTransaction {
+    const { base58, lastValidBlockHeight } = this.blockhash();
+    const tx = new Transaction({ feePayer, blockhash: base58, lastValidBlockHeight });
+    tx.add(
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+      memoInstruction(memo, feePayer),
+    );
+    const transaction = tx
+      .serialize({ requireAllSignatures: false, verifySignatures: false })
+      .toString("base64");
+    return { transaction, txMeta: { blockhash: base58, lastValidBlockHeight } };
+  }
+
+  async buildClaim(args: { owner: PublicKey; positionPubkey: PublicKey }): Promise<BuiltTransaction> {
+    return this.build(args.owner, sandboxMemo("claim", args.positionPubkey.toBase58()));
+  }
+
+  async buildClose(args: { owner: PublicKey; positionPubkey: PublicKey }): Promise<BuiltTransaction> {
+    return this.build(args.owner, sandboxMemo("close", args.positionPubkey.toBase58()));
+  }
+
+  async buildOrderEscrow(args: {
+    kind: "trigger" | "recurring";
+    maker: PublicKey;
+    orderRef: string;
+  }): Promise<BuiltTransaction> {
+    return this.build(args.maker, sandboxMemo(args.kind, args.orderRef));
+  }
+
+  async buildTriggerCancel(args: { maker: PublicKey; order: PublicKey }): Promise<BuiltTransaction> {
+    return this.build(args.maker, sandboxMemo("trigger-cancel", args.order.toBase58()));
+  }
+
+  async buildSwapLegs(args: { taker: PublicKey; ref: string }): Promise<SwapLegs> {
+    const { bytes, lastValidBlockHeight } = this.blockhash();
+    return {
+      setupInstructions: [],
+      swapInstruction: memoInstruction(sandboxMemo("swap", args.ref), args.taker),
+      cleanupInstruction: null,
+      otherInstructions: [],
+      addressesByLookupTableAddress: {},
+      blockhash: bytes,
+      lastValidBlockHeight,
+    };
+  }
+
+  async submitSigned(base64: string): Promise<SubmitOutcome> {
+    const tx = Transaction.from(Buffer.from(base64, "base64"));
+    const first = tx.signatures[0]?.signature;
+    const signature = first == null ? "" : bs58.encode(first);
+    if (first == null || !tx.verifySignatures(true)) return { signature, err: "SignatureVerificationFailed" };
+    this.slotOffset += 1;
+    const memos = tx.instructions
+      .filter((ix) => ix.programId.equals(MEMO_PROGRAM_ID))
+      .map((ix) => ix.data.toString("utf8"));
+    const landed: LandedTransaction = { signature, slot: this.height(), err: null, memos };
+    for (const listener of this.listeners) listener(landed);
+    return { signature, err: null };
+  }
+
+  onLanded(listener: (landed: LandedTransaction) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

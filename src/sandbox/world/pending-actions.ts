@@ -1,0 +1,49 @@
+import type { SwapOrderRecord } from "./world.js";
+
+export type OrderDraft = Omit<SwapOrderRecord, "status" | "createdAt" | "signature">;
+
+export type RequestKind = "trigger" | "trigger-cancel" | "recurring";
+
+export interface ExecuteResult {
+  readonly signature: string;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+export interface PendingRequest {
+  readonly requestId: string;
+  readonly kind: RequestKind;
+  /** The memo ref the transaction carries: the order account. */
+  readonly ref: string;
+  /** The first successful execution, returned again if the same request is executed twice. */
+  executed?: ExecuteResult;
+}
+
+/**
+ * What the service promised but the chain has not confirmed: build responses (requestIds, order drafts,
+ * close figures) wait here until their transaction lands. Nothing in the world changes at build time.
+ */
+export class PendingActions {
+  readonly requests = new Map<string, PendingRequest>();
+  /** Trigger and recurring orders whose creating transaction was built, by order account. */
+  readonly orderDrafts = new Map<string, OrderDraft>();
+  /** Figures of the latest close built for a position: what its landing records. */
+  readonly closes = new Map<string, { readonly proceedsMicro: number; readonly feeMicro: number }>();
+  private counter = 0;
+
+  constructor(private readonly seed: number) {}
+
+  /** Request ids are unique per world run and deterministic for a seed. */
+  nextId(prefix: string): string {
+    this.counter += 1;
+    return `${prefix}-${this.seed}-${String(this.counter).padStart(6, "0")}`;
+  }
+
+  /** Records a build; `refFor` names the order account, which may derive from the request id. */
+  addRequest(kind: RequestKind, refFor: (requestId: string) => string): PendingRequest {
+    const requestId = this.nextId(kind === "recurring" ? "rec" : "trg");
+    const request: PendingRequest = { requestId, kind, ref: refFor(requestId) };
+    this.requests.set(request.requestId, request);
+    return request;
+  }
+}

@@ -1,0 +1,351 @@
+import { PublicKey } from "@solana/web3.js";
+import type { z } from "zod";
+import type * as s from "../../api/schemas/index.js";
+import type { WorldChainPort } from "./chain-port.js";
+import { badRequest, notFound } from "./errors.js";
+import type { EventRecord } from "./events.js";
+import { queryHistory } from "./history.js";
+import { leaderboard } from "./leaderboard.js";
+import type { MarketRecord } from "./markets.js";
+import { paginate } from "./paging.js";
+import type { PendingActions } from "./pending-actions.js";
+import type { PositionRecord } from "./positions.js";
+import { derivePubkey, hexTag } from "./rng.js";
+import {
+  eventFlags,
+  eventView,
+  eventVolumeMicro,
+  marketIdHash,
+  marketView,
+  ordersOfPosition,
+  positionFigures,
+  positionView,
+} from "./views.js";
+import type { World } from "./world.js";
+
+type Out<S extends z.ZodType> = z.output<S>;
+
+const DAY = 86_400;
+/** Fees of a sale, in basis points of the gross proceeds. */
+const PROTOCOL_FEE_BPS = 50;
+const VENUE_FEE_BPS = 100;
+const DEFAULT_CLOSE_SLIPPAGE_BPS = 100;
+const DEFAULT_SEARCH_LIMIT = 10;
+
+export function requireEvent(world: World, eventId: string): EventRecord {
+  const event = world.findEvent(eventId);
+  if (event === undefined) throw notFound("event", eventId, "eventId");
+  return event;
+}
+
+export function requireMarket(world: World, marketId: string): MarketRecord {
+  const market = world.findMarket(marketId);
+  if (market === undefined) throw notFound("market", marketId, "marketId");
+  return market;
+}
+
+function matchesFilter(world: World, event: EventRecord, filter: "new" | "live" | "trending"): boolean {
+  const { isActive, isLive } = eventFlags(world, event);
+  if (filter === "new") return event.createdAt >= world.now() - DAY && event.createdAt <= world.now();
+  if (filter === "live") return isLive;
+  return isActive && event.isTrending;
+}
+
+function sortEvents(
+  world: World,
+  events: EventRecord[],
+  sortBy: "volume" | "beginAt",
+  direction: "asc" | "desc" | undefined,
+) {
+  const sign = (direction ?? (sortBy === "volume" ? "desc" : "asc")) === "asc" ? 1 : -1;
+  if (sortBy === "volume") {
+    const volume = new Map(events.map((e) => [e.index, eventVolumeMicro(world, e)]));
+    return events.sort(
+      (a, b) => sign * ((volume.get(a.index) ?? 0) - (volume.get(b.index) ?? 0)) || a.index - b.index,
+    );
+  }
+  // Events without a start come last whichever the direction.
+  return events.sort((a, b) => {
+    if (a.beginAt === null || b.beginAt === null)
+      return Number(a.beginAt === null) - Number(b.beginAt === null) || a.index - b.index;
+    return sign * (a.beginAt - b.beginAt) || a.index - b.index;
+  });
+}
+
+function listedPositions(world: World, params: Out<typeof s.listPositionsParams>): PositionRecord[] {
+  let positions: readonly PositionRecord[] = world.positions;
+  if (params.ownerPubkey !== undefined) {
+    const owner = world.walletIndexOf(params.ownerPubkey);
+    positions = owner === undefined ? [] : world.positionsOfWallet(owner);
+  }
+  return positions.filter((p) => {
+    if (p.closedAt !== undefined) return false;
+    const market = world.marketOf(p);
+    if (params.marketId !== undefined && market.marketId !== params.marketId) return false;
+    if (params.marketPubkey !== undefined && market.pubkey !== params.marketPubkey) return false;
+    if (params.isYes !== undefined && p.isYes !== params.isYes) return false;
+    return true;
+  });
+}
+
+function ownedPosition(world: World, positionPubkey: string, ownerPubkey: string): PositionRecord {
+  const position = world.findPosition(positionPubkey);
+  if (position === undefined) throw notFound("position", positionPubkey, "positionPubkey");
+  if (world.ownerOf(position) !== ownerPubkey)
+    throw badRequest("ownerPubkey", "owner_mismatch", "is not the owner of this position");
+  return position;
+}
+
+/** Refuses positions that cannot be sold: closed, claimed, or in a market no longer trading. */
+function assertClosable(world: World, position: PositionRecord): void {
+  if (position.closedAt !== undefined)
+    throw badRequest("positionPubkey", "position_closed", "position is already closed");
+  if (position.claimedAt !== undefined)
+    throw badRequest("positionPubkey", "position_claimed", "position is already claimed");
+  const state = world.marketState(world.marketOf(position));
+  if (state.status !== "open") {
+    const hint = world.isClaimable(position) ? "; claim it instead" : "";
+    throw badRequest(
+      "positionPubkey",
+      "market_not_open",
+      `market is ${state.status}, position cannot be sold${hint}`,
+    );
+  }
+}
+
+export interface ClosePlan {
+  readonly grossMicro: number;
+  readonly protocolFeeMicro: number;
+  readonly venueFeeMicro: number;
+  readonly netMicro: number;
+  readonly minSellPriceMicro: number;
+}
+
+export function closePlan(world: World, position: PositionRecord, slippageBps: number): ClosePlan {
+  const { sellMicro } = positionFigures(world, position);
+  const grossMicro = position.contracts * sellMicro;
+  const protocolFeeMicro = Math.floor((grossMicro * PROTOCOL_FEE_BPS) / 10_000);
+  const venueFeeMicro = Math.floor((grossMicro * VENUE_FEE_BPS) / 10_000);
+  return {
+    grossMicro,
+    protocolFeeMicro,
+    venueFeeMicro,
+    netMicro: grossMicro - protocolFeeMicro - venueFeeMicro,
+    minSellPriceMicro: Math.floor((sellMicro * (10_000 - slippageBps)) / 10_000),
+  };
+}
+
+async function buildClosePreview(
+  world: World,
+  chain: WorldChainPort,
+  pending: PendingActions,
+  position: PositionRecord,
+  slippageBps: number,
+): Promise<s.ClosePreview> {
+  const plan = closePlan(world, position, slippageBps);
+  const positionPubkey = world.positionPubkey(position);
+  const owner = world.ownerOf(position);
+  const built = await chain.buildClose({
+    owner: new PublicKey(owner),
+    positionPubkey: new PublicKey(positionPubkey),
+    proceedsRaw: BigInt(plan.netMicro),
+  });
+  pending.closes.set(positionPubkey, {
+    proceedsMicro: plan.netMicro,
+    feeMicro: plan.protocolFeeMicro + plan.venueFeeMicro,
+  });
+  const market = world.marketOf(position);
+  const nonce = pending.nextId("close");
+  const externalOrderId = `close-${hexTag(`${positionPubkey}:${nonce}`, 16)}`;
+  const orderPubkey = derivePubkey(`close-order:${positionPubkey}:${nonce}`, world.seed).toBase58();
+  return {
+    transaction: built.transaction,
+    txMeta: { ...built.txMeta },
+    externalOrderId,
+    order: {
+      orderPubkey,
+      orderAtaPubkey: derivePubkey(`close-order-ata:${orderPubkey}`, world.seed).toBase58(),
+      userPubkey: owner,
+      marketId: market.marketId,
+      marketIdHash: marketIdHash(market.marketId),
+      positionPubkey,
+      contracts: String(position.contracts),
+      newContracts: "0",
+      maxBuyPriceUsd: "0",
+      minSellPriceUsd: String(plan.minSellPriceMicro),
+      externalOrderId,
+      orderCostUsd: String(plan.grossMicro),
+      newAvgPriceUsd: "0",
+      newSizeUsd: "0",
+      newPayoutUsd: "0",
+      estimatedProtocolFeeUsd: String(plan.protocolFeeMicro),
+      estimatedVenueFeeUsd: String(plan.venueFeeMicro),
+      estimatedTotalFeeUsd: String(plan.protocolFeeMicro + plan.venueFeeMicro),
+      isBuy: false,
+      isYes: position.isYes,
+    },
+  };
+}
+
+export function predictionHandlers(world: World, chain: WorldChainPort, pending: PendingActions) {
+  return {
+    listEvents({ params }: { params: Out<typeof s.listEventsParams> }) {
+      const provider = params.provider ?? "provider_a";
+      let events = world.events.filter((e) => e.provider === provider);
+      if (params.category !== undefined && params.category !== "all")
+        events = events.filter((e) => e.category === params.category);
+      if (params.subcategory !== undefined)
+        events = events.filter((e) => e.subcategory === params.subcategory);
+      const filter = params.filter;
+      if (filter !== undefined) events = events.filter((e) => matchesFilter(world, e, filter));
+      if (params.sortBy !== undefined)
+        events = sortEvents(world, [...events], params.sortBy, params.sortDirection);
+      const page = paginate(events, params);
+      const includeMarkets = params.includeMarkets === true;
+      return { data: page.data.map((e) => eventView(world, e, includeMarkets)), pagination: page.pagination };
+    },
+
+    searchEvents({ params }: { params: Out<typeof s.searchEventsParams> }) {
+      const provider = params.provider ?? "provider_a";
+      const term = params.query.toLowerCase();
+      const found = world.events.filter(
+        (e) =>
+          e.provider === provider &&
+          (e.title.toLowerCase().includes(term) || e.eventId.toLowerCase().includes(term)),
+      );
+      return {
+        data: found.slice(0, params.limit ?? DEFAULT_SEARCH_LIMIT).map((e) => eventView(world, e, false)),
+      };
+    },
+
+    getEvent({ params }: { params: Out<typeof s.getEventParams> }) {
+      return eventView(world, requireEvent(world, params.eventId), params.includeMarkets === true);
+    },
+
+    listEventMarkets({ params }: { params: Out<typeof s.listEventMarketsParams> }) {
+      const event = requireEvent(world, params.eventId);
+      const markets = event.marketIndexes.flatMap((i) =>
+        world.markets[i] === undefined ? [] : [world.markets[i]],
+      );
+      const page = paginate(markets, params);
+      return { data: page.data.map((m) => marketView(world, m)), pagination: page.pagination };
+    },
+
+    getEventMarket({ params }: { params: Out<typeof s.getEventMarketParams> }) {
+      const event = requireEvent(world, params.eventId);
+      const market = requireMarket(world, params.marketId);
+      if (market.eventIndex !== event.index)
+        throw notFound("market", `${params.marketId} in event ${params.eventId}`, "marketId");
+      return marketView(world, market);
+    },
+
+    getMarket({ params }: { params: Out<typeof s.getMarketParams> }) {
+      return marketView(world, requireMarket(world, params.marketId));
+    },
+
+    listPositions({ params }: { params: Out<typeof s.listPositionsParams> }) {
+      const page = paginate(listedPositions(world, params), params);
+      return { data: page.data.map((p) => positionView(world, p)), pagination: page.pagination };
+    },
+
+    listOrders({ params }: { params: Out<typeof s.listOrdersParams> }) {
+      let positions: readonly PositionRecord[] = world.positions;
+      if (params.ownerPubkey !== undefined) {
+        const owner = world.walletIndexOf(params.ownerPubkey);
+        positions = owner === undefined ? [] : world.positionsOfWallet(owner);
+      }
+      const marketId = params.marketId;
+      if (marketId !== undefined)
+        positions = positions.filter((p) => world.marketOf(p).marketId === marketId);
+      // Orders are cheap to describe but not free: count first, describe only the page.
+      const slots = positions.flatMap((p) =>
+        p.extraOrder === null ? [[p, 0] as const] : [[p, 0] as const, [p, 1] as const],
+      );
+      const page = paginate(slots, params);
+      return {
+        data: page.data.map(([p, k]) => ordersOfPosition(world, p)[k]).filter((o) => o !== undefined),
+        pagination: page.pagination,
+      };
+    },
+
+    listHistory({ params }: { params: Out<typeof s.listHistoryParams> }) {
+      return paginate(queryHistory(world, params), params);
+    },
+
+    async closeAllPositions({ body }: { body: Out<typeof s.closePositionsBody> }) {
+      const owner = world.walletIndexOf(body.ownerPubkey);
+      if (owner === undefined) return { data: [] };
+      const closable = world.positionsOfWallet(owner).filter((p) => {
+        try {
+          assertClosable(world, p);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      const slippage = body.minSellPriceSlippageBps ?? DEFAULT_CLOSE_SLIPPAGE_BPS;
+      const data: s.ClosePreview[] = [];
+      for (const p of closable) data.push(await buildClosePreview(world, chain, pending, p, slippage));
+      return { data };
+    },
+
+    async closePosition({
+      params,
+      body,
+    }: {
+      params: Out<typeof s.positionPathParams>;
+      body: Out<typeof s.closePositionsBody>;
+    }) {
+      const position = ownedPosition(world, params.positionPubkey, body.ownerPubkey);
+      assertClosable(world, position);
+      return buildClosePreview(
+        world,
+        chain,
+        pending,
+        position,
+        body.minSellPriceSlippageBps ?? DEFAULT_CLOSE_SLIPPAGE_BPS,
+      );
+    },
+
+    async claimPosition({
+      params,
+      body,
+    }: {
+      params: Out<typeof s.positionPathParams>;
+      body: Out<typeof s.claimBody>;
+    }) {
+      const position = ownedPosition(world, params.positionPubkey, body.ownerPubkey);
+      if (position.claimedAt !== undefined)
+        throw badRequest("positionPubkey", "already_claimed", "position is already claimed");
+      if (!world.isClaimable(position)) {
+        const state = world.marketState(world.marketOf(position));
+        const why = state.result === null ? "its market has not resolved" : "its market resolved against it";
+        throw badRequest("positionPubkey", "not_claimable", `position is not claimable: ${why}`);
+      }
+      const market = world.marketOf(position);
+      const payoutMicro = positionFigures(world, position).payoutMicro;
+      const built = await chain.buildClaim({
+        owner: new PublicKey(body.ownerPubkey),
+        positionPubkey: new PublicKey(params.positionPubkey),
+        payoutRaw: BigInt(payoutMicro),
+      });
+      return {
+        transaction: built.transaction,
+        txMeta: { ...built.txMeta },
+        position: {
+          positionPubkey: params.positionPubkey,
+          marketPubkey: market.pubkey,
+          userPubkey: body.ownerPubkey,
+          ownerPubkey: body.ownerPubkey,
+          contracts: String(position.contracts),
+          payoutAmountUsd: String(payoutMicro),
+          isYes: position.isYes,
+        },
+      };
+    },
+
+    leaderboards({ params }: { params: Out<typeof s.leaderboardParams> }) {
+      return leaderboard(world, params.period ?? "all_time", params.metric ?? "pnl", params.limit ?? 100);
+    },
+  };
+}

@@ -1,0 +1,335 @@
+import {
+  ComputeBudgetProgram,
+  PublicKey,
+  type TransactionInstruction,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import type { z } from "zod";
+import type { ApiInstruction } from "../../api/schemas/common.js";
+import type * as s from "../../api/schemas/index.js";
+import type { WorldChainPort } from "./chain-port.js";
+import { sandboxMemo } from "./chain-port.js";
+import { badRequest, notFound } from "./errors.js";
+import { INVITES_PER_PAGE, invitesOf } from "./invites.js";
+import { MEMO_PROGRAM_ID } from "./offline-chain.js";
+import type { PendingActions, PendingRequest, RequestKind } from "./pending-actions.js";
+import { derivePubkey } from "./rng.js";
+import type { CatalogueToken } from "./tokens.js";
+import type { World } from "./world.js";
+
+type Out<S extends z.ZodType> = z.output<S>;
+
+const MICRO_PER_USD = 1_000_000n;
+/** Service minimums (api-gaps). */
+const TRIGGER_MIN_MICRO = 5n * MICRO_PER_USD;
+const RECURRING_MIN_TOTAL_MICRO = 100n * MICRO_PER_USD;
+const RECURRING_MIN_PER_ORDER_MICRO = 50n * MICRO_PER_USD;
+const RECURRING_MIN_ORDERS = 2;
+const SWAP_FEE_BPS = 20n;
+const SWAP_LABEL = "Sandbox AMM";
+
+function instructionJson(ix: TransactionInstruction): ApiInstruction {
+  return {
+    programId: ix.programId.toBase58(),
+    accounts: ix.keys.map((k) => ({
+      pubkey: k.pubkey.toBase58(),
+      isWritable: k.isWritable,
+      isSigner: k.isSigner,
+    })),
+    data: Buffer.from(ix.data).toString("base64"),
+  };
+}
+
+function catalogued(world: World, mint: string, param: string): CatalogueToken {
+  const entry = world.tokens.byMintAddress(mint);
+  if (entry === undefined) throw badRequest(param, "unknown_mint", "is not a token this service routes");
+  return entry;
+}
+
+/** Raw amount of `to` worth `valueMicro`, rounded down. */
+function rawForValue(to: CatalogueToken, valueMicro: bigint): bigint {
+  return (valueMicro * 10n ** BigInt(to.decimals)) / to.priceMicro;
+}
+
+/** The memos a signed transaction carries, legacy or v0. */
+function memosOf(base64: string): string[] {
+  let tx: VersionedTransaction;
+  try {
+    tx = VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+  } catch {
+    throw badRequest("signedTransaction", "invalid_transaction", "is not a base64 Solana transaction");
+  }
+  const keys = tx.message.staticAccountKeys;
+  return tx.message.compiledInstructions
+    .filter((ix) => keys[ix.programIdIndex]?.equals(MEMO_PROGRAM_ID) === true)
+    .map((ix) => Buffer.from(ix.data).toString("utf8"));
+}
+
+function requireRequest(
+  pending: PendingActions,
+  requestId: string,
+  kinds: readonly RequestKind[],
+): PendingRequest {
+  const request = pending.requests.get(requestId);
+  if (request === undefined || !kinds.includes(request.kind))
+    throw badRequest("requestId", "unknown_request", "does not name a transaction built by this area");
+  return request;
+}
+
+async function execute(
+  chain: WorldChainPort,
+  request: PendingRequest,
+  signedTransaction: string,
+): Promise<{ signature: string; ok: boolean; error?: string }> {
+  if (request.executed !== undefined) return request.executed;
+  const memo = sandboxMemo(request.kind, request.ref);
+  if (!memosOf(signedTransaction).includes(memo))
+    throw badRequest(
+      "signedTransaction",
+      "request_mismatch",
+      "is not the transaction built for this requestId",
+    );
+  const outcome = await chain.submitSigned(signedTransaction);
+  if (outcome.err !== null && outcome.err !== undefined)
+    return {
+      signature: outcome.signature,
+      ok: false,
+      error: typeof outcome.err === "string" ? outcome.err : JSON.stringify(outcome.err),
+    };
+  const result = { signature: outcome.signature, ok: true };
+  request.executed = result;
+  return result;
+}
+
+function recurringPlan(world: World, body: Out<typeof s.recurringCreateBody>, input: CatalogueToken) {
+  const time = body.params.time;
+  if (time !== undefined) {
+    const total = world.tokens.valueMicro(input.mint, BigInt(time.inAmount)) ?? 0n;
+    if (time.numberOfOrders < RECURRING_MIN_ORDERS)
+      throw badRequest(
+        "params.time.numberOfOrders",
+        "below_minimum",
+        `must be at least ${RECURRING_MIN_ORDERS}`,
+      );
+    if (total < RECURRING_MIN_TOTAL_MICRO)
+      throw badRequest(
+        "params.time.inAmount",
+        "below_minimum",
+        `is worth ${total} micro-USD; the minimum total is $100`,
+      );
+    if (total / BigInt(time.numberOfOrders) < RECURRING_MIN_PER_ORDER_MICRO)
+      throw badRequest(
+        "params.time.numberOfOrders",
+        "below_minimum",
+        "makes orders worth less than $50 each",
+      );
+    return { amountRaw: BigInt(time.inAmount) };
+  }
+  const price = body.params.price;
+  if (price === undefined)
+    throw badRequest("params", "invalid_params", "must hold exactly one of time or price");
+  const total = world.tokens.valueMicro(input.mint, BigInt(price.depositAmount)) ?? 0n;
+  if (total < RECURRING_MIN_TOTAL_MICRO)
+    throw badRequest(
+      "params.price.depositAmount",
+      "below_minimum",
+      `is worth ${total} micro-USD; the minimum total is $100`,
+    );
+  // incrementUsdcValue is dollars per order.
+  const perOrderMicro = BigInt(Math.floor(price.incrementUsdcValue * 1_000_000));
+  if (perOrderMicro < RECURRING_MIN_PER_ORDER_MICRO)
+    throw badRequest("params.price.incrementUsdcValue", "below_minimum", "must be at least $50 an order");
+  if (total / perOrderMicro < BigInt(RECURRING_MIN_ORDERS))
+    throw badRequest("params.price.depositAmount", "below_minimum", "must cover at least 2 orders");
+  return { amountRaw: BigInt(price.depositAmount) };
+}
+
+export function tradeHandlers(world: World, chain: WorldChainPort, pending: PendingActions) {
+  return {
+    searchTokens({ params }: { params: Out<typeof s.tokenSearchParams> }) {
+      return world.tokens.search(params.query);
+    },
+
+    async buildSwap({ params }: { params: Out<typeof s.swapBuildParams> }) {
+      const input = catalogued(world, params.inputMint, "inputMint");
+      const output = catalogued(world, params.outputMint, "outputMint");
+      if (input.mint === output.mint)
+        throw badRequest("outputMint", "same_mint", "must differ from inputMint");
+      const inAmountRaw = BigInt(params.amount);
+      const valueMicro = world.tokens.valueMicro(input.mint, inAmountRaw) ?? 0n;
+      const platformFeeBps = BigInt(params.platformFeeBps ?? 0);
+      const grossOut = rawForValue(output, (valueMicro * (10_000n - SWAP_FEE_BPS)) / 10_000n);
+      const outAmountRaw = grossOut - (grossOut * platformFeeBps) / 10_000n;
+      if (outAmountRaw <= 0n) throw badRequest("amount", "amount_too_small", "is too small to route");
+      const slippageBps = params.slippageBps ?? 50;
+      const threshold = (outAmountRaw * BigInt(10_000 - slippageBps)) / 10_000n;
+      const taker = new PublicKey(params.taker);
+      const ref = pending.nextId("swap");
+      const legs = await chain.buildSwapLegs({
+        taker,
+        inputMint: new PublicKey(input.mint),
+        outputMint: new PublicKey(output.mint),
+        inAmountRaw,
+        outAmountRaw,
+        ref,
+      });
+      const label = params.dexes?.split(",")[0]?.trim() || SWAP_LABEL;
+      return {
+        inputMint: input.mint,
+        outputMint: output.mint,
+        inAmount: String(inAmountRaw),
+        outAmount: String(outAmountRaw),
+        otherAmountThreshold: String(threshold),
+        swapMode: "ExactIn",
+        slippageBps,
+        routePlan: [
+          {
+            swapInfo: {
+              ammKey: derivePubkey(`amm:${input.key}:${output.key}`, world.seed).toBase58(),
+              label,
+              inputMint: input.mint,
+              outputMint: output.mint,
+              inAmount: String(inAmountRaw),
+              outAmount: String(outAmountRaw),
+            },
+            percent: 100,
+            bps: 10_000,
+            usdValue: Number(valueMicro) / 1_000_000,
+          },
+        ],
+        computeBudgetInstructions: [
+          instructionJson(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 })),
+        ],
+        setupInstructions: legs.setupInstructions.map(instructionJson),
+        swapInstruction: instructionJson(legs.swapInstruction),
+        cleanupInstruction:
+          legs.cleanupInstruction === null ? null : instructionJson(legs.cleanupInstruction),
+        otherInstructions: legs.otherInstructions.map(instructionJson),
+        addressesByLookupTableAddress: Object.fromEntries(
+          Object.entries(legs.addressesByLookupTableAddress).map(([table, addresses]) => [
+            table,
+            [...addresses],
+          ]),
+        ),
+        blockhashWithMetadata: {
+          blockhash: [...legs.blockhash],
+          lastValidBlockHeight: legs.lastValidBlockHeight,
+        },
+      };
+    },
+
+    async createTriggerOrder({ body }: { body: Out<typeof s.triggerCreateBody> }) {
+      const input = catalogued(world, body.inputMint, "inputMint");
+      catalogued(world, body.outputMint, "outputMint");
+      const makingRaw = BigInt(body.params.makingAmount);
+      const valueMicro = world.tokens.valueMicro(input.mint, makingRaw) ?? 0n;
+      if (valueMicro < TRIGGER_MIN_MICRO)
+        throw badRequest(
+          "params.makingAmount",
+          "order_too_small",
+          `is worth ${valueMicro} micro-USD; the minimum order is $5`,
+        );
+      const request = pending.addRequest("trigger", (id) =>
+        derivePubkey(`trigger-order:${id}`, world.seed).toBase58(),
+      );
+      const order = request.ref;
+      pending.orderDrafts.set(order, {
+        kind: "trigger",
+        order,
+        maker: body.maker,
+        inputMint: body.inputMint,
+        outputMint: body.outputMint,
+        inAmountRaw: makingRaw,
+        outAmountRaw: BigInt(body.params.takingAmount),
+      });
+      const built = await chain.buildOrderEscrow({
+        kind: "trigger",
+        maker: new PublicKey(body.maker),
+        inputMint: new PublicKey(body.inputMint),
+        amountRaw: makingRaw,
+        orderRef: order,
+      });
+      return { requestId: request.requestId, transaction: built.transaction, order };
+    },
+
+    async cancelTriggerOrder({ body }: { body: Out<typeof s.triggerCancelBody> }) {
+      const order = world.swapOrders.get(body.order);
+      if (order === undefined || order.kind !== "trigger")
+        throw notFound("trigger order", body.order, "order");
+      if (order.maker !== body.maker)
+        throw badRequest("maker", "maker_mismatch", "is not the maker of this order");
+      if (order.status !== "open") throw badRequest("order", "order_not_open", `order is ${order.status}`);
+      const request = pending.addRequest("trigger-cancel", () => body.order);
+      const built = await chain.buildTriggerCancel({
+        maker: new PublicKey(body.maker),
+        order: new PublicKey(body.order),
+      });
+      return { requestId: request.requestId, transaction: built.transaction };
+    },
+
+    async executeTrigger({ body }: { body: Out<typeof s.executeBody> }) {
+      const request = requireRequest(pending, body.requestId, ["trigger", "trigger-cancel"]);
+      const result = await execute(chain, request, body.signedTransaction);
+      return result.ok
+        ? { signature: result.signature, status: "Success" as const, code: 0 }
+        : {
+            signature: result.signature,
+            status: "Failed" as const,
+            code: -1,
+            error: result.error ?? "transaction failed",
+          };
+    },
+
+    async createRecurringOrder({ body }: { body: Out<typeof s.recurringCreateBody> }) {
+      const input = catalogued(world, body.inputMint, "inputMint");
+      catalogued(world, body.outputMint, "outputMint");
+      const { amountRaw } = recurringPlan(world, body, input);
+      const request = pending.addRequest("recurring", (id) =>
+        derivePubkey(`recurring-order:${id}`, world.seed).toBase58(),
+      );
+      const order = request.ref;
+      pending.orderDrafts.set(order, {
+        kind: "recurring",
+        order,
+        maker: body.user,
+        inputMint: body.inputMint,
+        outputMint: body.outputMint,
+        inAmountRaw: amountRaw,
+        outAmountRaw: null,
+      });
+      const built = await chain.buildOrderEscrow({
+        kind: "recurring",
+        maker: new PublicKey(body.user),
+        inputMint: new PublicKey(body.inputMint),
+        amountRaw,
+        orderRef: order,
+      });
+      return { requestId: request.requestId, transaction: built.transaction };
+    },
+
+    async executeRecurring({ body }: { body: Out<typeof s.executeBody> }) {
+      const request = requireRequest(pending, body.requestId, ["recurring"]);
+      const result = await execute(chain, request, body.signedTransaction);
+      return result.ok
+        ? { signature: result.signature, status: "Success" as const, order: request.ref }
+        : {
+            signature: result.signature,
+            status: "Failed" as const,
+            order: null,
+            error: result.error ?? "transaction failed",
+          };
+    },
+
+    inviteHistory({ params }: { params: Out<typeof s.inviteHistoryParams> }) {
+      const page = params.page ?? 1;
+      const isSandboxWallet = world.walletIndexOf(params.address) !== undefined;
+      const mints = [world.tokens.byKey("usdc")?.mint ?? "", world.tokens.byKey("sol")?.mint ?? ""];
+      const all = invitesOf(world.seed, params.address, world.genesisSeconds, { isSandboxWallet, mints });
+      const from = (page - 1) * INVITES_PER_PAGE;
+      return {
+        invites: all.slice(from, from + INVITES_PER_PAGE),
+        hasMoreData: from + INVITES_PER_PAGE < all.length,
+      };
+    },
+  };
+}

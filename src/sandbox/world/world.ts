@@ -1,0 +1,354 @@
+import { type Keypair, PublicKey } from "@solana/web3.js";
+import { type Clock, DrivenClock } from "./clock.js";
+import { notFound } from "./errors.js";
+import { type EventRecord, generateEventsAndMarkets } from "./events.js";
+import {
+  type MarketPricing,
+  type MarketRecord,
+  type MarketResult,
+  type MarketState,
+  marketStateAt,
+  minuteOf,
+  ONE_USD_MICRO,
+  pricingAt,
+} from "./markets.js";
+import { generateWalletPositions, marketsByPhase, type PositionRecord, RICH_TEMPLATE } from "./positions.js";
+import { deriveKeypair, hashString, seedBytes } from "./rng.js";
+import { TokenCatalogue } from "./tokens.js";
+
+export interface WorldOptions {
+  /** Everything in the world follows from it; default 1 (the sandbox's documented default). */
+  readonly seed?: number;
+  /** Default: a driven clock at 2026-01-01T00:00:00Z. The world's genesis is the clock's time at creation. */
+  readonly clock?: Clock;
+  /** Sandbox wallets; default 4. Scale runs use 1,000 or 10,000. */
+  readonly walletCount?: number;
+  /** How many wallets (the first ones) hold the full portfolio of every position state; default 4. */
+  readonly richWalletCount?: number;
+  /** Positions of each wallet beyond the rich ones; default 3 (claimable, open with an order, losing). */
+  readonly positionsPerWallet?: number;
+  /** Events per category and provider; default 4 (56 events, about 110 markets). */
+  readonly eventsPerCategory?: number;
+  /** Mints that exist on the local chain, by token catalogue key (`usdc` at least, when a chain runs). */
+  readonly tokenMints?: Readonly<Record<string, string>>;
+}
+
+/** A record of something that happened after genesis (a claim or close that landed on the chain). */
+export interface LiveHistoryEntry {
+  readonly id: number;
+  readonly eventType: "payout_claimed" | "order_closed";
+  readonly timestamp: number;
+  readonly positionIndex: number;
+  readonly signature: string;
+  readonly slot: number;
+  readonly amountMicro: number;
+  readonly feeMicro: number;
+}
+
+/** A trigger or recurring order that exists because its creating transaction landed. */
+export interface SwapOrderRecord {
+  readonly kind: "trigger" | "recurring";
+  readonly order: string;
+  readonly maker: string;
+  readonly inputMint: string;
+  readonly outputMint: string;
+  readonly inAmountRaw: bigint;
+  readonly outAmountRaw: bigint | null;
+  readonly createdAt: number;
+  readonly signature: string;
+  status: "open" | "cancelled";
+  cancelledAt?: number;
+}
+
+/** History ids of generated records are `position index × 8 + k`; records made later come after them. */
+export const HISTORY_IDS_PER_POSITION = 8;
+
+/**
+ * The simulated world: events, markets, positions, orders, history, tokens and invites, deterministic
+ * from a seed and a clock. Reads are computed at the clock's now; changes come only from tests
+ * (`resolveMarket`, `setPrice`) and from transactions that landed on the chain (`apply*`).
+ */
+export class World {
+  readonly seed: number;
+  readonly clock: Clock;
+  readonly genesisSeconds: number;
+  readonly events: readonly EventRecord[];
+  readonly markets: readonly MarketRecord[];
+  readonly positions: readonly PositionRecord[];
+  readonly walletCount: number;
+  readonly tokens: TokenCatalogue;
+  readonly liveHistory: LiveHistoryEntry[] = [];
+  readonly swapOrders = new Map<string, SwapOrderRecord>();
+
+  private readonly walletKeys: (Keypair | undefined)[];
+  private walletIndexByPubkey: Map<string, number> | undefined;
+  private readonly positionsStartOf: Int32Array;
+  private readonly eventById = new Map<string, EventRecord>();
+  private readonly marketById = new Map<string, MarketRecord>();
+  private readonly positionMask: number;
+
+  constructor(options: WorldOptions = {}) {
+    this.seed = options.seed ?? 1;
+    this.clock = options.clock ?? new DrivenClock();
+    this.genesisSeconds = this.clock.nowSeconds();
+    this.walletCount = options.walletCount ?? 4;
+    if (!Number.isInteger(this.walletCount) || this.walletCount < 1)
+      throw new RangeError("walletCount must be >= 1");
+    const layout = {
+      richWallets: Math.min(this.walletCount, options.richWalletCount ?? 4),
+      positionsPerWallet: options.positionsPerWallet ?? 3,
+    };
+    const generated = generateEventsAndMarkets(
+      this.seed,
+      this.genesisSeconds,
+      options.eventsPerCategory ?? 4,
+    );
+    this.events = generated.events;
+    this.markets = generated.markets;
+    for (const event of this.events) this.eventById.set(event.eventId, event);
+    for (const market of this.markets) this.marketById.set(market.marketId, market);
+
+    const byPhase = marketsByPhase(this.markets);
+    const positions: PositionRecord[] = [];
+    this.positionsStartOf = new Int32Array(this.walletCount + 1);
+    for (let w = 0; w < this.walletCount; w++) {
+      this.positionsStartOf[w] = positions.length;
+      for (const p of generateWalletPositions(
+        this.seed,
+        w,
+        positions.length,
+        layout,
+        byPhase,
+        this.genesisSeconds,
+      ))
+        positions.push(p);
+    }
+    this.positionsStartOf[this.walletCount] = positions.length;
+    this.positions = positions;
+    this.walletKeys = new Array(this.walletCount);
+    this.positionMask = hashString(`position-mask#${this.seed}`);
+    this.tokens = new TokenCatalogue(this.seed, this.genesisSeconds, { mints: options.tokenMints ?? {} });
+  }
+
+  now(): number {
+    return this.clock.nowSeconds();
+  }
+
+  // ---- wallets ----
+
+  /** Keypair of sandbox wallet `index`, derived on first use (ed25519 key derivation is the costly part). */
+  walletKeypair(index: number): Keypair {
+    if (!Number.isInteger(index) || index < 0 || index >= this.walletCount)
+      throw new RangeError(`wallet index ${index} is outside 0..${this.walletCount - 1}`);
+    let key = this.walletKeys[index];
+    if (key === undefined) {
+      key = deriveKeypair(`wallet:${index}`, this.seed);
+      this.walletKeys[index] = key;
+    }
+    return key;
+  }
+
+  walletPubkey(index: number): string {
+    return this.walletKeypair(index).publicKey.toBase58();
+  }
+
+  /** Every sandbox wallet's public key, in index order. */
+  wallets(): string[] {
+    return Array.from({ length: this.walletCount }, (_, i) => this.walletPubkey(i));
+  }
+
+  walletIndexOf(pubkey: string): number | undefined {
+    if (this.walletIndexByPubkey === undefined) {
+      const map = new Map<string, number>();
+      for (let i = 0; i < this.walletCount; i++) map.set(this.walletPubkey(i), i);
+      this.walletIndexByPubkey = map;
+    }
+    return this.walletIndexByPubkey.get(pubkey);
+  }
+
+  // ---- events and markets ----
+
+  findEvent(eventId: string): EventRecord | undefined {
+    return this.eventById.get(eventId);
+  }
+
+  findMarket(marketId: string): MarketRecord | undefined {
+    return this.marketById.get(marketId);
+  }
+
+  findMarketByPubkey(pubkey: string): MarketRecord | undefined {
+    return this.markets.find((m) => m.pubkey === pubkey);
+  }
+
+  eventOf(market: MarketRecord): EventRecord {
+    const event = this.events[market.eventIndex];
+    if (event === undefined) throw new Error(`market ${market.marketId} has no event`);
+    return event;
+  }
+
+  marketOf(position: PositionRecord): MarketRecord {
+    const market = this.markets[position.marketIndex];
+    if (market === undefined) throw new Error(`position ${position.index} has no market`);
+    return market;
+  }
+
+  marketState(market: MarketRecord): MarketState {
+    return marketStateAt(market, this.now(), this.genesisSeconds);
+  }
+
+  pricing(market: MarketRecord): MarketPricing {
+    return pricingAt(market, this.marketState(market), this.now(), this.genesisSeconds);
+  }
+
+  /** Test hook: resolve a market now, whatever its schedule. */
+  resolveMarket(marketId: string, result: MarketResult): void {
+    const market = this.requireMarket(marketId);
+    market.resolution = { result, resolveAt: this.now() };
+  }
+
+  /**
+   * Test hook: set the yes price from now on. It holds there unless `drift` is true, in which case the
+   * random walk continues from it.
+   */
+  setPrice(marketId: string, yesPriceMicroUsd: number, options: { readonly drift?: boolean } = {}): void {
+    if (!Number.isInteger(yesPriceMicroUsd) || yesPriceMicroUsd <= 0 || yesPriceMicroUsd >= ONE_USD_MICRO)
+      throw new RangeError("yesPriceMicroUsd must be an integer strictly between 0 and 1000000");
+    const market = this.requireMarket(marketId);
+    market.anchor = {
+      minute: minuteOf(this.now(), this.genesisSeconds),
+      priceMicro: yesPriceMicroUsd,
+      hold: options.drift !== true,
+    };
+    market.walkCache = undefined;
+  }
+
+  private requireMarket(marketId: string): MarketRecord {
+    const market = this.marketById.get(marketId);
+    if (market === undefined) throw notFound("market", marketId, "marketId");
+    return market;
+  }
+
+  // ---- positions ----
+
+  positionsOfWallet(index: number): readonly PositionRecord[] {
+    const start = this.positionsStartOf[index];
+    const end = this.positionsStartOf[index + 1];
+    if (start === undefined || end === undefined) return [];
+    return this.positions.slice(start, end);
+  }
+
+  /**
+   * Position keys carry their index (xor a per-seed mask) in the first four bytes, so a key is looked
+   * up without a map of every key: 30,000 positions need no table at all.
+   */
+  positionPubkey(position: PositionRecord): string {
+    if (position.pubkey === undefined) position.pubkey = this.positionKeyFor(position.index);
+    return position.pubkey;
+  }
+
+  private positionKeyFor(index: number): string {
+    const bytes = Buffer.from(seedBytes(`position:${index}`, this.seed));
+    bytes.writeUInt32BE((index ^ this.positionMask) >>> 0, 0);
+    return new PublicKey(bytes).toBase58();
+  }
+
+  findPosition(pubkey: string): PositionRecord | undefined {
+    let bytes: Uint8Array;
+    try {
+      bytes = new PublicKey(pubkey).toBytes();
+    } catch {
+      return undefined;
+    }
+    const index = (Buffer.from(bytes).readUInt32BE(0) ^ this.positionMask) >>> 0;
+    const position = this.positions[index];
+    if (position === undefined || this.positionPubkey(position) !== pubkey) return undefined;
+    return position;
+  }
+
+  ownerOf(position: PositionRecord): string {
+    return this.walletPubkey(position.ownerIndex);
+  }
+
+  isWinning(position: PositionRecord): boolean {
+    const { result } = this.marketState(this.marketOf(position));
+    return result !== null && (result === "yes") === position.isYes;
+  }
+
+  isClaimable(position: PositionRecord): boolean {
+    return position.claimedAt === undefined && position.closedAt === undefined && this.isWinning(position);
+  }
+
+  // ---- effects of landed transactions ----
+
+  /** A claim landed: the payout was paid, the position is claimed. Repeats are ignored. */
+  applyClaim(positionPubkey: string, landed: { readonly signature: string; readonly slot: number }): boolean {
+    const position = this.findPosition(positionPubkey);
+    if (position === undefined || !this.isClaimable(position)) return false;
+    const payout = position.contracts * ONE_USD_MICRO;
+    position.claimedAt = this.now();
+    position.claimedMicro = payout;
+    position.claimSignature = landed.signature;
+    this.pushLive({
+      eventType: "payout_claimed",
+      positionIndex: position.index,
+      amountMicro: payout,
+      feeMicro: 0,
+      ...landed,
+    });
+    return true;
+  }
+
+  /** A close landed: the contracts were sold for `proceedsMicro` (after `feeMicro`), the position is gone. */
+  applyClose(
+    positionPubkey: string,
+    landed: {
+      readonly signature: string;
+      readonly slot: number;
+      readonly proceedsMicro: number;
+      readonly feeMicro: number;
+    },
+  ): boolean {
+    const position = this.findPosition(positionPubkey);
+    if (position === undefined || position.closedAt !== undefined || position.claimedAt !== undefined)
+      return false;
+    position.closedAt = this.now();
+    position.closedProceedsMicro = landed.proceedsMicro;
+    position.closeSignature = landed.signature;
+    this.pushLive({
+      eventType: "order_closed",
+      positionIndex: position.index,
+      amountMicro: landed.proceedsMicro,
+      feeMicro: landed.feeMicro,
+      signature: landed.signature,
+      slot: landed.slot,
+    });
+    return true;
+  }
+
+  /** A trigger or recurring creation landed: the order exists. */
+  applyOrderCreated(order: Omit<SwapOrderRecord, "status" | "createdAt">): void {
+    if (this.swapOrders.has(order.order)) return;
+    this.swapOrders.set(order.order, { ...order, status: "open", createdAt: this.now() });
+  }
+
+  /** A trigger cancel landed: the order is cancelled. */
+  applyOrderCancelled(orderPubkey: string): boolean {
+    const order = this.swapOrders.get(orderPubkey);
+    if (order === undefined || order.status !== "open") return false;
+    order.status = "cancelled";
+    order.cancelledAt = this.now();
+    return true;
+  }
+
+  private pushLive(entry: Omit<LiveHistoryEntry, "id" | "timestamp">): void {
+    const id = this.positions.length * HISTORY_IDS_PER_POSITION + this.liveHistory.length + 1;
+    this.liveHistory.push({ ...entry, id, timestamp: this.now() });
+  }
+
+  /** The slot layout of the first wallets, for tests that look for a state by position. */
+  static readonly richTemplate = RICH_TEMPLATE;
+}
+
+export function createWorld(options: WorldOptions = {}): World {
+  return new World(options);
+}

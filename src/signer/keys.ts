@@ -1,0 +1,191 @@
+import { createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { inspect } from "node:util";
+import { PublicKey } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { Logger } from "pino";
+import { rawPublicKey } from "../chain/ed25519.js";
+import { ConfigError } from "../core/errors.js";
+
+/** Where a wallet's secret key comes from. Config names the source; the key itself never is config. */
+export type KeySource = { kind: "file"; path: string } | { kind: "env"; name: string };
+
+// PKCS#8 envelope of a raw 32-byte Ed25519 seed, so Node's crypto holds the key (as an opaque KeyObject).
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/**
+ * The wallets Keeper signs for. Secret keys live only inside Node KeyObjects in a private field: there
+ * is no getter, `JSON.stringify` and `util.inspect` show public keys only, and errors never carry bytes.
+ */
+export class Wallets {
+  readonly #keys: Map<string, KeyObject>;
+
+  private constructor(keys: Map<string, KeyObject>) {
+    this.#keys = keys;
+  }
+
+  /** Builds the holder from 64-byte Solana secret keys (seed + public key); the input is zeroed. */
+  static fromSecretKeys(secretKeys: readonly Uint8Array[], labels?: readonly string[]): Wallets {
+    const keys = new Map<string, KeyObject>();
+    try {
+      secretKeys.forEach((secret, i) => {
+        const label = labels?.[i] ?? `key #${i + 1}`;
+        const { publicKey, key } = importSecretKey(secret, label);
+        if (keys.has(publicKey)) throw new ConfigError([`${label}: wallet ${publicKey} is loaded twice`]);
+        keys.set(publicKey, key);
+      });
+    } finally {
+      // The bytes now live only in the KeyObjects: leave no copy in the caller's buffers.
+      for (const secret of secretKeys) secret.fill(0);
+    }
+    return new Wallets(keys);
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** Base58 public keys of every wallet held. */
+  publicKeys(): string[] {
+    return [...this.#keys.keys()];
+  }
+
+  has(publicKey: PublicKey | string): boolean {
+    return this.#keys.has(publicKey.toString());
+  }
+
+  /** Signs `message` with the wallet's key; throws when the wallet is not held. */
+  sign(publicKey: PublicKey | string, message: Uint8Array): Uint8Array {
+    const key = this.#keys.get(publicKey.toString());
+    if (!key) throw new Error(`no key held for wallet ${publicKey.toString()}`);
+    return new Uint8Array(sign(null, message, key));
+  }
+
+  toJSON(): { wallets: string[] } {
+    return { wallets: this.publicKeys() };
+  }
+
+  toString(): string {
+    return `Wallets(${this.publicKeys().join(", ")})`;
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+}
+
+export interface LoadWalletsOptions {
+  logger: Logger;
+  /** The environment to read `env` sources from; process.env when omitted. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Loads every source; all problems are reported together, by source, never with key material. */
+export async function loadWallets(
+  sources: readonly KeySource[],
+  options: LoadWalletsOptions,
+): Promise<Wallets> {
+  const env = options.env ?? process.env;
+  const problems: string[] = [];
+  const secrets: Uint8Array[] = [];
+  const labels: string[] = [];
+  for (const source of sources) {
+    const label = source.kind === "file" ? source.path : `env ${source.name}`;
+    try {
+      const secret =
+        source.kind === "file"
+          ? await readKeyFile(source.path, options.logger)
+          : readKeyEnv(source.name, env);
+      secrets.push(secret);
+      labels.push(label);
+    } catch (error) {
+      if (error instanceof ConfigError) problems.push(...error.problems);
+      else throw error;
+    }
+  }
+  if (problems.length === 0 && secrets.length === 0)
+    problems.push("wallets: at least one key source is required");
+  if (problems.length > 0) {
+    for (const secret of secrets) secret.fill(0);
+    throw new ConfigError(problems);
+  }
+  try {
+    return Wallets.fromSecretKeys(secrets, labels);
+  } finally {
+    for (const secret of secrets) secret.fill(0);
+  }
+}
+
+/** Reads a Solana CLI keypair file: a JSON array of 64 integers from 0 to 255. */
+async function readKeyFile(path: string, logger: Logger): Promise<Uint8Array> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new ConfigError([`${path}: not a regular file`]);
+    // A key others can read is a key others may have copied: say so, loudly, but keep going.
+    if ((info.mode & 0o077) !== 0) {
+      logger.warn(
+        { path, mode: (info.mode & 0o777).toString(8).padStart(4, "0") },
+        "key file is accessible by group or others; chmod 600 it",
+      );
+    }
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
+    throw new ConfigError([`${path}: cannot read the key file (${code})`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // JSON.parse's own message quotes the text, which is the key: never pass it on.
+    throw new ConfigError([`${path}: not valid JSON; expected a JSON array of 64 integers from 0 to 255`]);
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 64 ||
+    !parsed.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)
+  ) {
+    const shape = Array.isArray(parsed) ? `an array of ${parsed.length} items` : typeof parsed;
+    throw new ConfigError([`${path}: expected a JSON array of 64 integers from 0 to 255, got ${shape}`]);
+  }
+  const bytes = Uint8Array.from(parsed as number[]);
+  (parsed as number[]).fill(0);
+  return bytes;
+}
+
+/** Reads a base58 64-byte secret key from an environment variable. */
+function readKeyEnv(name: string, env: NodeJS.ProcessEnv): Uint8Array {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError([`env ${name}: not set or empty`]);
+  let bytes: Uint8Array;
+  try {
+    bytes = bs58.decode(value);
+  } catch {
+    throw new ConfigError([`env ${name}: not base58; expected a base58 64-byte secret key`]);
+  }
+  if (bytes.length !== 64) {
+    const length = bytes.length;
+    bytes.fill(0);
+    throw new ConfigError([`env ${name}: expected a base58 64-byte secret key, got ${length} bytes`]);
+  }
+  return bytes;
+}
+
+function importSecretKey(secret: Uint8Array, label: string): { publicKey: string; key: KeyObject } {
+  if (secret.length !== 64) throw new ConfigError([`${label}: expected 64 bytes, got ${secret.length}`]);
+  const der = Buffer.concat([PKCS8_PREFIX, secret.subarray(0, 32)]);
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+  } finally {
+    der.fill(0);
+  }
+  const derived = rawPublicKey(createPublicKey(key));
+  // The second half of a Solana secret key is its public key; a mismatch means a corrupt file.
+  if (!Buffer.from(derived).equals(Buffer.from(secret.subarray(32)))) {
+    throw new ConfigError([`${label}: the public half of the key does not match its secret half`]);
+  }
+  return { publicKey: new PublicKey(derived).toBase58(), key };
+}

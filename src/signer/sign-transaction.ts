@@ -1,0 +1,230 @@
+import type { Connection } from "@solana/web3.js";
+import { PublicKey } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { Logger } from "pino";
+import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
+import { checkTransaction, type PolicyConfig } from "../chain/policy.js";
+import { rpcCall } from "../chain/rpc.js";
+import {
+  type SendAndConfirmInput,
+  type SendOutcome,
+  type SubmitSigned,
+  sendAndConfirm,
+} from "../chain/send-and-confirm.js";
+import { PolicyRefusal } from "../core/errors.js";
+import type { Intent } from "../core/intent.js";
+import type { AttemptRecord, AttemptStore } from "./attempt-store.js";
+import type { Wallets } from "./keys.js";
+
+export type SignOutcome =
+  | {
+      outcome: "confirmed";
+      signature: string;
+      slot: number;
+      confirmationMs?: number;
+      attempt: number;
+      resumed: boolean;
+    }
+  | { outcome: "failed"; signature?: string; error: string; attempt: number; resumed: boolean }
+  | { outcome: "expired"; signature?: string; attempt: number; resumed: boolean }
+  | { outcome: "refused"; reason: string; detail: string; attempt: number; resumed: boolean };
+
+export interface SendOptions {
+  commitment?: "processed" | "confirmed" | "finalized";
+  rebroadcastIntervalMs?: number;
+  pollIntervalMs?: number;
+  checkBlockhashWithRpc?: boolean;
+}
+
+export interface SignAndSubmitInput {
+  intent: Intent;
+  /** The unsigned (or partially signed) transaction the service built, base64. */
+  transactionBase64: string;
+  /** The block height after which the service's blockhash is no longer valid. */
+  lastValidBlockHeight: number;
+  wallets: Wallets;
+  connection: Connection;
+  policyConfig: PolicyConfig;
+  attempts: AttemptStore;
+  logger: Logger;
+  /** Trigger/recurring execute endpoints; claims and closes go straight to the RPC. */
+  submit?: SubmitSigned;
+  /** Transactions allowed per intent in all, rebuilt ones included (default 3). */
+  maxAttempts?: number;
+  send?: SendOptions;
+  /** Lookup tables come from the RPC unless a loader is given. */
+  loadLookupTable?: LookupTableLoader;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/**
+ * The one way a transaction gets signed: decode, check, sign, record the signature, then send and
+ * confirm. A run that finds an attempt in flight resumes it (same bytes, same signature) instead of
+ * signing anything new; only a finished attempt that did not confirm opens the next, bounded.
+ * Returns `expired` when the caller may ask the service for a fresh transaction.
+ */
+export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutcome> {
+  const { intent, attempts, wallets, connection } = input;
+  const log = input.logger.child({ intentKey: intent.key, wallet: intent.wallet });
+  const existing = await attempts.get(intent.key);
+  if (existing?.status === "sent") return resume(existing, input, log);
+  if (existing?.status === "confirmed") return fromRecord(existing);
+
+  const attempt = (existing?.attempt ?? 0) + 1;
+  const maxAttempts = input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (attempt > maxAttempts) {
+    const detail = `${existing?.attempt ?? 0} transactions tried, at most ${maxAttempts}`;
+    log.warn({ attempt, maxAttempts }, "no attempts left for this intent");
+    return { outcome: "refused", reason: "attempts_exhausted", detail, attempt: attempt - 1, resumed: false };
+  }
+
+  let signed: { bytes: Uint8Array; signature: string; recentBlockhash: string };
+  try {
+    const decoded = await decodeTransaction(
+      input.transactionBase64,
+      input.loadLookupTable ??
+        ((address) =>
+          rpcCall(
+            "getAddressLookupTable",
+            async () => (await connection.getAddressLookupTable(address)).value,
+          )),
+    );
+    const report = await checkTransaction({
+      decoded,
+      intent,
+      wallets,
+      connection,
+      config: input.policyConfig,
+      lastValidBlockHeight: input.lastValidBlockHeight,
+    });
+    log.debug(
+      {
+        feeLamports: report.feeLamports.toString(),
+        lamportsOut: report.lamportsOut.toString(),
+        tokensOut: report.tokensOut,
+        innerPrograms: report.innerPrograms,
+      },
+      "transaction passed the policy",
+    );
+    const signature = wallets.sign(intent.wallet, decoded.messageBytes);
+    decoded.transaction.addSignature(new PublicKey(intent.wallet), signature);
+    if (decoded.transaction.signatures.some((s) => s.every((b) => b === 0))) {
+      throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
+    }
+    signed = {
+      bytes: decoded.transaction.serialize(),
+      signature: bs58.encode(signature),
+      recentBlockhash: decoded.recentBlockhash,
+    };
+  } catch (error) {
+    if (!(error instanceof PolicyRefusal)) throw error;
+    await attempts.recordRefused(intent.key, attempt, error.reason, error.detail);
+    log.warn({ reason: error.reason, detail: error.detail, attempt }, "transaction refused by policy");
+    return { outcome: "refused", reason: error.reason, detail: error.detail, attempt, resumed: false };
+  }
+
+  // The signature is on record before anything leaves the process: a crash from here on resumes it.
+  const claimed = await attempts.recordSigned(intent.key, {
+    attempt,
+    signature: signed.signature,
+    lastValidBlockHeight: input.lastValidBlockHeight,
+    recentBlockhash: signed.recentBlockhash,
+    signedTransaction: Buffer.from(signed.bytes).toString("base64"),
+  });
+  if (!claimed) {
+    // Another run of the same intent got there first: follow its attempt, never send a second one.
+    const winner = await attempts.get(intent.key);
+    log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this attempt first");
+    if (winner?.status === "sent") return resume(winner, input, log);
+    if (winner) return fromRecord(winner);
+    throw new Error(`attempt record of ${intent.key} vanished`);
+  }
+  log.info({ signature: signed.signature, attempt }, "transaction signed and recorded");
+  const outcome = await sendAndConfirm({
+    ...sendInput(input, log),
+    signedTransaction: signed.bytes,
+    signature: signed.signature,
+    recentBlockhash: signed.recentBlockhash,
+    lastValidBlockHeight: input.lastValidBlockHeight,
+    ...(input.submit ? { submit: input.submit } : {}),
+  });
+  return finish(intent.key, attempt, outcome, false, input, log);
+}
+
+async function resume(record: AttemptRecord, input: SignAndSubmitInput, log: Logger): Promise<SignOutcome> {
+  const { signature, signedTransaction, lastValidBlockHeight, recentBlockhash } = record;
+  if (!signature || !signedTransaction || lastValidBlockHeight === undefined || !recentBlockhash) {
+    throw new Error(`attempt record of ${record.intentKey} is in flight but incomplete`);
+  }
+  log.info({ signature, attempt: record.attempt }, "resuming a recorded transaction");
+  // Same bytes, same signature: rebroadcasting cannot make a second payment.
+  const outcome = await sendAndConfirm({
+    ...sendInput(input, log),
+    signedTransaction: Buffer.from(signedTransaction, "base64"),
+    signature,
+    recentBlockhash,
+    lastValidBlockHeight,
+  });
+  return finish(record.intentKey, record.attempt, outcome, true, input, log);
+}
+
+function sendInput(
+  input: SignAndSubmitInput,
+  log: Logger,
+): Omit<SendAndConfirmInput, "signedTransaction" | "signature" | "recentBlockhash" | "lastValidBlockHeight"> {
+  const base: Omit<
+    SendAndConfirmInput,
+    "signedTransaction" | "signature" | "recentBlockhash" | "lastValidBlockHeight"
+  > = {
+    connection: input.connection,
+    logger: log,
+    ...input.send,
+  };
+  if (input.signal) base.signal = input.signal;
+  return base;
+}
+
+async function finish(
+  intentKey: string,
+  attempt: number,
+  outcome: SendOutcome,
+  resumed: boolean,
+  input: SignAndSubmitInput,
+  log: Logger,
+): Promise<SignOutcome> {
+  switch (outcome.outcome) {
+    case "confirmed":
+      await input.attempts.finish(intentKey, outcome.signature, { status: "confirmed", slot: outcome.slot });
+      log.info(
+        { signature: outcome.signature, slot: outcome.slot, ms: outcome.confirmationMs },
+        "transaction confirmed",
+      );
+      return { ...outcome, attempt, resumed };
+    case "failed":
+      await input.attempts.finish(intentKey, outcome.signature, { status: "failed", error: outcome.error });
+      log.warn({ signature: outcome.signature, error: outcome.error }, "transaction failed on chain");
+      return { ...outcome, attempt, resumed };
+    case "expired":
+      await input.attempts.finish(intentKey, outcome.signature, { status: "expired" });
+      log.info({ signature: outcome.signature, attempt }, "transaction expired unseen");
+      return { ...outcome, attempt, resumed };
+  }
+}
+
+function fromRecord(record: AttemptRecord): SignOutcome {
+  const base = { attempt: record.attempt, resumed: true };
+  switch (record.status) {
+    case "confirmed":
+      return { outcome: "confirmed", signature: record.signature ?? "", slot: record.slot ?? 0, ...base };
+    case "failed":
+      return { outcome: "failed", signature: record.signature, error: record.error ?? "failed", ...base };
+    case "expired":
+      return { outcome: "expired", signature: record.signature, ...base };
+    case "refused":
+      return { outcome: "refused", reason: record.reason ?? "refused", detail: record.error ?? "", ...base };
+    case "sent":
+      throw new Error("an attempt in flight has no outcome yet");
+  }
+}

@@ -1,0 +1,175 @@
+import { z } from "zod";
+import type { Intent } from "../src/core/intent.js";
+import { formatUsd } from "../src/core/money.js";
+import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
+import {
+  expectedObject,
+  mint,
+  onlyWhenValid,
+  planId,
+  positiveRawAmount,
+  refuseDuplicateIds,
+  wholeNumber,
+} from "./config-parts.js";
+import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.js";
+
+/**
+ * dca: dollar-cost averaging through recurring (time-based) orders.
+ *
+ * Rounds, exactly: a plan runs in rounds. Round r is one recurring order, intent key `dca-<id>-<r>`.
+ * - Round 1 starts on the first poll at or after `startAt` (at once without it).
+ * - A round started at `startedAt` is live until `startedAt + numberOfOrders * intervalSeconds`;
+ *   while it is live no new order is created for the plan.
+ * - During the round's first interval the strategy asks for the same intent on every poll that
+ *   does not already have it in flight, so a create that failed is retried (the ledger refuses the
+ *   key once it is done, and re-admits a failed one, bounded). After that it asks nothing.
+ * - When the round ends: with `repeat`, round r+1 starts on that poll; without, the plan is done.
+ * - A plan's state outlives its removal from config, so re-adding the id continues the round
+ *   numbering instead of repeating a key the ledger already holds as done.
+ * A change to a plan's amounts takes effect with its next round; the live order is not touched.
+ */
+
+export const STRATEGY_NAME = "dca";
+
+/** Service minimums for recurring orders (api-gaps). */
+export const DCA_MIN_TOTAL_MICRO_USD = 100_000_000n;
+export const DCA_MIN_PER_ORDER_MICRO_USD = 50_000_000n;
+
+const planSchema = z
+  .strictObject(
+    {
+      id: planId,
+      inputMint: mint,
+      outputMint: mint,
+      /** Total input of one round, in raw units of the input token, spread over its orders. */
+      inAmountRaw: positiveRawAmount,
+      numberOfOrders: wholeNumber(2, 1_000, "orders"),
+      intervalSeconds: wholeNumber(1, 31_536_000, "seconds"),
+      /** Unix seconds: the first round starts on the first poll at or after it. */
+      startAt: wholeNumber(0, 32_503_680_000, "Unix seconds").optional(),
+      /** Start a new round when one ends. */
+      repeat: z.boolean({ error: "expected true or false" }).default(false),
+    },
+    expectedObject("a plan: id, inputMint, outputMint, inAmountRaw, numberOfOrders, intervalSeconds"),
+  )
+  .superRefine((plan, ctx) => {
+    if (plan.inputMint === plan.outputMint)
+      ctx.addIssue({ code: "custom", path: ["outputMint"], message: "must differ from inputMint" });
+    if (BigInt(plan.inAmountRaw) < BigInt(plan.numberOfOrders))
+      ctx.addIssue({
+        code: "custom",
+        path: ["inAmountRaw"],
+        message: "must be at least one raw unit per order (numberOfOrders)",
+      });
+  }, onlyWhenValid);
+
+const configSchema = z
+  .strictObject({
+    plans: z.array(planSchema, { error: "expected a list of plans" }).min(1, "expected at least one plan"),
+  })
+  .superRefine((config, ctx) => refuseDuplicateIds(config.plans, "plans", ctx), onlyWhenValid);
+
+export type DcaConfig = z.infer<typeof configSchema>;
+export type DcaPlan = DcaConfig["plans"][number];
+
+// ---- minimums ----
+
+/**
+ * Checks a plan against the service's minimums ($100 a round, $50 an order) given the input token's
+ * price in dollars (a number from token search, or a decimal string) and its decimals. The config
+ * check calls it once it has resolved the token; the strategy cannot (it has no prices).
+ * Returns one `field: rule` line per problem, none when the plan is fine. Exact: no floats.
+ */
+export function checkDcaMinimums(
+  plan: Pick<DcaPlan, "inAmountRaw" | "numberOfOrders">,
+  usdPrice: number | string,
+  decimals: number,
+): string[] {
+  const price: Decimal | undefined =
+    typeof usdPrice === "number" ? decimalFromNumber(usdPrice) : parseDecimal(usdPrice);
+  if (!price) return [`usdPrice: expected a price in dollars >= 0, got ${String(usdPrice)}`];
+  if (!Number.isInteger(decimals) || decimals < 0)
+    return [`decimals: expected a whole number >= 0, got ${decimals}`];
+  const totalMicroUsd = (BigInt(plan.inAmountRaw) * price.units * 1_000_000n) / pow10(decimals + price.scale);
+  const perOrderMicroUsd = totalMicroUsd / BigInt(plan.numberOfOrders);
+  const problems: string[] = [];
+  if (totalMicroUsd < DCA_MIN_TOTAL_MICRO_USD)
+    problems.push(
+      `inAmountRaw: worth $${formatUsd(totalMicroUsd)} in total, below the minimum of ` +
+        `$${formatUsd(DCA_MIN_TOTAL_MICRO_USD)}`,
+    );
+  if (perOrderMicroUsd < DCA_MIN_PER_ORDER_MICRO_USD)
+    problems.push(
+      `numberOfOrders: ${plan.numberOfOrders} orders of $${formatUsd(perOrderMicroUsd)} each, below ` +
+        `the minimum of $${formatUsd(DCA_MIN_PER_ORDER_MICRO_USD)} an order`,
+    );
+  return problems;
+}
+
+// ---- state ----
+
+const roundSchema = z.object({
+  round: z.number().int().positive(),
+  startedAt: z.number().int(),
+  /** The round's order is live until then. */
+  endsAt: z.number().int(),
+  /** The round's intent is asked for again, on polls without it in flight, until then. */
+  retryUntil: z.number().int(),
+});
+type Round = z.infer<typeof roundSchema>;
+const stateSchema = z.object({ plans: z.record(z.string(), roundSchema) });
+
+function readState(state: StrategyState): Record<string, Round> {
+  const parsed = stateSchema.safeParse(state);
+  return parsed.success ? parsed.data.plans : {};
+}
+
+export function dcaKey(planId: string, round: number): string {
+  return `dca-${planId}-${round}`;
+}
+
+export const dca = defineStrategy<DcaConfig>({
+  name: STRATEGY_NAME,
+  contractVersion: 1,
+  description: "Dollar-cost average through recurring orders, one live order per plan",
+  configSchema,
+  evaluate({ snapshot, state, config, now }) {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
+    // Keep every plan's last round, configured or not (see "Rounds" above).
+    const plans: Record<string, Round> = { ...readState(state) };
+    const intents: Intent[] = [];
+
+    for (const plan of config.plans) {
+      const current = plans[plan.id];
+      let round: Round | undefined;
+      if (current && nowSeconds < current.endsAt) {
+        if (nowSeconds < current.retryUntil) round = current;
+      } else if (current ? plan.repeat : plan.startAt === undefined || nowSeconds >= plan.startAt) {
+        round = {
+          round: (current?.round ?? 0) + 1,
+          startedAt: nowSeconds,
+          endsAt: nowSeconds + plan.numberOfOrders * plan.intervalSeconds,
+          retryUntil: nowSeconds + plan.intervalSeconds,
+        };
+        plans[plan.id] = round;
+      }
+      if (!round) continue;
+      const key = dcaKey(plan.id, round.round);
+      if (inFlight.has(key)) continue;
+      intents.push({
+        kind: "createRecurring",
+        key,
+        wallet: snapshot.wallet,
+        strategy: STRATEGY_NAME,
+        inputMint: plan.inputMint,
+        outputMint: plan.outputMint,
+        inAmount: plan.inAmountRaw,
+        numberOfOrders: plan.numberOfOrders,
+        intervalSeconds: plan.intervalSeconds,
+        reason: `dca: plan ${plan.id} round ${round.round}, ${plan.numberOfOrders} orders every ${plan.intervalSeconds}s`,
+      });
+    }
+    return { intents, state: { plans } };
+  },
+});

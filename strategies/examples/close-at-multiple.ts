@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { type Intent, intentKeys } from "../../src/core/intent.js";
+import { defineStrategy } from "../../src/core/strategy.js";
+
+/**
+ * An example of a user strategy (see "Writing your own strategy" in ../README.md): close a
+ * prediction position once its value reached a multiple of what it cost, e.g. take the money when
+ * it doubled. Pure: everything it knows comes from the snapshot; it keeps no state.
+ */
+
+const MULTIPLE_RULE = "expected a multiple above 1 and at most 100, such as 2";
+const configSchema = z.strictObject({
+  /** Close when valueUsd >= multiple x totalCostUsd. */
+  multiple: z.number({ error: MULTIPLE_RULE }).gt(1, MULTIPLE_RULE).max(100, MULTIPLE_RULE).default(2),
+  /** Leave positions that cost less than this many dollars alone. */
+  minCostUsd: z.number({ error: "expected dollars >= 0" }).min(0, "expected dollars >= 0").default(0),
+});
+
+export type CloseAtMultipleConfig = z.infer<typeof configSchema>;
+
+const NAME = "close-at-multiple";
+const SCALE = 1_000_000n; // the multiple, kept exact to 6 decimals
+
+export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
+  name: NAME,
+  contractVersion: 1,
+  description: "Close a position once its value reached a multiple of its cost",
+  configSchema,
+  evaluate({ snapshot, state, config }) {
+    const multiple = BigInt(Math.round(config.multiple * 1_000_000));
+    const minCost = BigInt(Math.round(config.minCostUsd * 1_000_000));
+    // Another strategy (or a close-all) may already be closing a position: leave it to that one.
+    const busy = new Set(snapshot.inFlight.map((intent) => intent.positionPubkey ?? intent.key));
+    const closeAllInFlight = snapshot.inFlight.some((intent) => intent.kind === "closeAll");
+    const intents: Intent[] = [];
+    for (const position of snapshot.positions) {
+      const isOpen = position.marketMetadata.status === "open" && !position.claimable && !position.claimed;
+      if (!isOpen || position.openOrders > 0 || closeAllInFlight || busy.has(position.pubkey)) continue;
+      const cost = BigInt(position.totalCostUsd);
+      const value = BigInt(position.valueUsd);
+      if (cost <= 0n || cost < minCost || value * SCALE < cost * multiple) continue;
+      intents.push({
+        kind: "close",
+        // The same key as exit-rules uses: two strategies asking to close one position close it once.
+        key: intentKeys.close(position.pubkey),
+        wallet: snapshot.wallet,
+        strategy: NAME,
+        positionPubkey: position.pubkey,
+        costBasisMicroUsd: position.totalCostUsd,
+        reason: `${NAME}: value ${value} >= ${config.multiple} x cost ${cost} (micro-USD)`,
+      });
+    }
+    return { intents, state };
+  },
+});
+
+export default closeAtMultiple;

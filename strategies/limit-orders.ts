@@ -1,0 +1,265 @@
+import { z } from "zod";
+import type { Intent } from "../src/core/intent.js";
+import type { Snapshot } from "../src/core/snapshot.js";
+import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
+import {
+  expectedObject,
+  mint,
+  onlyWhenValid,
+  planId,
+  refuseDuplicateIds,
+  wholeNumber,
+} from "./config-parts.js";
+import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
+
+/**
+ * limit-orders: configured trigger orders, created once and cancelled when their time-to-live
+ * passes, when they are removed from config, or when their terms change.
+ *
+ * Generations, exactly: each configured order id runs in generations; generation g is one trigger
+ * order, created by the intent `limit-<id>-<g>` and cancelled by `limit-<id>-<g>-cancel`.
+ * - Generation 1 starts on the first poll that sees the id. Until the order account is known
+ *   (listed in `snapshot.triggerOrders`), the create is asked for on every poll without it in
+ *   flight, so a failed create is retried (the ledger refuses a key that is done).
+ * - The generation retires when its TTL passed (counted from the poll that started it), when the id
+ *   left the config, or when its terms (side, mints, raw amounts) changed. A retired generation is
+ *   cancelled: the cancel is asked for on every poll while the order is listed as open and the
+ *   cancel is not in flight; it is forgotten once the order is no longer listed (cancelled, or
+ *   never created) and its create is not in flight.
+ * - A new generation (g+1) starts when the terms changed, or the id came back after removal, and
+ *   no earlier generation of the id is still waiting for its cancel: one order per id at a time.
+ *   An order that expired is not placed again with the same terms (change them, or the id).
+ * The order account comes from the ledger (the service has no list endpoint): see
+ * `TriggerOrdersSnapshot`. Without that field the strategy creates but never cancels or forgets.
+ */
+
+export const STRATEGY_NAME = "limit-orders";
+
+/**
+ * Proposed additive field of `Snapshot` (filled by the poll worker from the ledger): trigger
+ * orders Keeper created for this wallet that it still considers open, i.e. createTrigger rows with
+ * a recorded order account and no cancelTrigger for that order that reached a final outcome.
+ */
+export interface KnownTriggerOrder {
+  /** The createTrigger intent key. */
+  readonly key: string;
+  /** The order account the create built. */
+  readonly order: string;
+}
+export interface TriggerOrdersSnapshot extends Snapshot {
+  readonly triggerOrders?: readonly KnownTriggerOrder[];
+}
+
+// ---- config ----
+
+const DECIMAL_RULE = 'expected a decimal string above 0, such as "1.5" (quote it in YAML)';
+const positiveDecimal = z
+  .string({ error: DECIMAL_RULE })
+  .refine((value) => (parseDecimal(value)?.units ?? 0n) > 0n, DECIMAL_RULE);
+
+const orderSchema = z
+  .strictObject(
+    {
+      id: planId,
+      /** sell: `price` is output tokens per input token. buy: input tokens per output token. */
+      side: z.enum(["sell", "buy"], { error: 'expected "sell" or "buy"' }),
+      inputMint: mint,
+      outputMint: mint,
+      inputDecimals: wholeNumber(0, 30, "decimals"),
+      outputDecimals: wholeNumber(0, 30, "decimals"),
+      /** How much of the input token the order spends, in whole tokens (exact in inputDecimals). */
+      amount: positiveDecimal,
+      price: positiveDecimal,
+      /** Cancel the order this long after it was asked for. */
+      ttlSeconds: wholeNumber(1, 31_536_000, "seconds").optional(),
+      slippageBps: wholeNumber(0, 10_000, "basis points").optional(),
+    },
+    expectedObject("an order: id, side, inputMint, outputMint, inputDecimals, outputDecimals, amount, price"),
+  )
+  .superRefine((order, ctx) => {
+    if (order.inputMint === order.outputMint)
+      ctx.addIssue({ code: "custom", path: ["outputMint"], message: "must differ from inputMint" });
+    if (toRawUnits(order.amount, order.inputDecimals) === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["amount"],
+        message: `has more decimals than the input token's ${order.inputDecimals}`,
+      });
+  }, onlyWhenValid);
+
+const configSchema = z
+  .strictObject({
+    orders: z
+      .array(orderSchema, { error: "expected a list of orders" })
+      .min(1, "expected at least one order"),
+  })
+  .superRefine((config, ctx) => refuseDuplicateIds(config.orders, "orders", ctx), onlyWhenValid);
+
+export type LimitOrdersConfig = z.infer<typeof configSchema>;
+export type LimitOrder = LimitOrdersConfig["orders"][number];
+
+// ---- amounts ----
+
+/**
+ * The order's raw amounts, exactly. makingAmount is `amount` in raw input units (the config check
+ * refuses an amount that would need rounding). takingAmount is what the price asks for in raw
+ * output units, rounded up when it is not whole, so the order never fills at a worse price than
+ * configured:
+ * - sell: taking = amount * price             (price: output per input)
+ * - buy:  taking = amount / price             (price: input per output)
+ */
+export function triggerAmounts(
+  order: Pick<LimitOrder, "side" | "amount" | "price" | "inputDecimals" | "outputDecimals">,
+): { makingAmount: string; takingAmount: string } {
+  const making = toRawUnits(order.amount, order.inputDecimals);
+  const price = parseDecimal(order.price);
+  if (making === undefined || !price || price.units === 0n)
+    throw new RangeError(`limit order: amount or price is not a valid decimal`);
+  // Raw output = making / 10^inputDecimals * price * 10^outputDecimals (sell), or / price (buy).
+  const sell = order.side === "sell";
+  const numerator = making * pow10(order.outputDecimals) * (sell ? price.units : pow10(price.scale));
+  const denominator = pow10(order.inputDecimals) * (sell ? pow10(price.scale) : price.units);
+  return { makingAmount: making.toString(), takingAmount: ceilDiv(numerator, denominator).toString() };
+}
+
+/** What an order is, for telling a change of terms from a change of TTL or slippage. */
+function termsOf(order: LimitOrder): string {
+  const { makingAmount, takingAmount } = triggerAmounts(order);
+  return [order.side, order.inputMint, order.outputMint, makingAmount, takingAmount].join("|");
+}
+
+export const limitOrderKeys = {
+  create: (id: string, generation: number) => `limit-${id}-${generation}`,
+  cancel: (id: string, generation: number) => `limit-${id}-${generation}-cancel`,
+} as const;
+
+// ---- state ----
+
+const generationSchema = z.object({
+  generation: z.number().int().positive(),
+  terms: z.string(),
+  /** Kept for the cancel, which may come after the order left the config. */
+  inputMint: z.string(),
+  createdAt: z.number().int(),
+  /** open: placed (or being placed); expired, replaced, removed: retired, its cancel is pending or done. */
+  status: z.enum(["open", "expired", "replaced", "removed"]),
+});
+type Generation = z.infer<typeof generationSchema>;
+const cancelSchema = z.object({
+  id: z.string(),
+  generation: z.number().int().positive(),
+  inputMint: z.string(),
+  reason: z.string(),
+});
+type PendingCancel = z.infer<typeof cancelSchema>;
+const stateSchema = z.object({
+  orders: z.record(z.string(), generationSchema),
+  /** Retired generations waiting for their cancel, by create key. */
+  cancels: z.record(z.string(), cancelSchema),
+});
+
+function readState(state: StrategyState): z.infer<typeof stateSchema> {
+  const parsed = stateSchema.safeParse(state);
+  return parsed.success ? parsed.data : { orders: {}, cancels: {} };
+}
+
+export const limitOrders = defineStrategy<LimitOrdersConfig>({
+  name: STRATEGY_NAME,
+  contractVersion: 1,
+  description: "Place configured trigger orders; cancel them on TTL, removal or a change of terms",
+  configSchema,
+  evaluate({ snapshot, state, config, now }) {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
+    const listed = (snapshot as TriggerOrdersSnapshot).triggerOrders;
+    const known = listed ? new Map(listed.map((o) => [o.key, o.order])) : undefined;
+    const configured = new Map(config.orders.map((order) => [order.id, order]));
+    const previous = readState(state);
+    const orders: Record<string, Generation> = { ...previous.orders };
+    const cancels: Record<string, PendingCancel> = { ...previous.cancels };
+    const intents: Intent[] = [];
+    const base = { wallet: snapshot.wallet, strategy: STRATEGY_NAME };
+
+    // 1. Retire open generations whose order was removed, changed or outlived its TTL.
+    for (const [id, current] of Object.entries(orders)) {
+      if (current.status !== "open") continue;
+      const order = configured.get(id);
+      let status: Generation["status"] | undefined;
+      let reason = "";
+      if (!order) {
+        status = "removed";
+        reason = `removed: order ${id} is no longer configured`;
+      } else if (termsOf(order) !== current.terms) {
+        status = "replaced";
+        reason = `replaced: the terms of order ${id} changed`;
+      } else if (order.ttlSeconds !== undefined && nowSeconds >= current.createdAt + order.ttlSeconds) {
+        status = "expired";
+        reason = `ttl: order ${id} is ${nowSeconds - current.createdAt}s old (ttl ${order.ttlSeconds}s)`;
+      }
+      if (!status) continue;
+      orders[id] = { ...current, status };
+      cancels[limitOrderKeys.create(id, current.generation)] = {
+        id,
+        generation: current.generation,
+        inputMint: current.inputMint,
+        reason,
+      };
+    }
+
+    // 2. Cancel retired orders that are open; forget those that are gone.
+    for (const [createKey, cancel] of Object.entries(cancels)) {
+      if (inFlight.has(createKey) || !known) continue; // still being created, or nothing to go by
+      const order = known.get(createKey);
+      if (order === undefined) {
+        delete cancels[createKey];
+        continue;
+      }
+      const key = limitOrderKeys.cancel(cancel.id, cancel.generation);
+      if (inFlight.has(key)) continue;
+      intents.push({
+        kind: "cancelTrigger",
+        key,
+        ...base,
+        order,
+        inputMint: cancel.inputMint,
+        reason: cancel.reason,
+      });
+    }
+
+    // 3. Create configured orders: a new generation where due, the current one again until it is known.
+    const waitingForCancel = new Set(Object.values(cancels).map((cancel) => cancel.id));
+    for (const order of config.orders) {
+      const current = orders[order.id];
+      const terms = termsOf(order);
+      let generation: Generation;
+      if (current?.status === "open") {
+        generation = current;
+      } else if (current?.status === "expired" && current.terms === terms) {
+        continue; // it had its time; the same terms are not placed again
+      } else {
+        if (waitingForCancel.has(order.id)) continue; // one order per id at a time
+        generation = {
+          generation: (current?.generation ?? 0) + 1,
+          terms,
+          inputMint: order.inputMint,
+          createdAt: nowSeconds,
+          status: "open",
+        };
+        orders[order.id] = generation;
+      }
+      const key = limitOrderKeys.create(order.id, generation.generation);
+      if (inFlight.has(key) || known?.has(key)) continue;
+      intents.push({
+        kind: "createTrigger",
+        key,
+        ...base,
+        inputMint: order.inputMint,
+        outputMint: order.outputMint,
+        ...triggerAmounts(order),
+        ...(order.slippageBps === undefined ? {} : { slippageBps: order.slippageBps }),
+        reason: `limit: ${order.side} ${order.amount} at ${order.price} (order ${order.id}, generation ${generation.generation})`,
+      });
+    }
+    return { intents, state: { orders, cancels } };
+  },
+});

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import type { Intent } from "../src/core/intent.js";
+import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
+import {
+  expectedObject,
+  mint,
+  onlyWhenValid,
+  planId,
+  positiveRawAmount,
+  refuseDuplicateIds,
+  wholeNumber,
+} from "./config-parts.js";
+
+/**
+ * sweep: when the wallet holds more of a token than it should keep (payouts of claims and closes
+ * pile up in USDC, say), swap the excess into a target token through the swap build.
+ *
+ * Rounds, exactly: rule `id` runs in rounds; round r is one swap, intent key `sweep-<id>-<r>`.
+ * - A poll that sees `balance - keepRaw >= minSwapRaw` asks to swap that excess.
+ * - While the round's swap is in flight nothing is asked.
+ * - Once it is not in flight, the same round is asked again only while the balance is exactly the
+ *   one it was asked at (the swap failed: the ledger re-admits a failed key, bounded); any other
+ *   balance (the swap landed, or money came in) starts the next round with the new excess.
+ * The balance comes from `snapshot.balances[fromMint]` (the engine reads the sweep's `fromMint`
+ * balances); without it the rule asks nothing.
+ */
+
+export const STRATEGY_NAME = "sweep";
+
+const RAW_RULE = "expected an integer string of raw token units >= 0";
+const ruleSchema = z
+  .strictObject(
+    {
+      id: planId,
+      /** The token to sweep: a mint, a symbol or a name (resolved once, like dca's). */
+      fromMint: mint,
+      /** The token to sweep into. */
+      toMint: mint,
+      /** Raw units of fromMint to leave in the wallet. */
+      keepRaw: z.string({ error: RAW_RULE }).regex(/^\d+$/, RAW_RULE),
+      /** Sweep only an excess of at least this many raw units. */
+      minSwapRaw: positiveRawAmount.default("1"),
+      slippageBps: wholeNumber(0, 10_000, "basis points").optional(),
+    },
+    expectedObject("a rule: id, fromMint, toMint, keepRaw"),
+  )
+  .superRefine((rule, ctx) => {
+    if (rule.fromMint === rule.toMint)
+      ctx.addIssue({ code: "custom", path: ["toMint"], message: "must differ from fromMint" });
+  }, onlyWhenValid);
+
+const configSchema = z
+  .strictObject({
+    rules: z.array(ruleSchema, { error: "expected a list of rules" }).min(1, "expected at least one rule"),
+  })
+  .superRefine((config, ctx) => refuseDuplicateIds(config.rules, "rules", ctx), onlyWhenValid);
+
+export type SweepConfig = z.infer<typeof configSchema>;
+
+const roundSchema = z.object({
+  round: z.number().int().positive(),
+  /** The balance the round's swap was asked at (raw units). */
+  balance: z.string().regex(/^\d+$/),
+});
+type Round = z.infer<typeof roundSchema>;
+const stateSchema = z.object({ rules: z.record(z.string(), roundSchema) });
+
+function readState(state: StrategyState): Record<string, Round> {
+  const parsed = stateSchema.safeParse(state);
+  return parsed.success ? parsed.data.rules : {};
+}
+
+export const sweepKey = (id: string, round: number) => `sweep-${id}-${round}`;
+
+export const sweep = defineStrategy<SweepConfig>({
+  name: STRATEGY_NAME,
+  contractVersion: 1,
+  description: "Swap what a wallet holds of a token beyond a threshold into another token",
+  configSchema,
+  evaluate({ snapshot, state, config }) {
+    const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
+    const rules: Record<string, Round> = { ...readState(state) };
+    const intents: Intent[] = [];
+    for (const rule of config.rules) {
+      const current = rules[rule.id];
+      if (current && inFlight.has(sweepKey(rule.id, current.round))) continue;
+      const held = snapshot.balances[rule.fromMint];
+      if (held === undefined || !/^\d+$/.test(held)) continue;
+      const excess = BigInt(held) - BigInt(rule.keepRaw);
+      if (excess < BigInt(rule.minSwapRaw)) continue;
+      const round = current && current.balance === held ? current.round : (current?.round ?? 0) + 1;
+      rules[rule.id] = { round, balance: held };
+      intents.push({
+        kind: "swap",
+        key: sweepKey(rule.id, round),
+        wallet: snapshot.wallet,
+        strategy: STRATEGY_NAME,
+        inputMint: rule.fromMint,
+        outputMint: rule.toMint,
+        amount: excess.toString(),
+        ...(rule.slippageBps === undefined ? {} : { slippageBps: rule.slippageBps }),
+        reason: `sweep: rule ${rule.id} holds ${held}, keeps ${rule.keepRaw}, swaps ${excess} (raw units)`,
+      });
+    }
+    return { intents, state: { rules } };
+  },
+});

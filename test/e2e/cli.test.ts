@@ -1,0 +1,112 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import { testRedis } from "../helpers/redis.js";
+import { recordTestOutput } from "../helpers/test-secrets.js";
+
+function keeper(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(process.cwd(), "bin/keeper.js"), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("exit", (code) => {
+      recordTestOutput("cli", stdout + stderr);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("the keeper CLI against the sandbox", () => {
+  let sandbox: RunningSandbox;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, chain: false, rateLimit: false });
+    redis = await testRedis("e2e-cli");
+    const dir = await mkdtemp(join(tmpdir(), "keeper-cli-"));
+    const file = join(dir, "keeper.yaml");
+    await writeFile(file, `service:\n  baseUrl: ${sandbox.url}\nredis:\n  prefix: ${redis.prefix}\n`);
+    env = { KEEPER_CONFIG: file };
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  it("reads every read endpoint as JSON", async () => {
+    const owner = sandbox.wallets[0] ?? "";
+    const events = await keeper(["events", "--json", "--limit", "5"], env);
+    expect(events.code).toBe(0);
+    const eventId =
+      (JSON.parse(events.stdout) as { data: Array<{ eventId: string }> }).data[0]?.eventId ?? "";
+    const runs: Array<[string[], (json: unknown) => boolean]> = [
+      [["markets", eventId, "--json"], (j) => Array.isArray((j as { data: unknown[] }).data)],
+      [
+        ["positions", owner, "--json"],
+        (j) =>
+          Array.isArray(j) && (j as Array<{ ownerPubkey: string }>).every((p) => p.ownerPubkey === owner),
+      ],
+      [["orders", "--owner", owner, "--json"], (j) => Array.isArray(j)],
+      [["history", "--owner", owner, "--json"], (j) => Array.isArray(j) && (j as unknown[]).length > 0],
+      [["leaderboard", "--limit", "5", "--json"], (j) => (j as { data: unknown[] }).data.length === 5],
+      [
+        ["tokens", "USDC", "--json"],
+        (j) => (j as Array<{ symbol: string }>).some((t) => t.symbol === "USDC"),
+      ],
+      [["invites", owner, "--json"], (j) => Array.isArray((j as { invites: unknown[] }).invites)],
+      [["ledger", "--json"], (j) => Array.isArray(j)],
+      [["status", "--json"], (j) => (j as { paused: { paused: boolean } }).paused.paused === false],
+    ];
+    for (const [args, check] of runs) {
+      const run = await keeper(args, env);
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+      expect(check(JSON.parse(run.stdout)), args.join(" ")).toBe(true);
+    }
+    const table = await keeper(["positions", owner], env);
+    expect(table.stdout.split("\n")[0]).toMatch(/^position\s+market\s+side/);
+  }, 120_000);
+
+  it("pauses and resumes through Redis", async () => {
+    expect((await keeper(["pause", "--reason", "maintenance"], env)).code).toBe(0);
+    const paused = JSON.parse((await keeper(["status", "--json"], env)).stdout) as {
+      paused: { paused: boolean; reason: string };
+    };
+    expect(paused.paused).toMatchObject({ paused: true, reason: "maintenance" });
+    expect((await keeper(["resume"], env)).code).toBe(0);
+    const resumed = JSON.parse((await keeper(["status", "--json"], env)).stdout) as {
+      paused: { paused: boolean };
+    };
+    expect(resumed.paused.paused).toBe(false);
+  }, 60_000);
+
+  it.each([
+    [["leaderboard", "--limit", "0"], /--limit: expected an integer from 1 to 100/],
+    [["events", "--category", "weather"], /argument 'weather' is invalid/],
+    [["positions", "not-a-key"], /ownerPubkey: expected a base58 public key/],
+    [["frobnicate"], /unknown command 'frobnicate'/],
+  ])(
+    "refuses %j with exit 2 and one clear line",
+    async (args, message) => {
+      const run = await keeper(args, env);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    },
+    30_000,
+  );
+});

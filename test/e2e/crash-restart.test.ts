@@ -1,0 +1,172 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Position } from "../../src/api/schemas/prediction.js";
+import { Ledger, type LedgerRow } from "../../src/keeper/ledger.js";
+import { redisKeys } from "../../src/keeper/names.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { RedisAttemptStore } from "../../src/signer/attempt-store.js";
+import {
+  eventually,
+  positionsOf,
+  spawnKeeper,
+  startTestSandbox,
+  usdcBalance,
+  writeKeeperConfig,
+  writeWalletKeyFiles,
+} from "../helpers/keeper-harness.js";
+import { testRedis } from "../helpers/redis.js";
+
+describe("crash: the keeper is killed (SIGKILL) with claims in flight and restarted", () => {
+  let sandbox: RunningSandbox;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let keeperRuns: Array<ReturnType<typeof spawnKeeper>> = [];
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox());
+    redis = await testRedis("e2e-crash");
+  });
+  afterAll(async () => {
+    await Promise.all(keeperRuns.map((run) => run.kill()));
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  it("ends with every claim made once: none doubled, none lost", async () => {
+    const config = await writeKeeperConfig(sandbox, redis.prefix, {
+      walletYaml: await writeWalletKeyFiles(sandbox),
+    });
+    const initial: Position[] = (
+      await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w)))
+    ).flat();
+    const winners = initial.filter((p) => p.claimable && !p.claimed);
+    expect(winners.length).toBeGreaterThan(1);
+    const before = new Map<string, bigint>();
+    for (const w of sandbox.wallets) before.set(w, await usdcBalance(sandbox, w, sandbox.usdcMint));
+
+    // Sends are held by the chain for a while, so claims are signed and sent but not landed when we kill.
+    const chain = sandbox.chain?.chain;
+    if (!chain) throw new Error("the sandbox runs no chain");
+    chain.faults.landDelayMs = 3_000;
+
+    const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
+    const first = spawnKeeper(config);
+    keeperRuns.push(first);
+    const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
+    const recorded = new Map<string, string>();
+    await eventually(
+      "claims signed, recorded and sent",
+      async () => {
+        for (const row of await ledger.list()) {
+          const attempt = row.status === "sending" ? await attempts.get(row.key) : undefined;
+          if (attempt?.status === "sent" && attempt.signature) recorded.set(row.key, attempt.signature);
+        }
+        return recorded.size > 0 ? true : undefined;
+      },
+      60_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${first.output().slice(-3000)}`);
+    });
+
+    await first.kill("SIGKILL");
+    chain.faults.landDelayMs = 0;
+
+    const second = spawnKeeper(config);
+    keeperRuns.push(second);
+    const rows = await eventually(
+      "every winning position claimed and confirmed after the restart",
+      async () => {
+        const all = await ledger.list();
+        const confirmed = all.filter((r: LedgerRow) => r.kind === "claim" && r.status === "confirmed");
+        return confirmed.length >= winners.length ? all : undefined;
+      },
+      90_000,
+    ).catch(async (error: Error) => {
+      const state = (await ledger.list()).map(
+        (r) => `${r.key.slice(0, 16)} ${r.status} ${r.builds} ${r.error ?? ""}`,
+      );
+      const problems = second
+        .output()
+        .split("\n")
+        .filter((l) => /"level":"(warn|error|fatal)"/.test(l))
+        .slice(-10);
+      throw new Error(`${error.message}\n${state.join("\n")}\n${problems.join("\n")}`);
+    });
+
+    const claims = rows.filter((r) => r.kind === "claim");
+    expect(claims.map((r) => r.key).sort()).toEqual(winners.map((p) => `claim-${p.pubkey}`).sort());
+    expect(claims.every((r) => r.status === "confirmed")).toBe(true);
+    // The claims in flight at the kill were resumed with their recorded signature, not signed anew.
+    for (const [key, signature] of recorded) {
+      const attempt = await attempts.get(key);
+      expect(attempt?.attempt).toBe(1);
+      expect(attempt?.signature).toBe(signature);
+    }
+    // On chain: each owner received exactly the sum of its payouts, once.
+    for (const wallet of sandbox.wallets) {
+      const expected = claims
+        .filter((r) => r.wallet === wallet)
+        .reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
+      expect((await usdcBalance(sandbox, wallet, sandbox.usdcMint)) - (before.get(wallet) ?? 0n)).toBe(
+        expected,
+      );
+    }
+
+    // A graceful stop exits 0.
+    expect(await second.kill("SIGTERM")).toBe(0);
+    keeperRuns = [];
+  }, 180_000);
+});
+
+describe("two keepers against the same Redis", () => {
+  let sandbox: RunningSandbox;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  const runs: Array<ReturnType<typeof spawnKeeper>> = [];
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox());
+    redis = await testRedis("e2e-two");
+  });
+  afterAll(async () => {
+    await Promise.all(runs.map((run) => run.kill()));
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  it("do the same work once", async () => {
+    const config = await writeKeeperConfig(sandbox, redis.prefix, {
+      walletYaml: await writeWalletKeyFiles(sandbox),
+    });
+    const initial = (await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w)))).flat();
+    const winners = initial.filter((p) => p.claimable && !p.claimed);
+    const before = new Map<string, bigint>();
+    for (const w of sandbox.wallets) before.set(w, await usdcBalance(sandbox, w, sandbox.usdcMint));
+
+    runs.push(spawnKeeper(config), spawnKeeper(config));
+    const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
+    await eventually(
+      "every winning position claimed by one of the two keepers",
+      async () => {
+        const confirmed = (await ledger.list()).filter((r) => r.kind === "claim" && r.status === "confirmed");
+        return confirmed.length >= winners.length ? true : undefined;
+      },
+      90_000,
+    );
+    // Let both keep polling a few more ticks: nothing more happens.
+    const probe = new Redis(redis.redis.options);
+    const ticks = await probe.hgetall(redisKeys(redis.prefix, "live").lastPolls);
+    await eventually("three more polls", async () => {
+      const now = await probe.hgetall(redisKeys(redis.prefix, "live").lastPolls);
+      return sandbox.wallets.every((w) => Number(now[w]) >= Number(ticks[w]) + 3) ? true : undefined;
+    });
+    probe.disconnect();
+
+    const claims = (await ledger.list()).filter((r) => r.kind === "claim");
+    expect(claims).toHaveLength(winners.length);
+    for (const wallet of sandbox.wallets) {
+      const expected = claims
+        .filter((r) => r.wallet === wallet)
+        .reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
+      expect((await usdcBalance(sandbox, wallet, sandbox.usdcMint)) - (before.get(wallet) ?? 0n)).toBe(
+        expected,
+      );
+    }
+  }, 180_000);
+});

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Position } from "../../src/api/schemas/prediction.js";
+import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import {
+  eventually,
+  loadTestConfig,
+  positionsOf,
+  startTestKeeper,
+  startTestSandbox,
+  usdcBalance,
+  writeKeeperConfig,
+} from "../helpers/keeper-harness.js";
+import { testRedis } from "../helpers/redis.js";
+
+const ONE_USD = 1_000_000;
+
+/** The market's yes price that puts a position's own side at `sidePriceMicro`. */
+function yesPriceFor(position: Position, sidePriceMicro: number): number {
+  const side = Math.min(ONE_USD - 10_000, Math.max(10_000, Math.round(sidePriceMicro)));
+  return position.isYes ? side : ONE_USD - side;
+}
+
+/** Waits until every configured wallet was polled `count` more times than now. */
+async function morePolls(keeper: RunningKeeper, wallets: readonly string[], count: number) {
+  const ticks = await keeper.redis.hgetall(keeper.keys.lastPolls);
+  await eventually(`${count} more polls`, async () => {
+    const now = await keeper.redis.hgetall(keeper.keys.lastPolls);
+    return wallets.every((w) => Number(now[w] ?? 0) >= Number(ticks[w] ?? 0) + count) ? true : undefined;
+  });
+}
+
+describe("exit-rules end to end: take-profit and stop-loss close once, open orders are left alone", () => {
+  let sandbox: RunningSandbox;
+  let keeper: RunningKeeper;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let wallet: string;
+  let takeProfit: Position;
+  let stopLoss: Position;
+  let withOrders: Position;
+
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox());
+    redis = await testRedis("e2e-exit");
+    wallet = sandbox.wallets[0] ?? "";
+    const open = (await positionsOf(sandbox, wallet)).filter(
+      (p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed,
+    );
+    const free = open.filter((p) => p.openOrders === 0);
+    const busy = open.find((p) => p.openOrders > 0);
+    if (free.length < 2 || !busy || new Set(open.map((p) => p.marketId)).size !== open.length)
+      throw new Error("the sandbox seed no longer gives wallet 0 two free positions and one with orders");
+    [takeProfit, stopLoss] = free as [Position, Position];
+    withOrders = busy;
+    // Each position starts at its own average price: no rule holds before the test moves a price.
+    for (const p of [takeProfit, stopLoss, withOrders])
+      sandbox.world.setPrice(p.marketId, yesPriceFor(p, Number(p.avgPriceUsd)));
+
+    const side = (p: Position) => (p.isYes ? "yes" : "no");
+    const extra = `strategies:
+  - name: exit-rules
+    overrides:
+      - match: { marketId: "${takeProfit.marketId}", side: ${side(takeProfit)} }
+        rules: { takeProfitPct: 20 }
+      - match: { marketId: "${stopLoss.marketId}", side: ${side(stopLoss)} }
+        rules: { stopLossPct: 20 }
+      - match: { marketId: "${withOrders.marketId}", side: ${side(withOrders)} }
+        rules: { takeProfitPct: 20 }
+`;
+    const config = await loadTestConfig(
+      await writeKeeperConfig(sandbox, redis.prefix, {
+        extra,
+        walletYaml: `wallets:\n  - pubkey: ${wallet}\n`,
+      }),
+    );
+    ({ keeper } = await startTestKeeper(config, sandbox));
+  }, 60_000);
+
+  afterAll(async () => {
+    await keeper?.stop();
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  it("closes each crossing position once through DELETE /positions/{pubkey}, signed and landed", async () => {
+    // Prices at cost: polls run and ask for nothing.
+    await morePolls(keeper, [wallet], 2);
+    expect(await keeper.ledger.list()).toEqual([]);
+    const before = await usdcBalance(sandbox, wallet, sandbox.usdcMint);
+
+    sandbox.world.setPrice(
+      takeProfit.marketId,
+      yesPriceFor(takeProfit, Number(takeProfit.avgPriceUsd) * 1.5),
+    );
+    sandbox.world.setPrice(stopLoss.marketId, yesPriceFor(stopLoss, Number(stopLoss.avgPriceUsd) * 0.5));
+    sandbox.world.setPrice(
+      withOrders.marketId,
+      yesPriceFor(withOrders, Number(withOrders.avgPriceUsd) * 1.5),
+    );
+
+    const expected = [`close-${takeProfit.pubkey}`, `close-${stopLoss.pubkey}`].sort();
+    const rows = await eventually(
+      "both closes confirmed",
+      async () => {
+        const closes = (await keeper.ledger.list()).filter((r) => r.kind === "close");
+        return closes.filter((r) => r.status === "confirmed").length >= 2 ? closes : undefined;
+      },
+      60_000,
+    );
+    expect(rows.map((r) => r.key).sort()).toEqual(expected);
+    for (const row of rows) {
+      expect(row.status).toBe("confirmed");
+      expect(row.signature).toBeTruthy();
+      expect(row.strategy).toBe("exit-rules");
+      expect(BigInt(row.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
+    }
+    expect(rows.find((r) => r.key === `close-${takeProfit.pubkey}`)?.reason).toMatch(/^take-profit: pnl/);
+    expect(rows.find((r) => r.key === `close-${stopLoss.pubkey}`)?.reason).toMatch(/^stop-loss: pnl/);
+
+    // The service no longer lists them; the position with an open order is still there, untouched.
+    const after = await positionsOf(sandbox, wallet);
+    expect(after.find((p) => p.pubkey === takeProfit.pubkey)).toBeUndefined();
+    expect(after.find((p) => p.pubkey === stopLoss.pubkey)).toBeUndefined();
+    expect(after.find((p) => p.pubkey === withOrders.pubkey)?.pnlUsdPercent).toBeGreaterThan(20);
+
+    // The proceeds are on the owner's USDC account, to the micro-dollar the builds announced.
+    const proceeds = rows.reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
+    expect((await usdcBalance(sandbox, wallet, sandbox.usdcMint)) - before).toBe(proceeds);
+
+    // More polls ask for nothing new: one close per position, none for the one with orders.
+    await morePolls(keeper, [wallet], 2);
+    const again = await keeper.ledger.list();
+    expect(again.map((r) => r.key).sort()).toEqual(expected);
+    const metrics = await keeper.metrics.render();
+    expect(metrics).toContain('keeper_transactions_total{kind="close",outcome="confirmed"} 2');
+  }, 120_000);
+});

@@ -1,0 +1,185 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Connection, PublicKey } from "@solana/web3.js";
+import pino from "pino";
+import { collectAll, createApiClient, iteratePositions } from "../../src/api/index.js";
+import type { Position } from "../../src/api/schemas/prediction.js";
+import { type KeeperConfig, loadConfig } from "../../src/config/load-config.js";
+import { ALL_ROLES, type Role, type RunningKeeper, startKeeper } from "../../src/keeper/keeper.js";
+import { createCaptureStream } from "../../src/ops/capture-stream.js";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import { DrivenClock } from "../../src/sandbox/world/clock.js";
+import { Wallets } from "../../src/signer/keys.js";
+import { recordTestOutput, TEST_API_KEY } from "./test-secrets.js";
+
+/** A sandbox (service and chain) with a driven clock, and a config pointing a keeper at it. */
+export async function startTestSandbox(options: { walletCount?: number } = {}) {
+  const clock = new DrivenClock();
+  const sandbox = await startSandbox({
+    port: 0,
+    apiKey: TEST_API_KEY,
+    clock,
+    rateLimit: false,
+    chain: { port: 0, slotMs: 25 },
+    ...(options.walletCount ? { walletCount: options.walletCount } : {}),
+  });
+  return { sandbox, clock };
+}
+
+export async function writeKeeperConfig(
+  sandbox: RunningSandbox,
+  prefix: string,
+  options: { extra?: string; walletYaml?: string } = {},
+): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "keeper-e2e-"));
+  const file = join(dir, "keeper.yaml");
+  const keyFile = join(dir, "api-key");
+  await writeFile(keyFile, `${sandbox.apiKey}\n`, { mode: 0o600 });
+  const wallets =
+    options.walletYaml ??
+    `wallets:\n${sandbox.wallets.map((pubkey) => `  - pubkey: ${pubkey}`).join("\n")}\n`;
+  await writeFile(
+    file,
+    `service:
+  baseUrl: ${sandbox.url}
+  apiKeyFile: ${keyFile}
+  requestsPerSecond: 200
+rpc:
+  url: ${sandbox.chain?.url}
+redis:
+  prefix: ${prefix}
+${wallets}
+schedules:
+  pollPositions: "* * * * * *"
+  pollOrders: "*/30 * * * * *"
+signer:
+  rebroadcastIntervalMs: 200
+queues:
+  backoffMs: 200
+  # A killed keeper's jobs are picked up again within seconds, not the default 30.
+  lockDurationMs: 3000
+  stalledIntervalMs: 1000
+ops:
+  port: 0
+  logLevel: debug
+${options.extra ?? ""}`,
+  );
+  return file;
+}
+
+export function sandboxWallets(sandbox: RunningSandbox): Wallets {
+  return Wallets.fromSecretKeys(sandbox.wallets.map((_, i) => sandbox.world.walletKeypair(i).secretKey));
+}
+
+export async function startTestKeeper(
+  config: KeeperConfig,
+  sandbox: RunningSandbox,
+  roles: readonly Role[] = ALL_ROLES,
+): Promise<{ keeper: RunningKeeper; logs: ReturnType<typeof createCaptureStream> }> {
+  const logs = createCaptureStream();
+  const teeToSuiteLogs = { write: (line: string) => recordTestOutput("keeper", line) };
+  const keeper = await startKeeper({
+    config,
+    roles: new Set(roles),
+    logger: pino(
+      { level: "debug" },
+      pino.multistream([
+        { stream: logs, level: "debug" },
+        { stream: teeToSuiteLogs, level: "debug" },
+      ]),
+    ),
+    wallets: sandboxWallets(sandbox),
+  });
+  return { keeper, logs };
+}
+
+export async function loadTestConfig(file: string): Promise<KeeperConfig> {
+  return loadConfig({ file, env: {} });
+}
+
+export async function positionsOf(sandbox: RunningSandbox, owner: string): Promise<Position[]> {
+  const client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+  return collectAll(iteratePositions(client, { ownerPubkey: owner }));
+}
+
+/** Raw USDC units the owner holds on the local chain (0 without a token account). */
+export async function usdcBalance(sandbox: RunningSandbox, owner: string, mint: string): Promise<bigint> {
+  const connection = new Connection(sandbox.chain?.url ?? "", "confirmed");
+  const accounts = await connection.getTokenAccountsByOwner(new PublicKey(owner), {
+    mint: new PublicKey(mint),
+  });
+  let total = 0n;
+  for (const { pubkey } of accounts.value) {
+    const balance = await connection.getTokenAccountBalance(pubkey);
+    total += BigInt(balance.value.amount);
+  }
+  return total;
+}
+
+/** Polls `check` until it returns a value, or fails after `timeoutMs` with `what`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}
+
+/** Writes each sandbox wallet's key as a Solana CLI keypair file (mode 0600) and returns wallet YAML. */
+export async function writeWalletKeyFiles(sandbox: RunningSandbox): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "keeper-keys-"));
+  const lines: string[] = [];
+  for (const [i, pubkey] of sandbox.wallets.entries()) {
+    const file = join(dir, `wallet-${i}.json`);
+    await writeFile(file, JSON.stringify([...sandbox.world.walletKeypair(i).secretKey]), { mode: 0o600 });
+    lines.push(`  - pubkey: ${pubkey}\n    keyFile: ${file}`);
+  }
+  return `wallets:\n${lines.join("\n")}\n`;
+}
+
+/** Runs `keeper start --config FILE` as a separate process, the way an operator would. */
+export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(
+    process.execPath,
+    [join(process.cwd(), "bin/keeper.js"), "start", "--config", configFile],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      recordTestOutput("spawned-keeper", output);
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    async kill(signal: NodeJS.Signals = "SIGKILL") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

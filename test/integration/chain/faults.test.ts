@@ -1,0 +1,106 @@
+import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  fundedKeypair,
+  type Harness,
+  signedTransfer,
+  startHarness,
+  statusOf,
+  waitFor,
+} from "./chain-harness.js";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe("local chain fault knobs", () => {
+  it("dropFirstSends(2): the first two sends are acknowledged but lost, the third lands", async () => {
+    h.chain.dropFirstSends(2);
+    const payer = fundedKeypair(h.chain);
+    const to = Keypair.generate().publicKey;
+    const bytes = (await signedTransfer(h.connection, payer, to, LAMPORTS_PER_SOL)).serialize();
+    const first = await h.connection.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 });
+    h.chain.advanceSlots(2);
+    expect(await statusOf(h.connection, first)).toBeUndefined();
+    const second = await h.connection.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 });
+    h.chain.advanceSlots(2);
+    expect(second).toBe(first);
+    expect(await statusOf(h.connection, first)).toBeUndefined();
+    expect(await h.connection.getBalance(to)).toBe(0);
+    await h.connection.sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 });
+    const status = await waitFor(() => statusOf(h.connection, first), "third send to land");
+    expect(status.err).toBeNull();
+    expect(await h.connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);
+  });
+
+  it("landDelayMs holds a send, then lands it while its blockhash is valid", async () => {
+    h.chain.faults.landDelayMs = 150;
+    const payer = fundedKeypair(h.chain);
+    const to = Keypair.generate().publicKey;
+    const tx = await signedTransfer(h.connection, payer, to, LAMPORTS_PER_SOL);
+    const signature = await h.connection.sendRawTransaction(tx.serialize());
+    // Held: nothing yet right after the send returns.
+    expect(h.chain.transaction(signature)).toBeUndefined();
+    const status = await waitFor(() => statusOf(h.connection, signature), "delayed landing");
+    expect(status.err).toBeNull();
+    expect(await h.connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);
+  });
+
+  it("landDelayMs drops a held send whose blockhash expires meanwhile", async () => {
+    const payer = fundedKeypair(h.chain);
+    const to = Keypair.generate().publicKey;
+    const tx = await signedTransfer(h.connection, payer, to, LAMPORTS_PER_SOL);
+    h.chain.faults.landDelayMs = 100;
+    const signature = await h.connection.sendRawTransaction(tx.serialize());
+    expect(h.chain.heldSends).toBe(1);
+    h.chain.advanceSlots(200);
+    await waitFor(() => (h.chain.heldSends === 0 ? true : undefined), "the held send to be released");
+    expect(await statusOf(h.connection, signature)).toBeUndefined();
+    expect(await h.connection.getBalance(to)).toBe(0);
+  });
+
+  it("methodErrors fails a seeded share of calls with the configured error", async () => {
+    h.chain.faults.methodErrors = { getSlot: { rate: 0.5, code: -32005, message: "Node is behind" } };
+    const outcomes: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      outcomes.push(
+        await h.connection.getSlot().then(
+          () => "ok",
+          (error: Error) => (error.message.includes("Node is behind") ? "error" : `other: ${error.message}`),
+        ),
+      );
+    }
+    expect(outcomes.filter((o) => o === "error").length).toBeGreaterThan(5);
+    expect(outcomes.filter((o) => o === "ok").length).toBeGreaterThan(5);
+    expect(outcomes.every((o) => o === "ok" || o === "error")).toBe(true);
+    // Other methods are untouched, and a rate of 1 fails every call.
+    await expect(h.connection.getBlockHeight()).resolves.toBeGreaterThan(0);
+    h.chain.faults.methodErrors = { getBlockHeight: { rate: 1 } };
+    await expect(h.connection.getBlockHeight()).rejects.toThrow();
+  });
+
+  it("methodErrors draws the same sequence for the same seed", async () => {
+    const run = async (): Promise<string> => {
+      const other = await startHarness({ seed: 99 });
+      other.chain.faults.methodErrors = { getHealth: { rate: 0.3 } };
+      const results: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const response = await fetch(other.url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "getHealth" }),
+        });
+        results.push("error" in ((await response.json()) as object) ? "x" : ".");
+      }
+      await other.close();
+      return results.join("");
+    };
+    const first = await run();
+    expect(first).toContain("x");
+    expect(await run()).toBe(first);
+  });
+});

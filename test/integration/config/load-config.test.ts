@@ -1,0 +1,147 @@
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inspect } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load-config.js";
+import { ConfigError } from "../../../src/core/errors.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "keeper-config-"));
+});
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+async function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const path = await file(`c-${Math.random().toString(36).slice(2)}.yaml`, text);
+  try {
+    await loadConfig({ file: path, env });
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+describe("loadConfig", () => {
+  it("loads the defaults with no file", async () => {
+    const config = await loadConfig({ env: {} });
+    expect(config.mode).toBe("live");
+    expect(config.service.baseUrl).toBe("http://127.0.0.1:8787");
+    expect(config.strategies.map((s) => s.name)).toEqual(["auto-claim"]);
+    expect(Object.isFrozen(config.service)).toBe(true);
+  });
+
+  it.each([
+    ["mode: maybe", "mode: Invalid option"],
+    ["service:\n  timeoutMs: 5", "service.timeoutMs:"],
+    ["service:\n  baseUrl: ftp://x", "service.baseUrl: expected an http(s) URL"],
+    ["service:\n  surprise: 1", "service.surprise: unknown key"],
+    ["schedules:\n  pollPositions: every minute", "schedules.pollPositions: expected a cron expression"],
+    ["wallets:\n  - pubkey: short", "wallets[0].pubkey: expected a base58 public key"],
+    ["redis:\n  url: http://x", "redis.url: expected a redis:// or rediss:// URL"],
+    [
+      "strategies:\n  - name: auto-claim\n    minPayoutUsd: -2",
+      "strategies[0].minPayoutUsd: expected dollars >= 0",
+    ],
+    ["strategies:\n  - name: auto-claim\n    nonsense: 1", "strategies[0].nonsense: unknown key"],
+    ["strategies:\n  - name: nope", 'strategies[0].name: unknown strategy "nope"'],
+    [
+      "strategies:\n  - name: auto-claim\n  - name: auto-claim",
+      'strategies[1].name: strategy "auto-claim" is configured twice',
+    ],
+    ["service:\n  apiKey: abc", "service.apiKey: secrets may not be written in the config file"],
+    [
+      "wallets:\n  - pubkey: 7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5\n    secretKey: '[1,2]'",
+      "wallets[0].secretKey: secrets may not",
+    ],
+    ["- just\n- a list", "expected a mapping of config keys"],
+    ["mode: [unclosed", "not valid YAML"],
+  ])("%j is refused: %s", async (text, expected) => {
+    const problems = await problemsOf(text);
+    expect(problems.join("\n")).toContain(expected);
+  });
+
+  it("lists every problem at once", async () => {
+    const problems = await problemsOf("mode: maybe\nservice:\n  timeoutMs: 5\nstrategies:\n  - name: nope\n");
+    expect(problems).toHaveLength(3);
+  });
+
+  it("never echoes a secret it refuses", async () => {
+    const problems = await problemsOf("service:\n  apiKey: hunter2-secret-value\n");
+    expect(problems.join("\n")).not.toContain("hunter2");
+  });
+
+  it("applies KEEPER_* variables over the file and checks them", async () => {
+    const path = await file("env.yaml", "service:\n  baseUrl: http://127.0.0.1:9999\n");
+    const config = await loadConfig({
+      file: path,
+      env: {
+        KEEPER_SERVICE_URL: "https://api.example.invalid",
+        KEEPER_OPS_PORT: "9100",
+        KEEPER_API_KEY: "k-123",
+      },
+    });
+    expect(config.service.baseUrl).toBe("https://api.example.invalid");
+    expect(config.ops.port).toBe(9100);
+    expect(config.secrets.apiKey).toBe("k-123");
+    expect(await problemsOf("{}", { KEEPER_OPS_PORT: "nine" })).toEqual([
+      "KEEPER_OPS_PORT: expected a number",
+    ]);
+  });
+
+  it("keeps secrets out of JSON and inspect output", async () => {
+    const keyFile = await file("api-key", "file-secret-key\n");
+    await chmod(keyFile, 0o600);
+    const config = await loadConfig({
+      file: await file("k.yaml", `service:\n  apiKeyFile: ${keyFile}\n`),
+      env: {},
+    });
+    expect(config.secrets.apiKey).toBe("file-secret-key");
+    expect(JSON.stringify(config)).not.toContain("file-secret-key");
+    expect(inspect(config, { depth: 10 })).not.toContain("file-secret-key");
+  });
+
+  it.each([
+    ["http://127.0.0.1:8787", "auto", "live"],
+    ["http://localhost:8787", "auto", "live"],
+    ["https://api.example.invalid", "auto", "dry-run"],
+    ["https://api.example.invalid", "live", "live"],
+    ["http://127.0.0.1:8787", "dry-run", "dry-run"],
+  ])("service %s with mode %s runs %s", async (baseUrl, mode, expected) => {
+    const config = await loadConfig({
+      file: await file(`m-${mode}.yaml`, `mode: ${mode}\nservice:\n  baseUrl: ${baseUrl}\n`),
+      env: {},
+    });
+    expect(config.mode).toBe(expected);
+  });
+
+  it("loads a user strategy from a file and validates its config", async () => {
+    const module = await file(
+      "my-strategy.mjs",
+      `import { z } from "zod";
+export default { name: "my-strategy", contractVersion: 1, description: "test",
+  configSchema: z.strictObject({ threshold: z.number().max(10, "expected at most 10") }),
+  evaluate: ({ state }) => ({ intents: [], state }) };`,
+    );
+    const good = await loadConfig({
+      file: await file(
+        "u.yaml",
+        `strategies:\n  - name: my-strategy\n    module: ${module}\n    threshold: 3\n`,
+      ),
+      env: {},
+    });
+    expect(good.strategies[0]?.config).toEqual({ threshold: 3 });
+    expect(
+      await problemsOf(`strategies:\n  - name: my-strategy\n    module: ${module}\n    threshold: 30\n`),
+    ).toEqual(["strategies[0].threshold: expected at most 10"]);
+    const broken = await file("broken.mjs", "export default { name: 'broken' };");
+    const problems = await problemsOf(`strategies:\n  - name: broken\n    module: ${broken}\n`);
+    expect(problems.join("\n")).toContain("must export");
+  });
+});

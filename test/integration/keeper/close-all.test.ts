@@ -1,0 +1,103 @@
+import { Queue } from "bullmq";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, collectAll, createApiClient, iteratePositions } from "../../../src/api/index.js";
+import type { Position } from "../../../src/api/schemas/prediction.js";
+import type { Intent } from "../../../src/core/intent.js";
+import { processAction } from "../../../src/keeper/action-worker.js";
+import { Ledger } from "../../../src/keeper/ledger.js";
+import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
+import type { SignJobData } from "../../../src/keeper/queues.js";
+import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import { testRedis } from "../../helpers/redis.js";
+
+describe("close-all against the sandbox and real Redis: one close per position, deduplicated", () => {
+  let sandbox: RunningSandbox;
+  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let keys: RedisKeys;
+  let sign: Queue<SignJobData>;
+  let client: ApiClient;
+  let ledger: Ledger;
+  let wallet: string;
+  let open: Position[];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
+    ctx = await testRedis("close-all");
+    keys = redisKeys(ctx.prefix, "live");
+    sign = new Queue<SignJobData>(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
+    client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+    ledger = new Ledger(ctx.redis, keys);
+    wallet = sandbox.wallets[0] ?? "";
+    open = (await collectAll(iteratePositions(client, { ownerPubkey: wallet }))).filter(
+      (p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed,
+    );
+  });
+  afterAll(async () => {
+    await sign.close();
+    await ctx.cleanup();
+    await sandbox.close();
+  });
+
+  const deps = () => ({
+    api: {
+      claimPosition: client.prediction.claimPosition,
+      closePosition: client.prediction.closePosition,
+      createTriggerOrder: client.trigger.createOrder,
+      cancelTriggerOrder: client.trigger.cancelOrder,
+      createRecurringOrder: client.recurring.createOrder,
+      closeAllPositions: client.prediction.closeAllPositions,
+    },
+    ledger,
+    sign,
+    logger: pino({ level: "silent" }),
+    positions: (owner: string) => collectAll(iteratePositions(client, { ownerPubkey: owner })),
+  });
+
+  async function runCloseAll(tag: string) {
+    const intent: Intent = {
+      kind: "closeAll",
+      key: `close-all-${wallet}-${tag}`,
+      wallet,
+      strategy: "operator",
+    };
+    expect((await ledger.admit(intent)).admitted).toBe(true);
+    await processAction({ id: `act-${tag}`, data: { intentKey: intent.key, build: 1 } }, deps());
+    return ledger.get(intent.key);
+  }
+
+  it("fans out into built close-<position> rows, leaving a close already in flight to its owner", async () => {
+    expect(open.length).toBeGreaterThanOrEqual(2);
+    const [first, ...others] = open as [Position, ...Position[]];
+    // An exit rule got to the first position before the kill switch.
+    const exit: Intent = {
+      kind: "close",
+      key: `close-${first.pubkey}`,
+      wallet,
+      strategy: "exit-rules",
+      positionPubkey: first.pubkey,
+      exitRule: "take-profit",
+    };
+    await ledger.admit(exit);
+
+    const parent = await runCloseAll("a");
+    expect(parent?.status).toBe("confirmed");
+    const firstRow = await ledger.get(`close-${first.pubkey}`);
+    expect(firstRow).toMatchObject({ strategy: "exit-rules", status: "pending", builds: 0 });
+    for (const p of others) {
+      const row = await ledger.get(`close-${p.pubkey}`);
+      expect(row).toMatchObject({ kind: "close", strategy: "operator", status: "built", builds: 1 });
+      expect(row?.transaction).toBeTruthy();
+      expect(row?.intent).toMatchObject({ exitRule: "close-all", costBasisMicroUsd: p.totalCostUsd });
+      expect(BigInt(row?.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
+    }
+    const jobs = await sign.getJobs(["waiting", "delayed", "active"]);
+    expect(jobs.map((j) => j.data.intentKey).sort()).toEqual(others.map((p) => `close-${p.pubkey}`).sort());
+
+    // A second close-all while those are in flight adds nothing.
+    await runCloseAll("b");
+    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(others.length);
+    const closes = (await ledger.list()).filter((r) => r.kind === "close");
+    expect(closes).toHaveLength(open.length);
+  });
+});

@@ -1,0 +1,166 @@
+import { createServer, type Server } from "node:net";
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { createCaptureStream } from "../../../src/ops/capture-stream.js";
+import { type OpsServer, type OpsServerOptions, startOpsServer } from "../../../src/ops/http.js";
+import { createLogger } from "../../../src/ops/logger.js";
+import { createMetrics } from "../../../src/ops/metrics.js";
+import { PollTracker } from "../../../src/ops/poll-tracker.js";
+import { redisReachable, rpcReachable } from "../../../src/ops/readiness-checks.js";
+import { Watchdog } from "../../../src/ops/watchdog.js";
+import { REDIS_URL } from "../../helpers/redis.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function serve(overrides: Partial<OpsServerOptions> = {}): Promise<OpsServer> {
+  const server = await startOpsServer({
+    port: 0,
+    metrics: createMetrics({ defaultMetrics: false }),
+    checks: {},
+    liveness: () => ({ ok: true, detail: "test" }),
+    logger: createLogger({ level: "silent", pretty: false, destination: createCaptureStream() }),
+    ...overrides,
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function redisClient(url: string): Redis {
+  // One connection attempt per command, no reconnect storm: the check's timeout decides.
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  redis.on("error", () => {
+    // Connection errors surface as the PING's rejection; the emitter needs a listener.
+  });
+  cleanups.push(() => redis.disconnect());
+  return redis;
+}
+
+/** A port that was free a moment ago: a listener is opened, its port noted, and closed. */
+async function unusedPort(): Promise<number> {
+  const probe: Server = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (typeof address !== "object" || address === null) throw new Error("no port");
+  return address.port;
+}
+
+describe("ops server", () => {
+  it("listens on loopback by default", async () => {
+    const server = await serve();
+    expect(server.host).toBe("127.0.0.1");
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+  });
+
+  it("serves the counters as Prometheus text on /metrics", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.recordTransaction("claim", "confirmed", 1.2);
+    metrics.addClaimedMicroUsd(2_250_000n);
+    const server = await serve({ metrics });
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await response.text();
+    expect(text).toContain('keeper_transactions_total{kind="claim",outcome="confirmed"} 1');
+    expect(text).toContain("keeper_claimed_usd_total 2.25");
+    expect(text).toContain("# TYPE keeper_confirmation_duration_seconds histogram");
+  });
+
+  it("answers /healthz 200 while loops stamp, then 503 once a stamp is older than two intervals", async () => {
+    const clock = { nowMs: 1_000_000 };
+    const watchdog = new Watchdog(() => clock.nowMs);
+    watchdog.register("scheduler", 5_000);
+    const server = await serve({ liveness: () => watchdog.check() });
+
+    const healthy = await fetch(`${server.url}/healthz`);
+    expect(healthy.status).toBe(200);
+    expect(await healthy.json()).toMatchObject({ ok: true });
+
+    clock.nowMs += 10_001;
+    const stuck = await fetch(`${server.url}/healthz`);
+    expect(stuck.status).toBe(503);
+    expect(await stuck.json()).toEqual({
+      ok: false,
+      detail: "scheduler last ran 10001 ms ago (interval 5000 ms)",
+    });
+  });
+
+  it("answers /readyz 503 naming Redis when nothing listens on its port", async () => {
+    const port = await unusedPort();
+    const server = await serve({
+      checks: { redis: redisReachable(redisClient(`redis://127.0.0.1:${port}`)) },
+      checkTimeoutMs: 500,
+    });
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as {
+      ok: boolean;
+      failing: string[];
+      checks: Record<string, unknown>;
+    };
+    expect(body.ok).toBe(false);
+    expect(body.failing).toEqual(["redis"]);
+    expect(JSON.stringify(body)).not.toContain(`redis://`);
+  });
+
+  it("answers /readyz 503 naming a check that hangs, within its timeout", async () => {
+    const server = await serve({
+      checks: {
+        redis: async () => {},
+        rpc: () => new Promise<void>(() => {}),
+      },
+      checkTimeoutMs: 100,
+    });
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      failing: ["rpc"],
+      checks: { redis: { ok: true }, rpc: { ok: false, detail: "no answer within 100 ms" } },
+    });
+  });
+
+  it("answers /readyz 503 naming stale polls", async () => {
+    const clock = { nowMs: 0 };
+    const tracker = new PollTracker(() => clock.nowMs);
+    tracker.recordSuccess("WalletA", 0);
+    clock.nowMs = 300_000;
+    const server = await serve({ checks: { lastPollFresh: () => tracker.freshness(120_000) } });
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      failing: ["lastPollFresh"],
+      checks: { lastPollFresh: { ok: false, detail: "1 of 1 wallets stale (WalletA)" } },
+    });
+  });
+
+  it("answers /readyz 200 with a real Redis, a reachable RPC and fresh polls", async () => {
+    // A stand-in RPC node on loopback that answers getHealth like a validator does.
+    const rpc = await startFakeRpc();
+    const tracker = new PollTracker();
+    tracker.recordSuccess("WalletA");
+    const server = await serve({
+      checks: {
+        redis: redisReachable(redisClient(REDIS_URL)),
+        rpc: rpcReachable(rpc.url),
+        lastPollFresh: () => tracker.freshness(120_000),
+      },
+    });
+    const response = await fetch(`${server.url}/readyz`);
+    expect(await response.json()).toMatchObject({ ok: true, failing: [] });
+    expect(response.status).toBe(200);
+  });
+});
+
+async function startFakeRpc(): Promise<{ url: string }> {
+  const { default: Fastify } = await import("fastify");
+  const app = Fastify();
+  app.post("/", async () => ({ jsonrpc: "2.0", id: 1, result: "ok" }));
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  cleanups.push(() => app.close());
+  const address = app.server.address();
+  if (typeof address !== "object" || address === null) throw new Error("no port");
+  return { url: `http://127.0.0.1:${address.port}/` };
+}

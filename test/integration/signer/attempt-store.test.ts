@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
+import { testRedis } from "../../helpers/redis.js";
+
+let env: Awaited<ReturnType<typeof testRedis>>;
+let store: RedisAttemptStore;
+let clock = 1_000;
+
+beforeEach(async () => {
+  env = await testRedis("attempts");
+  store = new RedisAttemptStore(env.redis, `${env.prefix}:`, () => clock++);
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+const signed = (attempt: number, signature: string) => ({
+  attempt,
+  signature,
+  lastValidBlockHeight: 500 + attempt,
+  recentBlockhash: `hash${attempt}`,
+  signedTransaction: `dHg${attempt}`,
+});
+
+describe("RedisAttemptStore", () => {
+  it("records a signed attempt before sending, then its outcome", async () => {
+    expect(await store.get("claim-a")).toBeUndefined();
+    expect(await store.recordSigned("claim-a", signed(1, "sig1"))).toBe(true);
+    expect(await store.get("claim-a")).toMatchObject({
+      intentKey: "claim-a",
+      attempt: 1,
+      status: "sent",
+      signature: "sig1",
+      lastValidBlockHeight: 501,
+      recentBlockhash: "hash1",
+      signedTransaction: "dHg1",
+    });
+    await store.finish("claim-a", "sig1", { status: "confirmed", slot: 77 });
+    expect(await store.get("claim-a")).toMatchObject({ status: "confirmed", slot: 77, attempt: 1 });
+  });
+
+  it("lets only one run claim an attempt, and none while one is in flight or confirmed", async () => {
+    const results = await Promise.all([
+      store.recordSigned("claim-b", signed(1, "sigA")),
+      store.recordSigned("claim-b", signed(1, "sigB")),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await store.recordSigned("claim-b", signed(2, "sig2"))).toBe(false);
+    const winner = (await store.get("claim-b"))?.signature as string;
+    await store.finish("claim-b", winner, { status: "confirmed", slot: 1 });
+    expect(await store.recordSigned("claim-b", signed(2, "sig2"))).toBe(false);
+  });
+
+  it("opens the next attempt after an expired one, and a late finish of the old one changes nothing", async () => {
+    await store.recordSigned("claim-c", signed(1, "old"));
+    await store.finish("claim-c", "old", { status: "expired" });
+    expect(await store.recordSigned("claim-c", signed(3, "skip"))).toBe(false);
+    expect(await store.recordSigned("claim-c", signed(2, "new"))).toBe(true);
+    await store.finish("claim-c", "old", { status: "failed", error: "late" });
+    expect(await store.get("claim-c")).toMatchObject({ attempt: 2, status: "sent", signature: "new" });
+  });
+
+  it("records a refusal without a signature", async () => {
+    await store.recordRefused("claim-d", 1, "fee_payer", "fee payer X is not Y");
+    const record = await store.get("claim-d");
+    expect(record).toMatchObject({
+      attempt: 1,
+      status: "refused",
+      reason: "fee_payer",
+      error: "fee payer X is not Y",
+    });
+    expect(record?.signature).toBeUndefined();
+    expect(await store.recordSigned("claim-d", signed(2, "s2"))).toBe(true);
+  });
+
+  it("keeps everything under its prefix, one hash per intent", async () => {
+    await store.recordSigned("claim-e", signed(1, "s"));
+    const keys = await env.redis.keys(`${env.prefix}*`);
+    expect(keys).toEqual([`${env.prefix}:attempt:claim-e`]);
+    expect(await env.redis.type(keys[0] as string)).toBe("hash");
+  });
+});

@@ -1,0 +1,689 @@
+import {
+  AuthorityType,
+  createApproveInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createBurnCheckedInstruction,
+  createCloseAccountInstruction,
+  createSetAuthorityInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+  TOKEN_2022_PROGRAM_ID,
+} from "@solana/spl-token";
+import {
+  ComputeBudgetProgram,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  SystemProgram,
+  TransactionInstruction,
+  type VersionedTransaction,
+} from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { PolicyConfig } from "../../../src/chain/policy.js";
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  COMPUTE_BUDGET_PROGRAM,
+  MEMO_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+} from "../../../src/chain/programs.js";
+import type { Intent } from "../../../src/core/intent.js";
+import { signAndSubmit } from "../../../src/signer/sign-transaction.js";
+import { type SignerEnv, startSignerEnv } from "./env.js";
+import { captureLogger } from "./helpers.js";
+import { buildTransaction, memo, randomProgramId, toBase64 } from "./tx-builders.js";
+
+/**
+ * Hostile transactions, each a real attack shape built with the real instruction builders against the
+ * local chain's real accounts and blockhashes. Each must be refused with its reason, and nothing may be
+ * signed, sent or moved.
+ */
+interface Built {
+  tx?: VersionedTransaction;
+  base64?: string;
+  lastValidBlockHeight?: number;
+  intent?: Intent;
+  policy?: Partial<PolicyConfig>;
+}
+interface HostileCase {
+  name: string;
+  reason: string;
+  build: (env: SignerEnv, bh: { blockhash: string; lastValidBlockHeight: number }) => Promise<Built> | Built;
+}
+
+const USDC_DECIMALS = 6;
+
+function trigger(env: SignerEnv, makingAmount: string): Intent {
+  return {
+    key: `trigger-${makingAmount}-${Math.random().toString(36).slice(2, 8)}`,
+    kind: "createTrigger",
+    wallet: env.wallet.toBase58(),
+    strategy: "test",
+    inputMint: env.usdc.toBase58(),
+    outputMint: env.t22.toBase58(),
+    makingAmount,
+    takingAmount: "1",
+  };
+}
+
+const corpus: HostileCase[] = [
+  {
+    name: "foreign fee payer",
+    reason: "fee_payer",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.stranger.publicKey,
+        blockhash: bh.blockhash,
+        instructions: [memo("hi")],
+        coSigners: [env.stranger],
+      }),
+    }),
+  },
+  {
+    name: "intent for a wallet Keeper does not hold",
+    reason: "wallet_not_held",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.stranger.publicKey,
+        blockhash: bh.blockhash,
+        instructions: [memo("hi")],
+      }),
+      intent: { ...env.claimIntent(), wallet: env.stranger.publicKey.toBase58() },
+    }),
+  },
+  {
+    name: "SOL drain transfer to a stranger",
+    reason: "outflow_sol",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          SystemProgram.transfer({
+            fromPubkey: env.wallet,
+            toPubkey: env.stranger.publicKey,
+            lamports: LAMPORTS_PER_SOL,
+          }),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "token transfer to a stranger",
+    reason: "outflow_token",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createTransferCheckedInstruction(
+            env.walletUsdc,
+            env.usdc,
+            env.strangerUsdc,
+            env.wallet,
+            1_000_000n,
+            USDC_DECIMALS,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "token approve to a stranger",
+    reason: "token_approve",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createApproveInstruction(env.walletUsdc, env.stranger.publicKey, env.wallet, 2n ** 64n - 1n),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "close of our (empty) token account to a stranger",
+    reason: "token_close_account",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [createCloseAccountInstruction(env.walletEmpty, env.stranger.publicKey, env.wallet)],
+      }),
+    }),
+  },
+  {
+    name: "set-authority: owner of our token account to a stranger",
+    reason: "token_authority_change",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createSetAuthorityInstruction(
+            env.walletUsdc,
+            env.wallet,
+            AuthorityType.AccountOwner,
+            env.stranger.publicKey,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "set-authority: close authority of our Token-2022 account",
+    reason: "token_authority_change",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createSetAuthorityInstruction(
+            env.walletT22,
+            env.wallet,
+            AuthorityType.CloseAccount,
+            env.stranger.publicKey,
+            [],
+            TOKEN_2022_PROGRAM_ID,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "unknown program",
+    reason: "program_not_allowed",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          new TransactionInstruction({
+            programId: randomProgramId(),
+            keys: [
+              { pubkey: env.wallet, isSigner: true, isWritable: true },
+              { pubkey: env.walletUsdc, isSigner: false, isWritable: true },
+            ],
+            data: Buffer.from([1, 2, 3]),
+          }),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "extra required signer Keeper does not hold",
+    reason: "foreign_signer",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [memo("co-sign", [env.stranger.publicKey])],
+      }),
+    }),
+  },
+  {
+    name: "another wallet Keeper holds must sign too",
+    reason: "foreign_signer",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [memo("co-sign", [env.otherWallet])],
+      }),
+    }),
+  },
+  {
+    name: "outflow hidden behind an address lookup table",
+    reason: "outflow_token",
+    build: async (env, bh) => {
+      const table = await env.lookupTable([env.walletUsdc, env.strangerUsdc, env.usdc]);
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          tables: [table],
+          instructions: [
+            createTransferCheckedInstruction(
+              env.walletUsdc,
+              env.usdc,
+              env.strangerUsdc,
+              env.wallet,
+              5_000_000n,
+              USDC_DECIMALS,
+            ),
+          ],
+        }),
+      };
+    },
+  },
+  {
+    name: "v0 with our writable token account in the lookup table and an approve",
+    reason: "token_approve",
+    build: async (env, bh) => {
+      const table = await env.lookupTable([env.walletUsdc, env.stranger.publicKey]);
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          tables: [table],
+          instructions: [createApproveInstruction(env.walletUsdc, env.stranger.publicKey, env.wallet, 1n)],
+        }),
+      };
+    },
+  },
+  {
+    name: "huge compute-unit price",
+    reason: "compute_price_too_high",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 }),
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000_000 }),
+          memo("priority"),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "expired blockhash",
+    reason: "blockhash_expired",
+    build: (env, bh) => {
+      const tx = buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [memo("late")],
+      });
+      env.chain.advanceSlots(bh.lastValidBlockHeight - env.chain.blockHeight + 2);
+      return { tx, lastValidBlockHeight: bh.lastValidBlockHeight };
+    },
+  },
+  {
+    name: "inner call to a program not on the allow-list (ATA program calling System)",
+    reason: "program_not_allowed",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          // A fresh owner: the ATA does not exist yet, so the ATA program must call System to create it.
+          ((owner) =>
+            createAssociatedTokenAccountIdempotentInstruction(
+              env.wallet,
+              getAssociatedTokenAddressSync(env.usdc, owner),
+              owner,
+              env.usdc,
+            ))(env.freshOwner),
+        ],
+      }),
+      // A stricter deployment: System only ever reached through the ATA program's inner calls.
+      policy: {
+        allowedPrograms: [
+          ASSOCIATED_TOKEN_PROGRAM,
+          TOKEN_PROGRAM,
+          TOKEN_2022_PROGRAM,
+          COMPUTE_BUDGET_PROGRAM,
+          MEMO_PROGRAM,
+        ],
+      },
+    }),
+  },
+  {
+    name: "rent drain through inner ATA creations for strangers",
+    reason: "outflow_sol",
+    build: (env, bh) => {
+      const owners = [Keypair.generate(), Keypair.generate(), Keypair.generate()].map((k) => k.publicKey);
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          instructions: owners.map((owner) =>
+            createAssociatedTokenAccountIdempotentInstruction(
+              env.wallet,
+              getAssociatedTokenAddressSync(env.usdc, owner),
+              owner,
+              env.usdc,
+            ),
+          ),
+        }),
+      };
+    },
+  },
+  {
+    name: "claim that also transfers SOL out",
+    reason: "outflow_sol",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        coSigners: [env.vault],
+        instructions: [
+          createTransferCheckedInstruction(
+            env.vaultUsdc,
+            env.usdc,
+            env.walletUsdc,
+            env.vault.publicKey,
+            5_000_000n,
+            USDC_DECIMALS,
+          ),
+          SystemProgram.transfer({
+            fromPubkey: env.wallet,
+            toPubkey: env.stranger.publicKey,
+            lamports: 10_000,
+          }),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "claim that also moves a token out",
+    reason: "outflow_token",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        coSigners: [env.vault],
+        instructions: [
+          createTransferCheckedInstruction(
+            env.vaultUsdc,
+            env.usdc,
+            env.walletUsdc,
+            env.vault.publicKey,
+            5_000_000n,
+            USDC_DECIMALS,
+          ),
+          createTransferCheckedInstruction(
+            env.walletT22,
+            env.t22,
+            env.strangerT22,
+            env.wallet,
+            1n,
+            6,
+            [],
+            TOKEN_2022_PROGRAM_ID,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "System assign of the wallet",
+    reason: "system_assign",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [SystemProgram.assign({ accountPubkey: env.wallet, programId: randomProgramId() })],
+      }),
+    }),
+  },
+  {
+    name: "System allocate of the wallet",
+    reason: "system_allocate",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [SystemProgram.allocate({ accountPubkey: env.wallet, space: 128 })],
+      }),
+    }),
+  },
+  {
+    name: "createAccount draining lamports into a stranger-owned account",
+    reason: "outflow_sol",
+    build: (env, bh) => {
+      const sink = Keypair.generate();
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [sink],
+          instructions: [
+            SystemProgram.createAccount({
+              fromPubkey: env.wallet,
+              newAccountPubkey: sink.publicKey,
+              lamports: 2 * LAMPORTS_PER_SOL,
+              space: 0,
+              programId: env.stranger.publicKey,
+            }),
+          ],
+        }),
+      };
+    },
+  },
+  {
+    name: "durable nonce (never expires, could land after a rebuild)",
+    reason: "durable_nonce",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          SystemProgram.nonceAdvance({
+            noncePubkey: Keypair.generate().publicKey,
+            authorizedPubkey: env.wallet,
+          }),
+          memo("n"),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "Token-2022 approve",
+    reason: "token_approve",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createApproveInstruction(
+            env.walletT22,
+            env.stranger.publicKey,
+            env.wallet,
+            1n,
+            [],
+            TOKEN_2022_PROGRAM_ID,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "burn of our tokens",
+    reason: "outflow_token",
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [createBurnCheckedInstruction(env.walletUsdc, env.usdc, env.wallet, 1n, USDC_DECIMALS)],
+      }),
+    }),
+  },
+  {
+    name: "order: transferChecked of a different mint than its input",
+    reason: "outflow_token",
+    build: (env, bh) => ({
+      intent: trigger(env, "5000000"),
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createTransferCheckedInstruction(
+            env.walletT22,
+            env.t22,
+            env.escrowT22,
+            env.wallet,
+            1_000n,
+            6,
+            [],
+            TOKEN_2022_PROGRAM_ID,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "order spending more than its input amount",
+    reason: "outflow_token",
+    build: (env, bh) => ({
+      intent: trigger(env, "5000000"),
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createTransferCheckedInstruction(
+            env.walletUsdc,
+            env.usdc,
+            env.escrowUsdc,
+            env.wallet,
+            5_000_001n,
+            USDC_DECIMALS,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "valid-looking but invalid existing co-signature",
+    reason: "invalid_signature",
+    build: (env, bh) => {
+      const tx = buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        coSigners: [env.vault],
+        instructions: [
+          createTransferCheckedInstruction(
+            env.vaultUsdc,
+            env.usdc,
+            env.walletUsdc,
+            env.vault.publicKey,
+            5_000_000n,
+            USDC_DECIMALS,
+          ),
+        ],
+      });
+      const vaultSlot = tx.signatures[1] as Uint8Array;
+      vaultSlot[10] = (vaultSlot[10] as number) ^ 0xff;
+      return { tx };
+    },
+  },
+  {
+    name: "co-signature of other bytes (the claim amount changed after the vault signed)",
+    reason: "invalid_signature",
+    build: (env, bh) => {
+      const signedSmall = buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        coSigners: [env.vault],
+        instructions: [
+          createTransferCheckedInstruction(
+            env.vaultUsdc,
+            env.usdc,
+            env.walletUsdc,
+            env.vault.publicKey,
+            1n,
+            USDC_DECIMALS,
+          ),
+        ],
+      });
+      const tx = buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createTransferCheckedInstruction(
+            env.vaultUsdc,
+            env.usdc,
+            env.walletUsdc,
+            env.vault.publicKey,
+            2n,
+            USDC_DECIMALS,
+          ),
+        ],
+      });
+      tx.signatures[1] = signedSmall.signatures[1] as Uint8Array;
+      return { tx };
+    },
+  },
+  {
+    name: "trailing bytes after the transaction",
+    reason: "decode_failed",
+    build: (env, bh) => {
+      const tx = buildTransaction({ payer: env.wallet, blockhash: bh.blockhash, instructions: [memo("x")] });
+      return {
+        base64: Buffer.concat([Buffer.from(tx.serialize()), Buffer.from("extra")]).toString("base64"),
+      };
+    },
+  },
+  {
+    name: "simulation fails (transfer of more than the wallet holds, within the order's allowance)",
+    reason: "simulation_failed",
+    build: (env, bh) => ({
+      intent: trigger(env, "1000000000000"),
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          createTransferCheckedInstruction(
+            env.walletUsdc,
+            env.usdc,
+            env.escrowUsdc,
+            env.wallet,
+            1_000_000_000_000n,
+            USDC_DECIMALS,
+          ),
+        ],
+      }),
+    }),
+  },
+];
+
+let env: SignerEnv;
+beforeAll(async () => {
+  env = await startSignerEnv("hostile");
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+describe("hostile corpus", () => {
+  it("has at least 20 cases", () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(corpus.map((c) => [c.name, c] as const))("refuses: %s", async (_name, hostile) => {
+    const bh = await env.connection.getLatestBlockhash("confirmed");
+    const built = await hostile.build(env, bh);
+    const base64 = built.base64 ?? toBase64(built.tx as VersionedTransaction);
+    const before = await env.balances();
+    const sign = vi.spyOn(env.wallets, "sign");
+    const sendRaw = vi.spyOn(env.connection, "sendRawTransaction");
+    const sendEncoded = vi.spyOn(env.connection, "sendEncodedTransaction");
+    const intent = built.intent ?? env.claimIntent();
+    const { logger } = captureLogger();
+    try {
+      const outcome = await signAndSubmit({
+        intent,
+        transactionBase64: base64,
+        lastValidBlockHeight: built.lastValidBlockHeight ?? bh.lastValidBlockHeight,
+        wallets: env.wallets,
+        connection: env.connection,
+        policyConfig: { ...env.policy, ...built.policy },
+        attempts: env.attempts,
+        logger,
+      });
+      expect(outcome).toMatchObject({ outcome: "refused", reason: hostile.reason });
+      expect(sign).not.toHaveBeenCalled();
+      expect(sendRaw).not.toHaveBeenCalled();
+      expect(sendEncoded).not.toHaveBeenCalled();
+      const record = await env.attempts.get(intent.key);
+      expect(record).toMatchObject({ status: "refused", reason: hostile.reason });
+      expect(record?.signature).toBeUndefined();
+      expect(record?.signedTransaction).toBeUndefined();
+      expect(await env.balances()).toEqual(before);
+    } finally {
+      sign.mockRestore();
+      sendRaw.mockRestore();
+      sendEncoded.mockRestore();
+    }
+  });
+});

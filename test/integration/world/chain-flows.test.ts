@@ -1,0 +1,435 @@
+import { getAssociatedTokenAddressSync, NATIVE_MINT, TOKEN_2022_PROGRAM_ID } from "@solana/spl-token";
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  Connection,
+  type Keypair,
+  PublicKey,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApiInstruction } from "../../../src/api/schemas/common.js";
+import { swapBuildResponseSchema } from "../../../src/api/schemas/swap.js";
+import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+import { waitFor } from "../chain/chain-harness.js";
+
+/**
+ * The sandbox's transactions on the real local chain, as a client drives them: built over HTTP,
+ * signed by the wallet's key, sent to the chain's RPC (or the area's execute endpoint). Assertions are
+ * on-chain balances and the world's state after landing.
+ */
+let sandbox: RunningSandbox;
+let connection: Connection;
+
+/** Wallets 0 and 1 hold catalogue tokens; wallets 2 and 3 only SOL and USDC. */
+const TOKEN_WALLETS = 2;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({
+    port: 0,
+    clock: new DrivenClock(),
+    rateLimit: false,
+    chain: { slotMs: 25 },
+    walletFunding: {
+      sol: 10,
+      usdcRaw: 1_000_000_000n,
+      tokensRaw: { sol: 1_000_000_000n, keep: 2_000_000_000n },
+      tokenWallets: TOKEN_WALLETS,
+    },
+  });
+  connection = new Connection(sandbox.chain?.url ?? "", { commitment: "confirmed" });
+});
+afterAll(() => sandbox.close());
+
+async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${sandbox.url}${path}`, {
+    method,
+    headers: {
+      "x-api-key": sandbox.apiKey,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  expect(response.status, `${method} ${path}: ${text}`).toBe(200);
+  return JSON.parse(text) as T;
+}
+
+function mintOf(key: string): PublicKey {
+  const mint = sandbox.world.tokens.byKey(key)?.mint;
+  if (mint === undefined) throw new Error(`no catalogue token ${key}`);
+  return new PublicKey(mint);
+}
+
+function signBase64(base64: string, signer: Keypair): VersionedTransaction {
+  const tx = VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+  tx.sign([signer]);
+  return tx;
+}
+
+/** Raw token balance of the owner's associated account for `mint`, read over RPC (0 when absent). */
+async function tokenBalance(owner: PublicKey, mint: PublicKey): Promise<bigint> {
+  const programId = (await connection.getAccountInfo(mint))?.owner;
+  if (programId === undefined) throw new Error(`mint ${mint.toBase58()} is not on the chain`);
+  const account = getAssociatedTokenAddressSync(mint, owner, true, programId);
+  if ((await connection.getAccountInfo(account)) === null) return 0n;
+  return BigInt((await connection.getTokenAccountBalance(account)).value.amount);
+}
+
+/** Waits (bounded) until the chain reports the signature, and returns its status. */
+async function landed(signature: string) {
+  return waitFor(async () => {
+    const { value } = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    return value[0] ?? undefined;
+  }, `signature ${signature}`);
+}
+
+async function positionsOf(owner: string) {
+  const page = await api<{ data: Record<string, unknown>[] }>(
+    "GET",
+    `/prediction/v1/positions?ownerPubkey=${owner}&end=100`,
+  );
+  return page.data;
+}
+
+describe("world on the local chain", () => {
+  it("(a) a claim lands, pays the owner in USDC, and only then is the position claimed", async () => {
+    const owner = sandbox.world.walletKeypair(0);
+    const ownerKey = owner.publicKey.toBase58();
+    const claimable = (await positionsOf(ownerKey)).find((p) => p.claimable === true);
+    expect(claimable, "wallet 0 starts with a claimable position").toBeDefined();
+    const pubkey = String(claimable?.pubkey);
+    const usdc = new PublicKey(sandbox.usdcMint);
+    const before = await tokenBalance(owner.publicKey, usdc);
+
+    const claim = await api<{ transaction: string; position: { payoutAmountUsd: string } }>(
+      "POST",
+      `/prediction/v1/positions/${pubkey}/claim`,
+      { ownerPubkey: ownerKey },
+    );
+    const built = (await positionsOf(ownerKey)).find((p) => p.pubkey === pubkey);
+    expect(built).toMatchObject({ claimable: true, claimed: false });
+
+    const tx = signBase64(claim.transaction, owner);
+    const signature = await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    expect((await landed(signature)).err).toBeNull();
+
+    expect(await tokenBalance(owner.publicKey, usdc)).toBe(before + BigInt(claim.position.payoutAmountUsd));
+    const after = (await positionsOf(ownerKey)).find((p) => p.pubkey === pubkey);
+    expect(after).toMatchObject({ claimable: false, claimed: true });
+  });
+
+  it("(b) a close lands, pays the net proceeds, and the position is gone", async () => {
+    const owner = sandbox.world.walletKeypair(0);
+    const ownerKey = owner.publicKey.toBase58();
+    const open = (await positionsOf(ownerKey)).find(
+      (p) => p.claimable === false && p.claimed === false && p.contracts !== "0",
+    );
+    const pubkey = String(open?.pubkey);
+    const usdc = new PublicKey(sandbox.usdcMint);
+    const before = await tokenBalance(owner.publicKey, usdc);
+
+    const close = await api<{
+      transaction: string;
+      order: { orderCostUsd: string; estimatedTotalFeeUsd: string };
+    }>("DELETE", `/prediction/v1/positions/${pubkey}`, { ownerPubkey: ownerKey });
+    expect((await positionsOf(ownerKey)).some((p) => p.pubkey === pubkey)).toBe(true);
+
+    const signature = await connection.sendRawTransaction(signBase64(close.transaction, owner).serialize());
+    expect((await landed(signature)).err).toBeNull();
+
+    const net = BigInt(close.order.orderCostUsd) - BigInt(close.order.estimatedTotalFeeUsd);
+    expect(await tokenBalance(owner.publicKey, usdc)).toBe(before + net);
+    expect((await positionsOf(ownerKey)).some((p) => p.pubkey === pubkey)).toBe(false);
+  });
+
+  it("(c) a KEEP trigger order escrows its input; its cancel refunds it", async () => {
+    const maker = sandbox.world.walletKeypair(1);
+    const makerKey = maker.publicKey.toBase58();
+    const keep = mintOf("keep");
+    const escrow = sandbox.chain?.assets.escrow.publicKey as PublicKey;
+    const [makerBefore, escrowBefore] = [
+      await tokenBalance(maker.publicKey, keep),
+      await tokenBalance(escrow, keep),
+    ];
+    const making = 100_000_000n; // 100 KEEP, $42
+
+    const created = await api<{ requestId: string; transaction: string; order: string }>(
+      "POST",
+      "/trigger/v1/createOrder",
+      {
+        inputMint: keep.toBase58(),
+        outputMint: sandbox.usdcMint,
+        maker: makerKey,
+        payer: makerKey,
+        params: { makingAmount: String(making), takingAmount: "45000000" },
+      },
+    );
+    expect(sandbox.world.swapOrders.has(created.order)).toBe(false);
+    const executed = await api("POST", "/trigger/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
+    });
+    expect(executed).toMatchObject({ status: "Success" });
+    expect(await tokenBalance(maker.publicKey, keep)).toBe(makerBefore - making);
+    expect(await tokenBalance(escrow, keep)).toBe(escrowBefore + making);
+    expect(sandbox.world.swapOrders.get(created.order)?.status).toBe("open");
+
+    const cancel = await api<{ requestId: string; transaction: string }>("POST", "/trigger/v1/cancelOrder", {
+      maker: makerKey,
+      order: created.order,
+    });
+    const refunded = await api("POST", "/trigger/v1/execute", {
+      requestId: cancel.requestId,
+      signedTransaction: Buffer.from(signBase64(cancel.transaction, maker).serialize()).toString("base64"),
+    });
+    expect(refunded).toMatchObject({ status: "Success" });
+    expect(await tokenBalance(maker.publicKey, keep)).toBe(makerBefore);
+    expect(await tokenBalance(escrow, keep)).toBe(escrowBefore);
+    expect(sandbox.world.swapOrders.get(created.order)?.status).toBe("cancelled");
+  });
+
+  it("(c) a SOL trigger order from a wallet without wrapped SOL wraps, escrows, and unwraps on cancel", async () => {
+    const maker = sandbox.world.walletKeypair(TOKEN_WALLETS);
+    const makerKey = maker.publicKey.toBase58();
+    const escrow = sandbox.chain?.assets.escrow.publicKey as PublicKey;
+    const wrappedAccount = getAssociatedTokenAddressSync(NATIVE_MINT, maker.publicKey);
+    const making = 100_000_000n; // 0.1 SOL, $15
+    const escrowBefore = await tokenBalance(escrow, NATIVE_MINT);
+
+    const created = await api<{ requestId: string; transaction: string; order: string }>(
+      "POST",
+      "/trigger/v1/createOrder",
+      {
+        inputMint: NATIVE_MINT.toBase58(),
+        outputMint: sandbox.usdcMint,
+        maker: makerKey,
+        payer: makerKey,
+        params: { makingAmount: String(making), takingAmount: "14000000" },
+      },
+    );
+    const executed = await api<{ signature: string }>("POST", "/trigger/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
+    });
+    expect(executed).toMatchObject({ status: "Success" });
+    expect(await tokenBalance(escrow, NATIVE_MINT)).toBe(escrowBefore + making);
+    expect(await connection.getAccountInfo(wrappedAccount), "wrapped for the order, then closed").toBeNull();
+    const lamportsAfterEscrow = BigInt(await connection.getBalance(maker.publicKey));
+
+    const cancel = await api<{ requestId: string; transaction: string }>("POST", "/trigger/v1/cancelOrder", {
+      maker: makerKey,
+      order: created.order,
+    });
+    const refunded = await api<{ signature: string }>("POST", "/trigger/v1/execute", {
+      requestId: cancel.requestId,
+      signedTransaction: Buffer.from(signBase64(cancel.transaction, maker).serialize()).toString("base64"),
+    });
+    expect(refunded).toMatchObject({ status: "Success" });
+    const fee = BigInt(
+      (await connection.getTransaction(refunded.signature, { maxSupportedTransactionVersion: 0 }))?.meta
+        ?.fee ?? Number.NaN,
+    );
+    expect(await tokenBalance(escrow, NATIVE_MINT)).toBe(escrowBefore);
+    expect(await connection.getAccountInfo(wrappedAccount), "refund unwrapped to SOL").toBeNull();
+    expect(BigInt(await connection.getBalance(maker.publicKey))).toBe(lamportsAfterEscrow + making - fee);
+  });
+
+  it("(c) a KEEP recurring order escrows its whole input", async () => {
+    const user = sandbox.world.walletKeypair(1);
+    const userKey = user.publicKey.toBase58();
+    const keep = mintOf("keep");
+    const before = await tokenBalance(user.publicKey, keep);
+    const inAmount = 300_000_000; // 300 KEEP, $126 in two orders
+    const created = await api<{ requestId: string; transaction: string }>(
+      "POST",
+      "/recurring/v1/createOrder",
+      {
+        user: userKey,
+        inputMint: keep.toBase58(),
+        outputMint: sandbox.usdcMint,
+        params: { time: { inAmount, numberOfOrders: 2, interval: 86_400 } },
+      },
+    );
+    const executed = await api<{ order: string }>("POST", "/recurring/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, user).serialize()).toString("base64"),
+    });
+    expect(executed).toMatchObject({ status: "Success" });
+    expect(await tokenBalance(user.publicKey, keep)).toBe(before - BigInt(inAmount));
+    expect(sandbox.world.swapOrders.get(executed.order)).toMatchObject({ kind: "recurring", status: "open" });
+  });
+});
+
+const MAX_COMPUTE_UNITS = 1_400_000;
+
+function toInstruction(ix: ApiInstruction): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: new PublicKey(ix.programId),
+    keys: ix.accounts.map((a) => ({
+      pubkey: new PublicKey(a.pubkey),
+      isSigner: a.isSigner,
+      isWritable: a.isWritable,
+    })),
+    data: Buffer.from(ix.data, "base64"),
+  });
+}
+
+/**
+ * Assembles a swap build as api-gaps "Swap build" says: compute-unit limit (simulated ×1.2, capped),
+ * computeBudgetInstructions, setupInstructions, swapInstruction, cleanupInstruction,
+ * otherInstructions; payer is the taker; compiled v0 with the lookup tables the build names.
+ */
+async function assembleSwap(taker: Keypair, build: ReturnType<typeof swapBuildResponseSchema.parse>) {
+  const tables = Object.entries(build.addressesByLookupTableAddress).map(
+    ([key, addresses]) =>
+      new AddressLookupTableAccount({
+        key: new PublicKey(key),
+        state: {
+          deactivationSlot: BigInt("18446744073709551615"),
+          lastExtendedSlot: 0,
+          lastExtendedSlotStartIndex: 0,
+          addresses: addresses.map((a) => new PublicKey(a)),
+        },
+      }),
+  );
+  const body = [
+    ...build.computeBudgetInstructions,
+    ...build.setupInstructions,
+    build.swapInstruction,
+    ...(build.cleanupInstruction ? [build.cleanupInstruction] : []),
+    ...build.otherInstructions,
+  ].map(toInstruction);
+  const recentBlockhash = new PublicKey(Uint8Array.from(build.blockhashWithMetadata.blockhash)).toBase58();
+  const compile = (units: number) => {
+    const message = new TransactionMessage({
+      payerKey: taker.publicKey,
+      recentBlockhash,
+      instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units }), ...body],
+    }).compileToV0Message(tables);
+    return new VersionedTransaction(message);
+  };
+  const simulation = await connection.simulateTransaction(compile(MAX_COMPUTE_UNITS), { sigVerify: false });
+  expect(simulation.value.err, JSON.stringify(simulation.value.logs)).toBeNull();
+  const units = Math.min(MAX_COMPUTE_UNITS, Math.ceil((simulation.value.unitsConsumed ?? 0) * 1.2));
+  const tx = compile(units);
+  tx.sign([taker]);
+  return tx;
+}
+
+async function buildSwap(taker: PublicKey, input: PublicKey, output: PublicKey, amount: bigint) {
+  const json = await api(
+    "GET",
+    `/swap/v2/build?inputMint=${input.toBase58()}&outputMint=${output.toBase58()}&amount=${amount}&taker=${taker.toBase58()}`,
+  );
+  return swapBuildResponseSchema.parse(json);
+}
+
+describe("swap on the local chain", () => {
+  it("(d) USDC → SOL: built, assembled v0 with the lookup table, signed, sent; wrapped SOL arrives", async () => {
+    const taker = sandbox.world.walletKeypair(0);
+    const usdc = new PublicKey(sandbox.usdcMint);
+    const [usdcBefore, solBefore] = [
+      await tokenBalance(taker.publicKey, usdc),
+      await tokenBalance(taker.publicKey, NATIVE_MINT),
+    ];
+    const build = await buildSwap(taker.publicKey, usdc, NATIVE_MINT, 15_000_000n);
+    expect(Object.keys(build.addressesByLookupTableAddress)).toHaveLength(1);
+    const tx = await assembleSwap(taker, build);
+    expect(tx.message.addressTableLookups.length, "compiled against the lookup table").toBe(1);
+    expect(
+      await connection.getAccountInfo(tx.message.addressTableLookups[0]?.accountKey as PublicKey),
+    ).not.toBeNull();
+
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    expect((await landed(signature)).err).toBeNull();
+    expect(await tokenBalance(taker.publicKey, usdc)).toBe(usdcBefore - 15_000_000n);
+    await waitFor(
+      async () =>
+        (await tokenBalance(taker.publicKey, NATIVE_MINT)) === solBefore + BigInt(build.outAmount)
+          ? true
+          : undefined,
+      "the vault's wrapped SOL payout",
+    );
+  });
+
+  it("(d) SOL → BOLT from a wallet without tokens: wraps the input, unwraps the rest, BOLT arrives", async () => {
+    const taker = sandbox.world.walletKeypair(TOKEN_WALLETS + 1);
+    const bolt = mintOf("bolt");
+    expect(await tokenBalance(taker.publicKey, bolt)).toBe(0n);
+    const lamportsBefore = BigInt(await connection.getBalance(taker.publicKey));
+    const build = await buildSwap(taker.publicKey, NATIVE_MINT, bolt, 200_000_000n);
+    expect(build.cleanupInstruction, "closes the wrapped SOL account it opened").not.toBeNull();
+    const tx = await assembleSwap(taker, build);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    expect((await landed(signature)).err).toBeNull();
+    await waitFor(
+      async () =>
+        (await tokenBalance(taker.publicKey, bolt)) === BigInt(build.outAmount) ? true : undefined,
+      "the vault's BOLT payout",
+    );
+    const meta = (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta;
+    const boltAccountRent = BigInt(await connection.getMinimumBalanceForRentExemption(165));
+    expect(BigInt(await connection.getBalance(taker.publicKey))).toBe(
+      lamportsBefore - 200_000_000n - BigInt(meta?.fee ?? Number.NaN) - boltAccountRent,
+    );
+    expect(
+      await connection.getAccountInfo(getAssociatedTokenAddressSync(NATIVE_MINT, taker.publicKey)),
+    ).toBeNull();
+  });
+
+  it("(d) USDC → UMBRA (Token-2022): the output arrives on a Token-2022 account", async () => {
+    const taker = sandbox.world.walletKeypair(1);
+    const umbra = mintOf("umbra");
+    expect((await connection.getAccountInfo(umbra))?.owner.toBase58()).toBe(TOKEN_2022_PROGRAM_ID.toBase58());
+    const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), umbra, 20_000_000n);
+    const signature = await connection.sendRawTransaction((await assembleSwap(taker, build)).serialize());
+    expect((await landed(signature)).err).toBeNull();
+    await waitFor(
+      async () =>
+        (await tokenBalance(taker.publicKey, umbra)) === BigInt(build.outAmount) ? true : undefined,
+      "the vault's UMBRA payout",
+    );
+  });
+
+  it("a swap the vault cannot pay is refused with 400 naming amount", async () => {
+    const taker = sandbox.world.walletKeypair(0);
+    const response = await fetch(
+      `${sandbox.url}/swap/v2/build?inputMint=${mintOf("bolt").toBase58()}&outputMint=${NATIVE_MINT.toBase58()}` +
+        `&amount=${10n ** 18n}&taker=${taker.publicKey.toBase58()}`,
+      { headers: { "x-api-key": sandbox.apiKey } },
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("amount");
+  });
+
+  it("a memo without the input pays nothing", async () => {
+    const taker = sandbox.world.walletKeypair(TOKEN_WALLETS + 1);
+    const keep = mintOf("keep");
+    const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), keep, 5_000_000n);
+    // Only the memo and the account creations: the input transfer is left out.
+    const cheat = {
+      ...build,
+      swapInstruction: build.otherInstructions[0] as ApiInstruction,
+      otherInstructions: [],
+    };
+    const tx = await assembleSwap(taker, cheat);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    expect((await landed(signature)).err).toBeNull();
+    // A later, honest swap settles: by then the cheat would have been paid if it ever were.
+    const honest = await assembleSwap(
+      taker,
+      await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), mintOf("wave"), 5_000_000n),
+    );
+    const honestSignature = await connection.sendRawTransaction(honest.serialize());
+    expect((await landed(honestSignature)).err).toBeNull();
+    await waitFor(
+      async () => ((await tokenBalance(taker.publicKey, mintOf("wave"))) > 0n ? true : undefined),
+      "the honest swap's payout",
+    );
+    expect(await tokenBalance(taker.publicKey, keep)).toBe(0n);
+  });
+});

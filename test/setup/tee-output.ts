@@ -1,0 +1,16 @@
+import { recordTestOutput } from "../helpers/test-secrets.js";
+
+// Everything a test process writes to stdout or stderr also goes to the suite's log directory.
+for (const [name, stream] of [
+  ["stdout", process.stdout],
+  ["stderr", process.stderr],
+] as const) {
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    recordTestOutput(
+      name,
+      typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"),
+    );
+    return write(chunk, ...rest);
+  }) as typeof stream.write;
+}

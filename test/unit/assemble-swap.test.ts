@@ -1,0 +1,117 @@
+import {
+  ComputeBudgetInstruction,
+  ComputeBudgetProgram,
+  Keypair,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import type { ApiInstruction } from "../../src/api/schemas/common.js";
+import type { SwapBuildResponse } from "../../src/api/schemas/swap.js";
+import { assembleSwap, MAX_COMPUTE_UNITS } from "../../src/keeper/assemble-swap.js";
+
+const taker = Keypair.generate().publicKey.toBase58();
+const program = Keypair.generate().publicKey.toBase58();
+const looked = Keypair.generate().publicKey.toBase58();
+const table = Keypair.generate().publicKey.toBase58();
+
+function ix(tag: number, extraAccount?: string): ApiInstruction {
+  return {
+    programId: program,
+    accounts: [
+      { pubkey: taker, isSigner: true, isWritable: true },
+      ...(extraAccount ? [{ pubkey: extraAccount, isSigner: false, isWritable: false }] : []),
+    ],
+    data: Buffer.from([tag]).toString("base64"),
+  };
+}
+
+function build(extra: Partial<SwapBuildResponse> = {}): SwapBuildResponse {
+  const price = ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 });
+  const theirLimit = ComputeBudgetProgram.setComputeUnitLimit({ units: 99 });
+  const fromWeb3 = (i: typeof price): ApiInstruction => ({
+    programId: i.programId.toBase58(),
+    accounts: [],
+    data: Buffer.from(i.data).toString("base64"),
+  });
+  return {
+    inputMint: taker,
+    outputMint: taker,
+    inAmount: "1",
+    outAmount: "1",
+    otherAmountThreshold: "1",
+    swapMode: "ExactIn",
+    slippageBps: 50,
+    routePlan: [],
+    computeBudgetInstructions: [fromWeb3(price), fromWeb3(theirLimit)],
+    setupInstructions: [ix(1)],
+    swapInstruction: ix(2, looked),
+    cleanupInstruction: ix(3),
+    otherInstructions: [ix(4)],
+    addressesByLookupTableAddress: { [table]: [looked] },
+    blockhashWithMetadata: {
+      blockhash: Array.from({ length: 32 }, (_, i) => i + 1),
+      lastValidBlockHeight: 777,
+    },
+    ...extra,
+  } as SwapBuildResponse;
+}
+
+describe("assembling a swap build", () => {
+  it.each<[string, number, number]>([
+    ["1.2 x what the simulation consumed", 100_000, 120_000],
+    ["rounded up", 100_001, 120_002],
+    ["capped at 1,400,000", 1_300_000, MAX_COMPUTE_UNITS],
+  ])("compute-unit limit: %s", async (_label, consumed, limit) => {
+    const assembled = await assembleSwap(build(), { taker, simulateUnits: async () => consumed });
+    expect(assembled.computeUnitLimit).toBe(limit);
+    const tx = VersionedTransaction.deserialize(Buffer.from(assembled.transaction, "base64"));
+    const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+    const first = tx.message.compiledInstructions[0];
+    expect(keys[first?.programIdIndex ?? -1]).toBe(ComputeBudgetProgram.programId.toBase58());
+    expect(Buffer.from(first?.data ?? [])[0]).toBe(2);
+    expect(Buffer.from(first?.data ?? []).readUInt32LE(1)).toBe(limit);
+  });
+
+  it("orders the instructions as api-gaps says, pays with the taker, uses the build's lookup table and blockhash", async () => {
+    const simulated: VersionedTransaction[] = [];
+    const assembled = await assembleSwap(build(), {
+      taker,
+      simulateUnits: async (tx) => {
+        simulated.push(tx);
+        return 50_000;
+      },
+    });
+    expect(simulated).toHaveLength(1);
+    expect(assembled.lastValidBlockHeight).toBe(777);
+    const tx = VersionedTransaction.deserialize(Buffer.from(assembled.transaction, "base64"));
+    expect(tx.version).toBe(0);
+    const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+    expect(keys[0]).toBe(taker);
+    expect(tx.message.addressTableLookups.map((l) => l.accountKey.toBase58())).toEqual([table]);
+    expect(tx.message.recentBlockhash).toBe("4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw");
+    const sequence = tx.message.compiledInstructions.map((c) => {
+      const id = keys[c.programIdIndex];
+      if (id === ComputeBudgetProgram.programId.toBase58())
+        return `budget-${ComputeBudgetInstruction.decodeInstructionType({ programId: ComputeBudgetProgram.programId, keys: [], data: Buffer.from(c.data) })}`;
+      return `ix-${Buffer.from(c.data)[0]}`;
+    });
+    // Our limit first; the build's own limit dropped; its price kept.
+    expect(sequence).toEqual([
+      "budget-SetComputeUnitLimit",
+      "budget-SetComputeUnitPrice",
+      "ix-1",
+      "ix-2",
+      "ix-3",
+      "ix-4",
+    ]);
+  });
+
+  it("leaves out a missing cleanup instruction", async () => {
+    const assembled = await assembleSwap(build({ cleanupInstruction: null }), {
+      taker,
+      simulateUnits: async () => 1,
+    });
+    const tx = VersionedTransaction.deserialize(Buffer.from(assembled.transaction, "base64"));
+    expect(tx.message.compiledInstructions).toHaveLength(5);
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { buildPayload, dedupeKey, type NotificationEvent } from "../../src/ops/notification-message.js";
+
+const at = new Date("2026-01-02T03:04:05.000Z");
+const wallet = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+
+describe("buildPayload", () => {
+  const cases: Array<[string, NotificationEvent, string]> = [
+    [
+      "confirmed",
+      {
+        kind: "confirmed",
+        wallet,
+        intent: "claim-P",
+        intentKind: "claim",
+        signature: "5igSig123456789",
+        amountUsd: "2.00",
+      },
+      "Keeper: claim confirmed for $2.00, wallet 7xKX…gAsU, signature 5igS…6789",
+    ],
+    [
+      "refused",
+      {
+        kind: "refused",
+        wallet,
+        intent: "close-P",
+        intentKind: "close",
+        reason: "unknown_program",
+        detail: "Prog111",
+      },
+      "Keeper: close refused by policy: unknown_program (Prog111), wallet 7xKX…gAsU, intent close-P",
+    ],
+    [
+      "failed",
+      { kind: "failed", wallet, intent: "claim-P", intentKind: "claim", error: "blockhash expired 3 times" },
+      "Keeper: claim failed: blockhash expired 3 times, wallet 7xKX…gAsU, intent claim-P",
+    ],
+    [
+      "stale",
+      { kind: "stale", staleWallets: 2, totalWallets: 9, oldestAgeSeconds: 400 },
+      "Keeper: 2 of 9 wallets not polled successfully for 400 s",
+    ],
+    ["breaker", { kind: "breaker", breaker: "rpc", tripped: true }, "Keeper: circuit breaker rpc tripped"],
+  ];
+
+  it.each(cases)("%s: the same text for Slack and Discord, fields under keeper", (kind, event, text) => {
+    const payload = buildPayload(event, at);
+    expect(payload.text).toBe(text);
+    expect(payload.content).toBe(text);
+    expect(payload.keeper).toMatchObject({ event: kind, at: "2026-01-02T03:04:05.000Z" });
+  });
+
+  it("keeps messages within Discord's 2,000 characters", () => {
+    const payload = buildPayload(
+      { kind: "failed", wallet, intent: "claim-P", intentKind: "claim", error: "x".repeat(10_000) },
+      at,
+    );
+    expect(payload.content.length).toBeLessThanOrEqual(2_000);
+    expect(String(payload.keeper.error).length).toBeLessThanOrEqual(300);
+  });
+});
+
+describe("dedupeKey", () => {
+  it.each([
+    [{ kind: "stale", staleWallets: 1, totalWallets: 2, oldestAgeSeconds: 9 }, "stale"],
+    [{ kind: "breaker", breaker: "api", tripped: false }, "breaker-api-closed"],
+    [
+      { kind: "refused", wallet, intent: "claim-P", intentKind: "claim", reason: "outflow" },
+      "refused-claim-P-outflow",
+    ],
+  ] as Array<[NotificationEvent, string]>)("%o -> %s", (event, key) => {
+    expect(dedupeKey(event)).toBe(key);
+  });
+
+  it("treats stale messages with different counts as the same message", () => {
+    expect(dedupeKey({ kind: "stale", staleWallets: 1, totalWallets: 2, oldestAgeSeconds: 9 })).toBe(
+      dedupeKey({ kind: "stale", staleWallets: 2, totalWallets: 2, oldestAgeSeconds: 99 }),
+    );
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { allowanceFor, DEFAULT_RENT_LAMPORTS } from "../../src/chain/allowance.js";
+import { NATIVE_MINT } from "../../src/chain/programs.js";
+import { describeTransactionError } from "../../src/chain/tx-error.js";
+import type { Intent } from "../../src/core/intent.js";
+
+const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
+const usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const out = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+const base = { wallet, strategy: "test" };
+
+describe("allowanceFor", () => {
+  it.each<[string, Intent, bigint, [string, bigint][]]>([
+    ["claim", { ...base, key: "claim-p", kind: "claim", positionPubkey: out }, DEFAULT_RENT_LAMPORTS, []],
+    ["close", { ...base, key: "close-p", kind: "close", positionPubkey: out }, DEFAULT_RENT_LAMPORTS, []],
+    ["closeAll", { ...base, key: "close-all", kind: "closeAll" }, DEFAULT_RENT_LAMPORTS, []],
+    [
+      "cancelTrigger",
+      { ...base, key: "cancel", kind: "cancelTrigger", order: out },
+      DEFAULT_RENT_LAMPORTS,
+      [],
+    ],
+    [
+      "createTrigger",
+      {
+        ...base,
+        key: "t",
+        kind: "createTrigger",
+        inputMint: usdc,
+        outputMint: out,
+        makingAmount: "5000000",
+        takingAmount: "1",
+      },
+      DEFAULT_RENT_LAMPORTS,
+      [[usdc, 5_000_000n]],
+    ],
+    [
+      "createRecurring",
+      {
+        ...base,
+        key: "r",
+        kind: "createRecurring",
+        inputMint: usdc,
+        outputMint: out,
+        inAmount: "100000000",
+        numberOfOrders: 2,
+        intervalSeconds: 60,
+      },
+      DEFAULT_RENT_LAMPORTS,
+      [[usdc, 100_000_000n]],
+    ],
+    [
+      "swap",
+      { ...base, key: "s", kind: "swap", inputMint: usdc, outputMint: out, amount: "42" },
+      DEFAULT_RENT_LAMPORTS,
+      [[usdc, 42n]],
+    ],
+    [
+      "swap of native SOL also allows the lamports",
+      { ...base, key: "s2", kind: "swap", inputMint: NATIVE_MINT, outputMint: usdc, amount: "1000" },
+      DEFAULT_RENT_LAMPORTS + 1000n,
+      [[NATIVE_MINT, 1000n]],
+    ],
+  ])("%s", (_name, intent, lamports, tokens) => {
+    const allowance = allowanceFor(intent);
+    expect(allowance.maxLamports).toBe(lamports);
+    expect([...allowance.tokens]).toEqual(tokens);
+  });
+
+  it("takes the rent allowance from options", () => {
+    const intent: Intent = { ...base, key: "claim-p", kind: "claim", positionPubkey: out };
+    expect(allowanceFor(intent, { rentLamports: 0n }).maxLamports).toBe(0n);
+  });
+});
+
+describe("describeTransactionError", () => {
+  it.each([
+    ["BlockhashNotFound", "BlockhashNotFound"],
+    [{ InstructionError: [1, { Custom: 1 }] }, "instruction 1: custom program error 0x1"],
+    [{ InstructionError: [0, "InvalidAccountData"] }, "instruction 0: InvalidAccountData"],
+    [{ InsufficientFundsForRent: { account_index: 2 } }, '{"InsufficientFundsForRent":{"account_index":2}}'],
+  ])("%j", (err, text) => {
+    expect(describeTransactionError(err)).toBe(text);
+  });
+});
