@@ -47,6 +47,8 @@ export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
 
 export const jobIds = {
   poll: (wallet: string, kind: string, tickEpoch: number) => `poll-${kind}-${wallet}-${tickEpoch}`,
+  /** At most one poll of a kind per wallet waits or runs; BullMQ drops the key when that job ends. */
+  pollDeduplication: (wallet: string, kind: string) => `poll-${kind}-${wallet}`,
   action: (intentKey: string, build: number) => `act-${intentKey}-${build}`,
   sign: (intentKey: string, build: number) => `sign-${intentKey}-${build}`,
 } as const;

@@ -8,6 +8,8 @@ import type { PauseSwitch } from "./pause.js";
 import type { KeeperQueues } from "./queues.js";
 
 export type ScheduleKind = keyof KeeperConfig["schedules"];
+/** Why a tick did not enqueue a wallet's poll: paused, its poll runs, or its poll still waits in the queue. */
+export type PollSkipReason = "paused" | "poll_running" | "poll_queued";
 
 export interface SchedulerDeps {
   config: KeeperConfig;
@@ -17,7 +19,7 @@ export interface SchedulerDeps {
   keys: RedisKeys;
   pause: PauseSwitch;
   logger: Logger;
-  onSkipped?: (reason: "paused" | "poll_running") => void;
+  onSkipped?: (reason: PollSkipReason) => void;
   /** Called on every tick (the liveness watchdog stamps it). */
   onTick?: () => void;
   /** Housekeeping work, run by whichever scheduler wins the tick. */
@@ -26,7 +28,8 @@ export interface SchedulerDeps {
 
 /**
  * Turns cron ticks into jobs. Job ids carry the scheduled second, so N schedulers enqueue each tick
- * once; a wallet whose previous poll still runs is skipped and counted, not queued behind itself.
+ * once; a wallet whose previous poll still runs, or still waits in the queue (a sweep slower than the
+ * interval), is skipped and counted, not queued behind itself.
  */
 export class Scheduler {
   private readonly tasks: ScheduledTask[] = [];
@@ -75,11 +78,19 @@ export class Scheduler {
           this.deps.onSkipped?.("poll_running");
           continue;
         }
-        await this.deps.queues.poll.add(
+        const pollKind = kind === "pollOrders" ? "orders" : "positions";
+        const jobId = jobIds.poll(wallet, pollKind, tickEpoch);
+        const job = await this.deps.queues.poll.add(
           "poll",
-          { wallet, kind: kind === "pollOrders" ? "orders" : "positions", tick: tickEpoch },
-          { jobId: jobIds.poll(wallet, kind === "pollOrders" ? "orders" : "positions", tickEpoch) },
+          { wallet, kind: pollKind, tick: tickEpoch },
+          { jobId, deduplication: { id: jobIds.pollDeduplication(wallet, pollKind) } },
         );
+        // A job of an earlier tick answered instead: that poll has not finished, so this tick adds nothing.
+        if (job.id !== jobId) {
+          skipped += 1;
+          this.deps.onSkipped?.("poll_queued");
+          continue;
+        }
         enqueued += 1;
       }
       log.debug({ enqueued, skipped }, "tick");
