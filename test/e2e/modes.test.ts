@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningKeeper } from "../../src/keeper/keeper.js";
-import { redisKeys } from "../../src/keeper/names.js";
 import { PauseSwitch } from "../../src/keeper/pause.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
