@@ -1,6 +1,5 @@
 import { Command } from "commander";
 import { createCliContext } from "./cli/context.js";
-import { runDemo } from "./cli/demo.js";
 import { reportError } from "./cli/errors.js";
 import { registerOpsCommands } from "./cli/ops-commands.js";
 import { registerProtectionCommands } from "./cli/protection-commands.js";
@@ -22,7 +21,8 @@ const program = new Command()
 const print = (line: string) => console.log(line);
 const ctx = createCliContext(() => program.opts<{ config?: string }>().config ?? process.env.KEEPER_CONFIG);
 
-registerStartCommand(program, () => runDemo(print));
+// The demo embeds the sandbox: loaded only when it runs, so a keeper against a real service never holds it.
+registerStartCommand(program, async () => (await import("./cli/demo.js")).runDemo(print));
 registerSandboxCommand(program, print);
 registerOpsCommands(program, ctx);
 registerProtectionCommands(program, ctx);

@@ -1,7 +1,9 @@
 import { type ApiClient, createApiClient } from "../api/index.js";
 import { apiKeyFor } from "../config/api-key.js";
 import { type KeeperConfig, loadConfig } from "../config/load-config.js";
-import { DEMO_REDIS_PREFIX } from "./demo.js";
+
+/** The demo keeps its own Redis keys, wiped at each start: its world is new each time. */
+export const DEMO_REDIS_PREFIX = "keeper-demo";
 
 export interface CliContext {
   config(): Promise<KeeperConfig>;

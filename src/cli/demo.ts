@@ -7,12 +7,11 @@ import { connectRedis } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { startSandbox } from "../sandbox/index.js";
 import { Wallets } from "../signer/keys.js";
+import { DEMO_REDIS_PREFIX } from "./context.js";
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 import { untilSignal } from "./start-command.js";
 
 const DEMO_POLL = "*/5 * * * * *";
-/** The demo keeps its own Redis keys, wiped at each start: its world is new each time. */
-export const DEMO_REDIS_PREFIX = "keeper-demo";
 const RESOLVE_EVERY_MS = 20_000;
 const SUMMARY_EVERY_MS = 5_000;
 

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ConfigError } from "../core/errors.js";
-import { type RunningSandbox, startSandbox } from "./index.js";
+import type { RunningSandbox } from "./index.js";
 
 /** What scripts may rely on when they start the sandbox without flags (issue 2). */
 export const SANDBOX_DEFAULTS = { host: "127.0.0.1", port: 8787, apiKey: "sandbox-key", seed: 1 } as const;
@@ -49,6 +49,9 @@ function nextStopSignal(signals: Pick<NodeJS.EventEmitter, "once" | "off">): Pro
 /** Runs the sandbox on loopback until SIGINT or SIGTERM, then closes it; resolves once all is closed. */
 export async function runSandboxCommand(options: SandboxCommandOptions, io: SandboxCommandIo): Promise<void> {
   const port = options.port ?? SANDBOX_DEFAULTS.port;
+  // Loaded here, not at the top: the sandbox (LiteSVM, fastify, the world) is tens of MB that
+  // `keeper start` against a real service never needs.
+  const { startSandbox } = await import("./index.js");
   const sandbox = await startSandbox({
     host: SANDBOX_DEFAULTS.host,
     port,

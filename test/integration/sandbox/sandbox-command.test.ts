@@ -13,7 +13,7 @@ describe("keeper sandbox", () => {
       { port: 0, apiKey: "cli-key", seed: 7 },
       { print: (line) => lines.push(line), signals, onStarted: (s) => (started = s) },
     );
-    await expect.poll(() => started).toBeDefined();
+    await expect.poll(() => started, { timeout: 20_000 }).toBeDefined();
     const sandbox = started as RunningSandbox;
     expect(lines[0]).toBe(`sandbox service  ${sandbox.url}`);
     expect(lines).toContain("api key          cli-key");
@@ -36,7 +36,7 @@ describe("keeper sandbox", () => {
       { port: 0 },
       { print: () => {}, signals, onStarted: (s) => (started = s) },
     );
-    await expect.poll(() => started).toBeDefined();
+    await expect.poll(() => started, { timeout: 20_000 }).toBeDefined();
     const port = Number(new URL((started as RunningSandbox).url).port);
     await expect(runSandboxCommand({ port }, { print: () => {}, signals })).rejects.toThrow(ConfigError);
     await expect(runSandboxCommand({ port }, { print: () => {}, signals })).rejects.toThrow(/--port/);
