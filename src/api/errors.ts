@@ -62,8 +62,11 @@ export class TransientApiError extends TransientError implements ApiErrorDetails
   readonly requestId: string | undefined;
   readonly param: string | undefined;
   readonly serviceMessage: string;
-  constructor(details: ApiErrorDetails, serviceMessage: string) {
+  /** How long the service asked us to wait before trying again (429, or a 503 with Retry-After). */
+  readonly retryAfterMs: number | undefined;
+  constructor(details: ApiErrorDetails, serviceMessage: string, retryAfterMs?: number) {
     super(describe(details, serviceMessage));
+    this.retryAfterMs = retryAfterMs;
     ({
       status: this.status,
       code: this.code,
@@ -78,11 +81,9 @@ export class TransientApiError extends TransientError implements ApiErrorDetails
 
 export class RateLimitedError extends TransientApiError {
   override readonly name: string = "RateLimitedError";
-  /** How long the service asked us to wait (Retry-After or x-ratelimit-reset); undefined if it did not say. */
-  readonly retryAfterMs: number | undefined;
+  /** Retry-After, else x-ratelimit-reset; undefined if the service did not say. */
   constructor(details: ApiErrorDetails, serviceMessage: string, retryAfterMs: number | undefined) {
-    super(details, serviceMessage);
-    this.retryAfterMs = retryAfterMs;
+    super(details, serviceMessage, retryAfterMs);
   }
 }
 

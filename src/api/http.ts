@@ -16,7 +16,7 @@ import {
 } from "./errors.js";
 import type { RequestRateLimiter } from "./rate-limiter.js";
 import { buildUrl, encodeJsonBody } from "./request-url.js";
-import { serverRequestedDelayMs } from "./retry-after.js";
+import { retryAfterMs, serverRequestedDelayMs } from "./retry-after.js";
 import { sleep } from "./sleep.js";
 import { parseOrThrow } from "./validate.js";
 
@@ -170,11 +170,9 @@ export class HttpTransport {
     let rateLimitedRetries = 0;
     const shouldRetry = ({ error, attemptNumber }: RetryContext): boolean => {
       const retry = this.#mayRetry(def, error, rateLimitedRetries);
-      if (retry && error instanceof RateLimitedError) {
-        rateLimitedRetries += 1;
-        if (error.retryAfterMs !== undefined)
-          serverDelayMs = error.retryAfterMs + jitterMs(error.retryAfterMs);
-      }
+      if (retry && error instanceof RateLimitedError) rateLimitedRetries += 1;
+      if (retry && error instanceof TransientApiError && error.retryAfterMs !== undefined)
+        serverDelayMs = error.retryAfterMs + jitterMs(error.retryAfterMs);
       this.#logger?.[retry ? "warn" : "debug"](
         { endpoint: name, attempt: attemptNumber, error: error.name, serverDelayMs },
         retry ? "api request failed, retrying" : "api request failed, not retrying",
@@ -213,7 +211,11 @@ export class HttpTransport {
       return error.retryAfterMs === undefined || error.retryAfterMs <= this.#maxRetryAfterMs;
     }
     if (error instanceof NetworkError) return def.idempotent || error.delivery === "not-sent";
-    if (error instanceof TimeoutError || error instanceof TransientApiError) return def.idempotent;
+    if (error instanceof TransientApiError)
+      return (
+        def.idempotent && (error.retryAfterMs === undefined || error.retryAfterMs <= this.#maxRetryAfterMs)
+      );
+    if (error instanceof TimeoutError) return def.idempotent;
     return false;
   }
 
@@ -327,14 +329,19 @@ export class HttpTransport {
     if (response.status === 429) {
       return new RateLimitedError(details, message, serverRequestedDelayMs(response.headers, Date.now()));
     }
-    if (response.status >= 500 || response.status === 408) return new TransientApiError(details, message);
+    if (response.status >= 500 || response.status === 408)
+      return new TransientApiError(details, message, retryAfterMs(response.headers, Date.now()));
     return new PermanentApiError(details, message);
   }
 
   /** Tells the shared limiter about a 429, so every sender of this key holds back, not only this one. */
   async #holdBackSenders(def: EndpointDef, error: RateLimitedError): Promise<void> {
     try {
-      await this.#limiter?.backOff(error.retryAfterMs ?? this.#minRetryDelayMs);
+      // Never longer than this client would wait itself: a stray `Retry-After: 3600` must not stall
+      // every process of the fleet for an hour.
+      await this.#limiter?.backOff(
+        Math.min(error.retryAfterMs ?? this.#minRetryDelayMs, this.#maxRetryAfterMs),
+      );
     } catch (limiterError) {
       this.#logger?.warn(
         { endpoint: def.name, error: (limiterError as Error).name },

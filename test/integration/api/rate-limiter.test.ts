@@ -181,4 +181,26 @@ describe("in-memory limiter (no Redis)", () => {
     expect(Math.max(...perSecond(stub.arrivals))).toBeLessThanOrEqual(10);
     expect(limiter.stats.waits).toBeGreaterThan(0);
   });
+
+  it("holds the key back no longer than maxRetryAfterMs after a 429 asking for an hour", async () => {
+    let n = 0;
+    const stub = await startStub((_q, r) => {
+      n += 1;
+      return n === 1 ? json(r, 429, { error: "later" }, { "retry-after": "3600" }) : json(r, 200, market);
+    });
+    cleanups.push(() => stub.close());
+    const limiter = new ApiRateLimiter({ apiKey: API_KEY, requestsPerSecond: 50 });
+    const client = createApiClient({
+      baseUrl: stub.url,
+      apiKey: API_KEY,
+      rateLimiter: limiter,
+      maxRetryAfterMs: 1_000,
+    });
+    await expect(client.prediction.getMarket("m-1")).rejects.toThrow(/429/);
+    await client.prediction.getMarket("m-1");
+    const [first, second] = stub.arrivals;
+    // The second call waited for the cap (whole seconds in the store), not the hour the service named.
+    expect((second?.atMs ?? 0) - (first?.atMs ?? 0)).toBeGreaterThanOrEqual(900);
+    expect((second?.atMs ?? 0) - (first?.atMs ?? 0)).toBeLessThan(3_000);
+  });
 });

@@ -180,6 +180,29 @@ describe("5xx", () => {
     expect(arrivals).toHaveLength(3);
   });
 
+  it("waits out a 503's Retry-After before the next attempt", async () => {
+    const { client, arrivals } = await setup(
+      script(
+        (_q, r) => json(r, 503, { type: "api_error", message: "maintenance" }, { "retry-after": "1" }),
+        (_q, r) => json(r, 200, market),
+      ),
+    );
+    expect(await client.prediction.getMarket("m-1")).toMatchObject({ marketId: "m-1" });
+    expect(arrivals).toHaveLength(2);
+    expect((arrivals[1]?.atMs ?? 0) - (arrivals[0]?.atMs ?? 0)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("surfaces a 503 at once when its Retry-After is beyond maxRetryAfterMs", async () => {
+    const { client, arrivals } = await setup(
+      (_q, r) => json(r, 503, { type: "api_error", message: "down for an hour" }, { "retry-after": "3600" }),
+      { maxRetryAfterMs: 5_000 },
+    );
+    const error = await client.prediction.getMarket("m-1").catch(fail);
+    expect(error).toBeInstanceOf(TransientApiError);
+    expect((error as TransientApiError).retryAfterMs).toBe(3_600_000);
+    expect(arrivals).toHaveLength(1);
+  });
+
   it.each([
     [
       "trigger",
