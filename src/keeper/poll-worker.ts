@@ -103,16 +103,19 @@ export async function processPoll(
       logger: log,
       onStrategyError: (s) => deps.events?.onStrategyError?.(s),
     });
-    for (const [name, state] of report.states) await deps.states.save(wallet, name, state);
-
     const nowSeconds = Math.floor(now.getTime() / 1000);
-    const { intents, heldBack } = await applyProtections(report.intents, {
+    const { intents, heldBack, heldBackStrategies } = await applyProtections(report.intents, {
       wallet,
       nowSeconds,
       deps,
       log,
       inFlightKeys: new Set(inFlight.map((row) => row.key)),
     });
+    // A strategy whose intent a breaker held back keeps its previous state: its new state would say
+    // the order was placed (a DCA round, a limit order's start), and the order would never be asked
+    // for again once the breaker resets.
+    for (const [name, state] of report.states)
+      if (!heldBackStrategies.has(name)) await deps.states.save(wallet, name, state);
 
     let admitted = 0;
     for (const intent of intents) {
@@ -143,7 +146,8 @@ export async function processPoll(
 /**
  * Circuit breakers: while one is tripped, intents that open exposure are held back (not recorded,
  * so they are asked for again once it resets); when the day's loss reaches the close-all limit, one
- * close-all of the wallet is added (keyed per UTC day, so once a day).
+ * close-all of the wallet is added (keyed per UTC day, so once a day). Returns what goes on, and the
+ * strategies an intent of which was held back.
  */
 async function applyProtections(
   candidates: readonly Intent[],
@@ -154,9 +158,10 @@ async function applyProtections(
     log: Logger;
     inFlightKeys: ReadonlySet<string>;
   },
-): Promise<{ intents: Intent[]; heldBack: number }> {
+): Promise<{ intents: Intent[]; heldBack: number; heldBackStrategies: Set<string> }> {
   const { deps, log } = ctx;
-  if (!deps.protections) return { intents: [...candidates], heldBack: 0 };
+  const heldBackStrategies = new Set<string>();
+  if (!deps.protections) return { intents: [...candidates], heldBack: 0, heldBackStrategies };
   const evaluation = await deps.protections.evaluate(ctx.nowSeconds);
   deps.events?.onProtections?.(evaluation);
   for (const change of await deps.protections.changes(evaluation)) {
@@ -171,6 +176,7 @@ async function applyProtections(
   for (const intent of candidates) {
     if (evaluation.tripped.length > 0 && isHeldBackByBreakers(intent.kind)) {
       heldBack += 1;
+      heldBackStrategies.add(intent.strategy);
       deps.events?.onHeldBack?.(intent);
       log.info(
         { intent: intent.key, kind: intent.kind, strategy: intent.strategy, breakers: evaluation.tripped },
@@ -191,7 +197,7 @@ async function applyProtections(
         reason: `close-all: realized loss today $${formatUsd(evaluation.dailyLossMicroUsd)} reached protections.closeAllOnDailyLossUsd`,
       });
   }
-  return { intents, heldBack };
+  return { intents, heldBack, heldBackStrategies };
 }
 
 /** The job id names the intent, its try and its build, so a repeated enqueue adds nothing. */

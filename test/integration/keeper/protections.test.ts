@@ -51,6 +51,32 @@ const both = defineStrategy<Record<string, never>>({
   }),
 });
 
+/** A strategy that places one trigger order, once: its state remembers that it asked. */
+const placeOnce = defineStrategy<Record<string, never>>({
+  name: "place-once",
+  contractVersion: 1,
+  description: "test: one order, remembered in state",
+  configSchema: {} as never,
+  evaluate: ({ snapshot, state }) =>
+    state.placed === true
+      ? { intents: [], state }
+      : {
+          intents: [
+            {
+              kind: "createTrigger",
+              key: "limit-once-1",
+              wallet: snapshot.wallet,
+              strategy: "place-once",
+              inputMint: MINT_A,
+              outputMint: MINT_B,
+              makingAmount: "1000",
+              takingAmount: "2000",
+            },
+          ],
+          state: { placed: true },
+        },
+});
+
 function closeRow(key: string, proceeds: string, cost: string, exitRule: string): LedgerRow {
   const intent: Intent = {
     kind: "close",
@@ -90,9 +116,12 @@ describe("protections against real Redis: state, changes, and what a poll holds 
     await ctx.cleanup();
   });
 
-  function poll(protections: Protections, events: Parameters<typeof processPoll>[1]["events"] = {}) {
+  function poll(
+    protections: Protections,
+    events: Parameters<typeof processPoll>[1]["events"] = {},
+    strategies: ConfiguredStrategy[] = [{ name: "both", strategy: both as never, config: {} }],
+  ) {
     const ledger = new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 }, () => NOW);
-    const strategies: ConfiguredStrategy[] = [{ name: "both", strategy: both as never, config: {} }];
     return processPoll(
       { id: `poll-${Math.random()}`, data: { wallet: WALLET, kind: "positions", tick: NOW } },
       {
@@ -185,5 +214,22 @@ describe("protections against real Redis: state, changes, and what a poll holds 
     expect(row?.reason).toContain("$9.00");
     // The next poll does not add a second one.
     expect((await poll(protections)).admitted).toBe(0);
+  });
+
+  it("a strategy whose order is held back keeps its old state, so it asks again once the breaker resets", async () => {
+    const protections = new Protections(ctx.redis, keys, { dailyLossLimitUsd: 5 });
+    await protections.recordExit(closeRow("close-ffffffff", "4000000", "10000000", "stop-loss"), NOW - 60);
+    const strategies: ConfiguredStrategy[] = [
+      { name: "place-once", strategy: placeOnce as never, config: {} },
+    ];
+    const states = new StrategyStateStore(ctx.redis, keys);
+
+    expect(await poll(protections, {}, strategies)).toMatchObject({ admitted: 0, heldBack: 1 });
+    expect(await states.load(WALLET, "place-once")).not.toMatchObject({ placed: true });
+
+    await protections.reset(NOW);
+    expect(await poll(protections, {}, strategies)).toMatchObject({ admitted: 1, heldBack: 0 });
+    expect(await ctx.redis.exists(keys.ledgerIntent("limit-once-1"))).toBe(1);
+    expect(await states.load(WALLET, "place-once")).toMatchObject({ placed: true });
   });
 });
