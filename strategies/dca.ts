@@ -55,6 +55,13 @@ const planSchema = z
   .superRefine((plan, ctx) => {
     if (plan.inputMint === plan.outputMint)
       ctx.addIssue({ code: "custom", path: ["outputMint"], message: "must differ from inputMint" });
+    // The service takes the amount as a JSON number: past 2^53 it would arrive rounded.
+    if (BigInt(plan.inAmountRaw) > BigInt(Number.MAX_SAFE_INTEGER))
+      ctx.addIssue({
+        code: "custom",
+        path: ["inAmountRaw"],
+        message: `must be at most ${Number.MAX_SAFE_INTEGER} (the service takes a JSON number)`,
+      });
     if (BigInt(plan.inAmountRaw) < BigInt(plan.numberOfOrders))
       ctx.addIssue({
         code: "custom",

@@ -256,6 +256,8 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
         inputMint: order.inputMint,
         outputMint: order.outputMint,
         ...triggerAmounts(order),
+        // The service expires the order by itself too, so the TTL holds even while Keeper is down.
+        ...(order.ttlSeconds === undefined ? {} : { expiredAt: generation.createdAt + order.ttlSeconds }),
         ...(order.slippageBps === undefined ? {} : { slippageBps: order.slippageBps }),
         reason: `limit: ${order.side} ${order.amount} at ${order.price} (order ${order.id}, generation ${generation.generation})`,
       });

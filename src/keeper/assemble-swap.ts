@@ -110,6 +110,9 @@ export function simulateUnitsOn(connection: Connection): SimulateUnits {
       throw new PermanentError(
         `swap simulation failed: ${JSON.stringify(result.value.err)} ${(result.value.logs ?? []).slice(-3).join(" | ")}`,
       );
-    return result.value.unitsConsumed ?? 0;
+    // A limit of 0 units would fail on chain: no figure from the node is an error, not a guess.
+    if (result.value.unitsConsumed === undefined)
+      throw new PermanentError("swap simulation returned no unitsConsumed: cannot set a compute-unit limit");
+    return result.value.unitsConsumed;
   };
 }

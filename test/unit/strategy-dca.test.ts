@@ -233,6 +233,11 @@ describe("dca: config refusals", () => {
     ["a zero amount", { plans: [{ ...weekly, inAmountRaw: "0" }] }, [`plans[0].inAmountRaw: ${RAW}`]],
     ["an amount as a number", { plans: [{ ...weekly, inAmountRaw: 100 }] }, [`plans[0].inAmountRaw: ${RAW}`]],
     [
+      "an amount past 2^53 (the service takes a JSON number)",
+      { plans: [{ ...weekly, inAmountRaw: "9007199254740993" }] },
+      ["plans[0].inAmountRaw: must be at most 9007199254740991 (the service takes a JSON number)"],
+    ],
+    [
       "less than a raw unit per order",
       { plans: [{ ...weekly, inAmountRaw: "3" }] },
       ["plans[0].inAmountRaw: must be at least one raw unit per order (numberOfOrders)"],

@@ -83,7 +83,8 @@ describe("limit-orders: amounts, exactly", () => {
   });
 });
 
-function create(order: typeof sellSol, generation: number) {
+/** The create intent of a generation placed at `createdAt` (its TTL is sent as `expiredAt`). */
+function create(order: typeof sellSol, generation: number, createdAt = T0) {
   return {
     kind: "createTrigger",
     key: `limit-${order.id}-${generation}`,
@@ -92,6 +93,7 @@ function create(order: typeof sellSol, generation: number) {
     inputMint: order.inputMint,
     outputMint: order.outputMint,
     ...triggerAmounts({ ...order, side: order.side as "sell" | "buy" }),
+    ...(order.ttlSeconds === undefined ? {} : { expiredAt: createdAt + order.ttlSeconds }),
     reason: `limit: ${order.side} ${order.amount} at ${order.price} (order ${order.id}, generation ${generation})`,
   };
 }
@@ -215,7 +217,7 @@ describe("limit-orders: lifecycle", () => {
         [create(sellSol, 1)],
         [cancel(sellSol, 1, ORDER_1, "replaced: the terms of order sell-sol changed")],
         [],
-        [create({ ...sellSol, price: "160" }, 2)],
+        [create({ ...sellSol, price: "160" }, 2, T0 + 30)],
       ],
     ],
     [
@@ -247,7 +249,7 @@ describe("limit-orders: lifecycle", () => {
         [create(sellSol, 1)],
         [cancel(sellSol, 1, ORDER_1, "ttl: order sell-sol is 3600s old (ttl 3600s)")],
         [],
-        [create({ ...sellSol, amount: "2" }, 2)],
+        [create({ ...sellSol, amount: "2" }, 2, T0 + 3800)],
       ],
     ],
     [
@@ -257,7 +259,7 @@ describe("limit-orders: lifecycle", () => {
         { at: T0 + 10, orders: [buySol], known: [known("limit-buy-sol-1", ORDER_2)] },
         { at: T0 + 20, orders: [sellSol, buySol], known: [known("limit-buy-sol-1", ORDER_2)] },
       ],
-      [[create(sellSol, 1), create(buySol, 1)], [], [create(sellSol, 2)]],
+      [[create(sellSol, 1), create(buySol, 1)], [], [create(sellSol, 2, T0 + 20)]],
     ],
     [
       "the TTL cancel waits while the create is still in flight",
