@@ -85,8 +85,15 @@ const nonEmpty = (value: string): string => {
   return value;
 };
 
-/** Adds `sandbox` to a commander program; the CLI decides where printing goes. */
-export function registerSandboxCommand(program: Command, print: (line: string) => void): void {
+/**
+ * Adds `sandbox` to a commander program; the CLI decides where printing goes. `io` carries the rest of
+ * `SandboxCommandIo` (tests pass their own signal emitter and read the started sandbox).
+ */
+export function registerSandboxCommand(
+  program: Command,
+  print: (line: string) => void,
+  io: Omit<SandboxCommandIo, "print"> = {},
+): void {
   program
     .command("sandbox")
     .description("run the sandbox service and local chain on loopback")
@@ -99,6 +106,6 @@ export function registerSandboxCommand(program: Command, print: (line: string) =
     .option("--api-key <key>", "API key the service accepts", nonEmpty, SANDBOX_DEFAULTS.apiKey)
     .option("--seed <seed>", "seed of the simulated world", integerIn(0, 2 ** 32 - 1), SANDBOX_DEFAULTS.seed)
     .action(async (opts: { port: number; apiKey: string; seed: number }) => {
-      await runSandboxCommand(opts, { print });
+      await runSandboxCommand(opts, { ...io, print });
     });
 }

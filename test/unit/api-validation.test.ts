@@ -52,6 +52,12 @@ const cases: Case[] = [
     "asc",
   ],
   ["events filter enum", (c) => c.prediction.listEvents({ filter: untyped("hot") }), "filter", "trending"],
+  [
+    "events includeMarkets boolean",
+    (c) => c.prediction.listEvents({ includeMarkets: untyped("yes") }),
+    "includeMarkets",
+    "expected a boolean",
+  ],
   ["events start >= 0", (c) => c.prediction.listEvents({ start: -1 }), "start", ">= 0"],
   ["events end >= 0", (c) => c.prediction.listEvents({ end: -5 }), "end", ">= 0"],
   ["events start integer", (c) => c.prediction.listEvents({ start: 1.5 }), "start", "integer"],
@@ -69,6 +75,12 @@ const cases: Case[] = [
   ],
   // GET /prediction/v1/events/{eventId}
   ["eventId min length 1", (c) => c.prediction.getEvent(""), "eventId", "at least 1 character"],
+  [
+    "event includeMarkets boolean",
+    (c) => c.prediction.getEvent("evt-1", { includeMarkets: untyped(1) }),
+    "includeMarkets",
+    "expected a boolean",
+  ],
   // GET /prediction/v1/events/search
   ["search query min length 1", (c) => c.prediction.searchEvents({ query: "" }), "query", "1 to 200"],
   [
@@ -281,6 +293,31 @@ const cases: Case[] = [
   ["swap taker required", (c) => c.swap.build(untyped({ ...swap, taker: undefined })), "taker", "required"],
   ["swap inputMint shape", (c) => c.swap.build({ ...swap, inputMint: SHORT_KEY }), "inputMint", "base58"],
   [
+    "swap inputMint required",
+    (c) => c.swap.build(untyped({ ...swap, inputMint: undefined })),
+    "inputMint",
+    "required",
+  ],
+  [
+    "swap outputMint required",
+    (c) => c.swap.build(untyped({ ...swap, outputMint: undefined })),
+    "outputMint",
+    "required",
+  ],
+  [
+    "swap amount required",
+    (c) => c.swap.build(untyped({ ...swap, amount: undefined })),
+    "amount",
+    "required",
+  ],
+  [
+    "swap wrapAndUnwrapSol boolean",
+    (c) => c.swap.build({ ...swap, wrapAndUnwrapSol: untyped("no") }),
+    "wrapAndUnwrapSol",
+    "expected a boolean",
+  ],
+  ["swap payer shape", (c) => c.swap.build({ ...swap, payer: NOT_BASE58 }), "payer", "base58"],
+  [
     "swap feeAccount shape",
     (c) => c.swap.build({ ...swap, platformFeeBps: 5, feeAccount: NOT_BASE58 }),
     "feeAccount",
@@ -318,6 +355,59 @@ const cases: Case[] = [
     "0 to 10000",
   ],
   ["trigger maker shape", (c) => c.trigger.createOrder({ ...trigger, maker: SHORT_KEY }), "maker", "base58"],
+  [
+    "trigger maker required",
+    (c) => c.trigger.createOrder(untyped({ ...trigger, maker: undefined })),
+    "maker",
+    "required",
+  ],
+  [
+    "trigger payer required",
+    (c) => c.trigger.createOrder(untyped({ ...trigger, payer: undefined })),
+    "payer",
+    "required",
+  ],
+  [
+    "trigger inputMint required",
+    (c) => c.trigger.createOrder(untyped({ ...trigger, inputMint: undefined })),
+    "inputMint",
+    "required",
+  ],
+  [
+    "trigger outputMint required",
+    (c) => c.trigger.createOrder(untyped({ ...trigger, outputMint: undefined })),
+    "outputMint",
+    "required",
+  ],
+  [
+    "trigger makingAmount required",
+    (c) => c.trigger.createOrder(untyped({ ...trigger, params: { takingAmount: "150000000" } })),
+    "params.makingAmount",
+    "required",
+  ],
+  [
+    "trigger takingAmount required",
+    (c) => c.trigger.createOrder(untyped({ ...trigger, params: { makingAmount: "1000000000" } })),
+    "params.takingAmount",
+    "required",
+  ],
+  [
+    "trigger wrapAndUnwrapSol boolean",
+    (c) => c.trigger.createOrder({ ...trigger, wrapAndUnwrapSol: untyped("true") }),
+    "wrapAndUnwrapSol",
+    "boolean",
+  ],
+  [
+    "trigger feeBps <= 10000",
+    (c) =>
+      c.trigger.createOrder({
+        ...trigger,
+        feeAccount: WALLET,
+        params: { ...trigger.params, feeBps: "10001" },
+      }),
+    "params.feeBps",
+    "0 to 10000",
+  ],
   [
     "trigger mints differ",
     (c) => c.trigger.createOrder({ ...trigger, outputMint: SOL }),
@@ -403,9 +493,39 @@ const cases: Case[] = [
     "base58",
   ],
   [
+    "recurring user required",
+    (c) => c.recurring.createOrder(untyped({ ...recurring, user: undefined })),
+    "user",
+    "required",
+  ],
+  [
+    "recurring inputMint required",
+    (c) => c.recurring.createOrder(untyped({ ...recurring, inputMint: undefined })),
+    "inputMint",
+    "required",
+  ],
+  [
+    "recurring outputMint required",
+    (c) => c.recurring.createOrder(untyped({ ...recurring, outputMint: undefined })),
+    "outputMint",
+    "required",
+  ],
+  [
     "recurring execute requestId",
     (c) => c.recurring.execute({ requestId: "", signedTransaction: "AQID" }),
     "requestId",
+    "required",
+  ],
+  [
+    "recurring execute signedTransaction",
+    (c) => c.recurring.execute({ requestId: "r1", signedTransaction: "" }),
+    "signedTransaction",
+    "required",
+  ],
+  [
+    "recurring execute signedTransaction missing",
+    (c) => c.recurring.execute(untyped({ requestId: "r1" })),
+    "signedTransaction",
     "required",
   ],
   // GET /send/v1/invite-history

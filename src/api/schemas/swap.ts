@@ -10,7 +10,9 @@ export const swapBuildParams = z
     outputMint: pubkey,
     amount: z
       .union([rawAmount, z.bigint().transform(String)], {
-        error: "expected an integer string of raw token units",
+        // A missing amount is "is required", as for every other required parameter.
+        error: (issue) =>
+          issue.input === undefined ? "is required" : "expected an integer string of raw token units",
       })
       .pipe(rawAmount),
     taker: pubkey,

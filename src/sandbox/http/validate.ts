@@ -77,5 +77,7 @@ function describeUnion(
 }
 
 function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+  // zod reports a non-integer number as an invalid_type expecting "int".
+  const name = type === "int" ? "integer" : type;
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
 }

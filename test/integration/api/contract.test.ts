@@ -12,6 +12,7 @@ import {
   iterateOrders,
   iteratePositions,
 } from "../../../src/api/pagination.js";
+import type { LeaderboardEntry } from "../../../src/api/schemas/prediction.js";
 import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
 
@@ -129,17 +130,52 @@ describe("contract: the client against the sandbox", () => {
     const firstOrders = await client.prediction.listOrders({ ownerPubkey: wallet, end: 1 });
     expect(orders.length).toBe(firstOrders.pagination.total);
 
-    const eventWithMarkets = events.find((e) => e.eventId !== undefined) ?? events[0];
-    const markets = await collectAll(
-      iterateEventMarkets(client, eventWithMarkets?.eventId ?? "", { pageSize: 1 }),
-    );
-    const firstMarkets = await client.prediction.listEventMarkets(eventWithMarkets?.eventId ?? "", {
-      end: 1,
-    });
+    // An event with several markets, walked one market a page: more than one page by construction.
+    const withMarkets = await collectAll(iterateEvents(client, { includeMarkets: true }, { pageSize: 25 }));
+    const eventWithMarkets = withMarkets.find((e) => (e.markets?.length ?? 0) > 1);
+    expect(eventWithMarkets, "an event with more than one market").toBeDefined();
+    const eventId = eventWithMarkets?.eventId ?? "";
+    const firstMarkets = await client.prediction.listEventMarkets(eventId, { end: 1 });
+    expect(firstMarkets.data).toHaveLength(1);
+    expect(firstMarkets.pagination.hasNext).toBe(true);
+    const markets = await collectAll(iterateEventMarkets(client, eventId, { pageSize: 1 }));
     expect(markets.length).toBe(firstMarkets.pagination.total);
+    expect(markets.length).toBeGreaterThan(1);
+    expect(markets.map((m) => m.marketId)).toEqual(eventWithMarkets?.markets?.map((m) => m.marketId));
+  });
 
-    const invites = await collectAll(iterateInvites(client, wallet));
-    expect(Array.isArray(invites)).toBe(true);
+  it("walks the invite history of a sandbox wallet over several pages", async () => {
+    const pages: { invites: readonly { invite_pda: string; sender: string }[]; hasMoreData: boolean }[] = [];
+    for (let page = 1; page <= 50; page += 1) {
+      const answer = await client.send.inviteHistory({ address: wallet, page });
+      pages.push(answer);
+      if (!answer.hasMoreData) break;
+    }
+    expect(pages.length, "a sandbox wallet has invites over at least three pages").toBeGreaterThanOrEqual(3);
+    const pageSize = pages[0]?.invites.length ?? 0;
+    expect(pageSize).toBeGreaterThan(0);
+    // Every page but the last is full and says more follow; the last one is not empty and says none do.
+    for (const page of pages.slice(0, -1)) {
+      expect(page.invites).toHaveLength(pageSize);
+      expect(page.hasMoreData).toBe(true);
+    }
+    const last = pages.at(-1);
+    expect(last?.hasMoreData).toBe(false);
+    expect(last?.invites.length).toBeGreaterThan(0);
+    expect(last?.invites.length).toBeLessThanOrEqual(pageSize);
+    const byPage = pages.flatMap((p) => p.invites);
+    expect(byPage.length).toBe(pageSize * (pages.length - 1) + (last?.invites.length ?? 0));
+
+    const walked = await collectAll(iterateInvites(client, wallet));
+    expect(walked).toHaveLength(byPage.length);
+    expect(walked.map((i) => i.invite_pda)).toEqual(byPage.map((i) => i.invite_pda));
+    expect(new Set(walked.map((i) => i.invite_pda)).size).toBe(walked.length);
+    expect(walked.every((i) => i.sender === wallet)).toBe(true);
+
+    // A page past the end is empty, not an error.
+    const beyond = await client.send.inviteHistory({ address: wallet, page: pages.length + 1 });
+    expect(beyond.invites).toEqual([]);
+    expect(beyond.hasMoreData).toBe(false);
   });
 
   it("filters hold on the returned data", async () => {
@@ -152,12 +188,14 @@ describe("contract: the client against the sandbox", () => {
     expect(yes.length + no.length).toBe(mine.length);
 
     const orders = await collectAll(iterateOrders(client, { ownerPubkey: wallet }));
-    const marketId = orders[0]?.marketId;
-    if (marketId !== undefined) {
-      const inMarket = await collectAll(iterateOrders(client, { marketId }));
-      expect(inMarket.length).toBeGreaterThan(0);
-      expect(inMarket.every((o) => o.marketId === marketId)).toBe(true);
-    }
+    expect(orders.length, "the wallet has orders").toBeGreaterThan(0);
+    const marketId = orders[0]?.marketId ?? "";
+    const inMarket = await collectAll(iterateOrders(client, { marketId }));
+    expect(inMarket.length).toBeGreaterThan(0);
+    expect(inMarket.every((o) => o.marketId === marketId)).toBe(true);
+    const allOrders = await collectAll(iterateOrders(client));
+    expect(inMarket.length).toBe(allOrders.filter((o) => o.marketId === marketId).length);
+    expect(inMarket.length).toBeLessThan(allOrders.length);
 
     const crypto = await collectAll(iterateEvents(client, { category: "crypto" }));
     expect(crypto.length).toBeGreaterThan(0);
@@ -171,6 +209,161 @@ describe("contract: the client against the sandbox", () => {
     const idsOfA = new Set(a.map((e) => e.eventId));
     expect(b.some((e) => idsOfA.has(e.eventId))).toBe(false);
     expect((await collectAll(iterateEvents(client))).map((e) => e.eventId)).toEqual(a.map((e) => e.eventId));
+  });
+
+  it("positions filter by marketId and by marketPubkey", async () => {
+    const all = await collectAll(iteratePositions(client));
+    const mine = all.filter((p) => p.ownerPubkey === wallet);
+    expect(mine.length).toBeGreaterThan(0);
+    const target = mine[0];
+    const expected = all.filter((p) => p.marketId === target?.marketId).map((p) => p.pubkey);
+    expect(expected.length).toBeLessThan(all.length);
+
+    const byId = await collectAll(
+      iteratePositions(client, { marketId: target?.marketId ?? "" }, { pageSize: 2 }),
+    );
+    expect(byId.every((p) => p.marketId === target?.marketId)).toBe(true);
+    expect(byId.map((p) => p.pubkey)).toEqual(expected);
+
+    const byPubkey = await collectAll(iteratePositions(client, { marketPubkey: target?.market ?? "" }));
+    expect(byPubkey.every((p) => p.market === target?.market)).toBe(true);
+    expect(byPubkey.map((p) => p.pubkey)).toEqual(expected);
+
+    // Filters combine: the owner and the market together.
+    const mineThere = await collectAll(
+      iteratePositions(client, { ownerPubkey: wallet, marketId: target?.marketId ?? "" }),
+    );
+    expect(mineThere.map((p) => p.pubkey)).toEqual(
+      mine.filter((p) => p.marketId === target?.marketId).map((p) => p.pubkey),
+    );
+    const unknown = await client.prediction.listPositions({ marketId: "NO-SUCH-MARKET" });
+    expect(unknown.data).toEqual([]);
+    expect(unknown.pagination.total).toBe(0);
+  });
+
+  it("history filters by id and by positionPubkey", async () => {
+    const history = await collectAll(iterateHistory(client, { ownerPubkey: wallet }));
+    expect(history.length).toBeGreaterThan(1);
+    const pick = history[Math.floor(history.length / 2)];
+    const one = await client.prediction.listHistory({ id: pick?.id ?? 1 });
+    expect(one.data).toHaveLength(1);
+    expect(one.pagination.total).toBe(1);
+    expect(one.data[0]?.id).toBe(pick?.id);
+    expect(one.data[0]?.eventType).toBe(pick?.eventType);
+    expect(one.data[0]?.positionPubkey).toBe(pick?.positionPubkey);
+
+    const positionPubkey = pick?.positionPubkey ?? "";
+    const ofPosition = await collectAll(iterateHistory(client, { positionPubkey }, { pageSize: 2 }));
+    expect(ofPosition.length).toBeGreaterThan(0);
+    expect(ofPosition.every((r) => r.positionPubkey === positionPubkey)).toBe(true);
+    expect(ofPosition.map((r) => r.id)).toEqual(
+      history.filter((r) => r.positionPubkey === positionPubkey).map((r) => r.id),
+    );
+    expect(ofPosition.length).toBeLessThan(history.length);
+  });
+
+  it.each([
+    ["pnl", (e: LeaderboardEntry) => Number(e.realizedPnlUsd)],
+    ["volume", (e: LeaderboardEntry) => Number(e.totalVolumeUsd)],
+    ["win_rate", (e: LeaderboardEntry) => Number(e.winRatePct)],
+  ] as const)("leaderboard by %s is sorted descending by its field", async (metric, field) => {
+    const board = await client.prediction.leaderboards({ metric, period: "all_time", limit: 100 });
+    expect(board.data.length).toBeGreaterThan(5);
+    const values = board.data.map(field);
+    expect(values.every((v) => Number.isFinite(v))).toBe(true);
+    expect(isSorted(values, (x, y) => x > y)).toBe(true);
+    // The ranking is the metric's: the first entry holds the largest value of the field.
+    expect(values[0]).toBe(Math.max(...values));
+  });
+
+  it("leaderboard honours period and limit", async () => {
+    for (const period of ["all_time", "weekly", "monthly"] as const) {
+      const board = await client.prediction.leaderboards({ period, limit: 100 });
+      expect(board.data.length).toBeGreaterThan(3);
+      expect(board.data.every((e) => e.period === period)).toBe(true);
+      const top = await client.prediction.leaderboards({ period, limit: 3 });
+      expect(top.data).toHaveLength(3);
+      expect(top.data.map((e) => e.ownerPubkey)).toEqual(board.data.slice(0, 3).map((e) => e.ownerPubkey));
+    }
+    const weekly = await client.prediction.leaderboards({ period: "weekly", limit: 100 });
+    const allTime = await client.prediction.leaderboards({ period: "all_time", limit: 100 });
+    expect(weekly.data.map((e) => e.realizedPnlUsd)).not.toEqual(allTime.data.map((e) => e.realizedPnlUsd));
+    const defaults = await client.prediction.leaderboards();
+    expect(defaults.data.every((e) => e.period === "all_time")).toBe(true);
+    expect(defaults.data.map((e) => e.ownerPubkey)).toEqual(allTime.data.map((e) => e.ownerPubkey));
+  });
+
+  it("searchEvents honours limit and returns only events matching the query", async () => {
+    const all = await collectAll(iterateEvents(client));
+    const titleOf = (e: { metadata?: Record<string, unknown> | undefined }) =>
+      String(e.metadata?.title ?? "").toLowerCase();
+    // The most common word of the titles, so the search has more matches than the limit.
+    const counts = new Map<string, number>();
+    for (const e of all)
+      for (const word of new Set(titleOf(e).split(/\s+/)))
+        if (word.length >= 3) counts.set(word, (counts.get(word) ?? 0) + 1);
+    const [term, matches] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
+    expect(matches).toBeGreaterThan(2);
+    const matching = (e: (typeof all)[number]) =>
+      titleOf(e).includes(term) || e.eventId.toLowerCase().includes(term);
+
+    const limited = await client.prediction.searchEvents({ query: term, limit: 2 });
+    expect(limited.data).toHaveLength(2);
+    expect(limited.data.every(matching)).toBe(true);
+
+    const wide = await client.prediction.searchEvents({ query: term.toUpperCase(), limit: 20 });
+    expect(wide.data.every(matching)).toBe(true);
+    expect(wide.data.length).toBe(Math.min(20, all.filter(matching).length));
+
+    const none = await client.prediction.searchEvents({ query: "zzqx-no-such-event" });
+    expect(none.data).toEqual([]);
+  });
+
+  it("listEvents filter new, live and trending each return exactly the matching events", async () => {
+    const all = await collectAll(iterateEvents(client, {}, { pageSize: 10 }));
+    const ids = (events: readonly { eventId: string }[]) => events.map((e) => e.eventId).sort();
+    const now = sandbox.world.now();
+    const createdAt = (e: (typeof all)[number]) => Number(e.metadata?.createdAt);
+
+    const fresh = await collectAll(iterateEvents(client, { filter: "new" }, { pageSize: 4 }));
+    expect(fresh.length).toBeGreaterThan(0);
+    expect(fresh.every((e) => createdAt(e) >= now - 86_400 && createdAt(e) <= now)).toBe(true);
+    expect(ids(fresh)).toEqual(ids(all.filter((e) => createdAt(e) >= now - 86_400 && createdAt(e) <= now)));
+    expect(fresh.length).toBeLessThan(all.length);
+
+    const live = await collectAll(iterateEvents(client, { filter: "live" }, { pageSize: 4 }));
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.every((e) => e.isLive && e.beginAt !== null && Number(e.beginAt) <= now)).toBe(true);
+    expect(ids(live)).toEqual(ids(all.filter((e) => e.isLive)));
+    expect(live.length).toBeLessThan(all.length);
+
+    // Trending is the world's own flag (recent trade activity): listed events that carry it.
+    const trending = await collectAll(iterateEvents(client, { filter: "trending" }, { pageSize: 4 }));
+    const flagged = new Set(sandbox.world.events.filter((e) => e.isTrending).map((e) => e.eventId));
+    expect(trending.length).toBeGreaterThan(0);
+    expect(trending.every((e) => e.isActive && flagged.has(e.eventId))).toBe(true);
+    expect(ids(trending)).toEqual(ids(all.filter((e) => e.isActive && flagged.has(e.eventId))));
+    expect(trending.length).toBeLessThan(all.filter((e) => e.isActive).length);
+
+    // A filter combines with a category.
+    const liveCrypto = await collectAll(iterateEvents(client, { filter: "live", category: "crypto" }));
+    expect(ids(liveCrypto)).toEqual(ids(live.filter((e) => e.category === "crypto")));
+  });
+
+  it("listEvents subcategory returns exactly the events of that subcategory", async () => {
+    const all = await collectAll(iterateEvents(client));
+    const subcategories = [...new Set(all.map((e) => e.subcategory))];
+    expect(subcategories.length).toBeGreaterThan(1);
+    for (const subcategory of subcategories.slice(0, 4)) {
+      const found = await collectAll(iterateEvents(client, { subcategory }, { pageSize: 3 }));
+      expect(found.length).toBeGreaterThan(0);
+      expect(found.every((e) => e.subcategory === subcategory)).toBe(true);
+      expect(found.map((e) => e.eventId)).toEqual(
+        all.filter((e) => e.subcategory === subcategory).map((e) => e.eventId),
+      );
+    }
+    const nothing = await client.prediction.listEvents({ subcategory: "no-such-subcategory" });
+    expect(nothing.data).toEqual([]);
   });
 
   it.each([

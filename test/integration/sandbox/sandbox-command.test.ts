@@ -1,8 +1,42 @@
 import { EventEmitter } from "node:events";
+import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
-import { runSandboxCommand } from "../../../src/sandbox/main.js";
+import { registerSandboxCommand, runSandboxCommand, SANDBOX_DEFAULTS } from "../../../src/sandbox/main.js";
+import { createWorld } from "../../../src/sandbox/world/world.js";
+
+/** A `keeper`-like program holding only `sandbox`; commander errors are thrown, not exited on. */
+function keeperProgram(io: { signals?: EventEmitter; onStarted?: (s: RunningSandbox) => void } = {}) {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  const program = new Command()
+    .name("keeper")
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: (text) => errors.push(text) });
+  registerSandboxCommand(program, (line) => lines.push(line), io);
+  return { program, lines, errors };
+}
+
+/** Runs `keeper sandbox ...args` until it is up, then stops it with SIGTERM; returns what it printed. */
+async function runThroughCommander(args: readonly string[]) {
+  const signals = new EventEmitter();
+  let started: RunningSandbox | undefined;
+  const { program, lines } = keeperProgram({ signals, onStarted: (s) => (started = s) });
+  const running = program.parseAsync(["node", "keeper", "sandbox", ...args]);
+  await expect.poll(() => started, { timeout: 20_000 }).toBeDefined();
+  const sandbox = started as RunningSandbox;
+  const status = (
+    await fetch(`${sandbox.url}/prediction/v1/leaderboards?limit=1`, {
+      headers: { "x-api-key": sandbox.apiKey },
+    })
+  ).status;
+  signals.emit("SIGTERM", "SIGTERM");
+  await running;
+  return { sandbox, lines, status };
+}
+
+const walletsOf = (seed: number) => createWorld({ seed }).wallets();
 
 describe("keeper sandbox", () => {
   it("prints the URL, the key and the wallets, serves until SIGTERM, then closes", async () => {
@@ -42,5 +76,65 @@ describe("keeper sandbox", () => {
     await expect(runSandboxCommand({ port }, { print: () => {}, signals })).rejects.toThrow(/--port/);
     signals.emit("SIGINT", "SIGINT");
     await first;
+  });
+
+  it("keeper sandbox --port 0 --api-key k2 --seed 3: the flags reach the sandbox", async () => {
+    const { sandbox, lines, status } = await runThroughCommander([
+      "--port",
+      "0",
+      "--api-key",
+      "k2",
+      "--seed",
+      "3",
+    ]);
+    expect(status).toBe(200);
+    const port = Number(new URL(sandbox.url).port);
+    expect(port).toBeGreaterThan(0);
+    expect(port).not.toBe(SANDBOX_DEFAULTS.port);
+    expect(lines[0]).toBe(`sandbox service  ${sandbox.url}`);
+    expect(lines).toContain("api key          k2");
+    expect(sandbox.apiKey).toBe("k2");
+    // The world is seed 3's: its wallets are printed, and they are not seed 1's.
+    expect(sandbox.world.seed).toBe(3);
+    const printed = lines.filter((l) => l.startsWith("  ")).map((l) => l.trim());
+    expect(printed).toEqual([...walletsOf(3)]);
+    expect(printed.some((w) => walletsOf(1).includes(w))).toBe(false);
+    expect(lines.at(-1)).toBe("SIGTERM: stopping the sandbox");
+  });
+
+  it("without --api-key and --seed, commander passes the documented defaults", async () => {
+    const { sandbox, lines } = await runThroughCommander(["--port", "0"]);
+    expect(lines).toContain(`api key          ${SANDBOX_DEFAULTS.apiKey}`);
+    expect(sandbox.world.seed).toBe(SANDBOX_DEFAULTS.seed);
+    const printed = lines.filter((l) => l.startsWith("  ")).map((l) => l.trim());
+    expect(printed).toEqual([...walletsOf(SANDBOX_DEFAULTS.seed)]);
+  });
+
+  it.each([
+    [["--port", "-1"], "--port", "integer from 0 to 65535"],
+    [["--port", "65536"], "--port", "integer from 0 to 65535"],
+    [["--port", "80.5"], "--port", "integer from 0 to 65535"],
+    [["--port", "0", "--seed", "x"], "--seed", "integer from 0 to 4294967295"],
+    [["--port", "0", "--seed", "-3"], "--seed", "integer from 0 to 4294967295"],
+    [["--port", "0", "--api-key", ""], "--api-key", "must not be empty"],
+    [["--port", "0", "--api-key", "   "], "--api-key", "must not be empty"],
+  ] as const)("keeper sandbox %j is refused naming %s", async (args, flag, rule) => {
+    // "--port 0" beside a bad flag: were the flag let through, the sandbox would not take port 8787.
+    const onStarted = (s: RunningSandbox) => {
+      void s.close();
+      throw new Error("the sandbox started despite a bad flag");
+    };
+    const { program, errors } = keeperProgram({ signals: new EventEmitter(), onStarted });
+    const error = await program.parseAsync(["node", "keeper", "sandbox", ...args]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CommanderError);
+    const commanderError = error as CommanderError;
+    expect(commanderError.code).toBe("commander.invalidArgument");
+    expect(commanderError.exitCode).not.toBe(0);
+    expect(commanderError.message).toContain(flag);
+    expect(commanderError.message).toContain(rule);
+    expect(errors.join("")).toContain(flag);
   });
 });
