@@ -3,10 +3,18 @@ import { ConfigError } from "../core/errors.js";
 import type { RunningSandbox } from "./index.js";
 
 /** What scripts may rely on when they start the sandbox without flags (issue 2). */
-export const SANDBOX_DEFAULTS = { host: "127.0.0.1", port: 8787, apiKey: "sandbox-key", seed: 1 } as const;
+export const SANDBOX_DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8787,
+  chainPort: 8899,
+  apiKey: "sandbox-key",
+  seed: 1,
+} as const;
 
 export interface SandboxCommandOptions {
   readonly port?: number;
+  /** The local chain's RPC port (default 8899; with `port` 0, a free one). */
+  readonly chainPort?: number;
   readonly apiKey?: string;
   readonly seed?: number;
 }
@@ -58,10 +66,16 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     apiKey: options.apiKey ?? SANDBOX_DEFAULTS.apiKey,
     seed: options.seed ?? SANDBOX_DEFAULTS.seed,
     clock: "wall",
+    ...(options.chainPort === undefined ? {} : { chain: { port: options.chainPort } }),
   }).catch((error: unknown) => {
     // A taken port is the operator's to fix, not a crash: say which flag changes it.
-    if ((error as { code?: unknown }).code === "EADDRINUSE")
-      throw new ConfigError([`--port: ${port} is already in use on ${SANDBOX_DEFAULTS.host}`]);
+    const { code, port: taken } = error as { code?: unknown; port?: unknown };
+    if (code === "EADDRINUSE") {
+      const flag = taken === port ? "--port" : "--chain-port";
+      throw new ConfigError([
+        `${flag}: ${String(taken ?? port)} is already in use on ${SANDBOX_DEFAULTS.host}`,
+      ]);
+    }
     throw error;
   });
   for (const line of describeSandbox(sandbox)) io.print(line);
@@ -103,9 +117,14 @@ export function registerSandboxCommand(
       integerIn(0, 65_535),
       SANDBOX_DEFAULTS.port,
     )
+    .option(
+      "--chain-port <port>",
+      `RPC port of the local chain (default ${SANDBOX_DEFAULTS.chainPort}; a free one when --port is 0)`,
+      integerIn(0, 65_535),
+    )
     .option("--api-key <key>", "API key the service accepts", nonEmpty, SANDBOX_DEFAULTS.apiKey)
     .option("--seed <seed>", "seed of the simulated world", integerIn(0, 2 ** 32 - 1), SANDBOX_DEFAULTS.seed)
-    .action(async (opts: { port: number; apiKey: string; seed: number }) => {
+    .action(async (opts: { port: number; chainPort?: number; apiKey: string; seed: number }) => {
       await runSandboxCommand(opts, { ...io, print });
     });
 }

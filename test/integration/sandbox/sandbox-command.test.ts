@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
@@ -100,6 +101,28 @@ describe("keeper sandbox", () => {
     expect(printed).toEqual([...walletsOf(3)]);
     expect(printed.some((w) => walletsOf(1).includes(w))).toBe(false);
     expect(lines.at(-1)).toBe("SIGTERM: stopping the sandbox");
+  });
+
+  it("keeper sandbox --chain-port puts the local chain there, and a taken one is refused naming it", async () => {
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const { sandbox, lines } = await runThroughCommander(["--port", "0", "--chain-port", String(free)]);
+    expect(sandbox.chain?.url).toBe(`http://127.0.0.1:${free}`);
+    expect(lines).toContain(`chain rpc        http://127.0.0.1:${free}`);
+
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(free, "127.0.0.1", resolve));
+    try {
+      await expect(
+        runSandboxCommand({ port: 0, chainPort: free }, { print: () => {}, signals: new EventEmitter() }),
+      ).rejects.toThrow(`--chain-port: ${free} is already in use`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it("without --api-key and --seed, commander passes the documented defaults", async () => {
