@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EVENT_CATEGORIES, EVENT_PROVIDERS, type EventDetails } from "../src/core/event-details.js";
 import { type Intent, intentKeys } from "../src/core/intent.js";
 import { formatUsd, usdToMicro } from "../src/core/money.js";
 import type { Snapshot } from "../src/core/snapshot.js";
@@ -7,7 +8,9 @@ import { expectedObject, onlyWhenValid } from "./config-parts.js";
 
 /**
  * exit-rules: closes open prediction positions by rule (take-profit, stop-loss, trailing stop, a
- * time before the market closes), with per-market, per-event, per-title and per-side overrides.
+ * time before the market closes), with overrides selected by market, event, title, tags, category,
+ * provider and side. Tags, category and provider come from `snapshot.events` (the strategy declares
+ * it needs them through `needs`); an event missing there matches no selector on them.
  *
  * Hysteresis, exactly: every rule is a Schmitt trigger with a debounce.
  * - A rule *enters* when its metric crosses its threshold (e.g. pnl >= takeProfitPct).
@@ -122,18 +125,41 @@ const overrideRules = z.strictObject({
   slippageBps: ruleFields.slippageBps.nullable().optional(),
 });
 
-const SELECTOR_KEYS = ["marketId", "eventId", "titleContains", "side"] as const;
+/** In order of specificity, most specific first (see `SPECIFICITY`). */
+const SELECTOR_KEYS = [
+  "marketId",
+  "eventId",
+  "titleContains",
+  "tags",
+  "category",
+  "provider",
+  "side",
+] as const;
+/** Selector keys read from the event's details (`snapshot.events`), not from the position. */
+const EVENT_SELECTOR_KEYS = ["tags", "category", "provider"] as const;
+/** `all` is a filter of the events list, not a category an override could mean. */
+const SELECTABLE_CATEGORIES = EVENT_CATEGORIES.filter((category) => category !== "all");
+const oneOf = (values: readonly string[]) => `expected one of ${values.join(", ")}`;
 const selector = z
   .strictObject({
     marketId: z.string().min(1, "expected a market id").optional(),
     eventId: z.string().min(1, "expected an event id").optional(),
     /** Case-insensitive substring of the market's or the event's title. */
     titleContains: z.string().min(1, "expected some text").optional(),
+    /** The event has at least one of these tags (case-insensitive). */
+    tags: z
+      .array(z.string({ error: "expected a tag" }).min(1, "expected a tag"), {
+        error: "expected a list of tags",
+      })
+      .min(1, "expected a list of tags")
+      .optional(),
+    category: z.enum(SELECTABLE_CATEGORIES, { error: oneOf(SELECTABLE_CATEGORIES) }).optional(),
+    provider: z.enum(EVENT_PROVIDERS, { error: oneOf(EVENT_PROVIDERS) }).optional(),
     side: z.enum(["yes", "no"], { error: 'expected "yes" or "no"' }).optional(),
   })
   .refine((match) => SELECTOR_KEYS.some((key) => match[key] !== undefined), {
     error: `expected at least one of ${SELECTOR_KEYS.join(", ")}`,
-    // An unknown key (e.g. `category`) is reported on its own; saying "no key" too would mislead.
+    // An unknown key (e.g. `series`) is reported on its own; saying "no key" too would mislead.
     ...onlyWhenValid,
   });
 
@@ -224,16 +250,20 @@ function mergeRules(base: Rules, override: ExitRulesOverride["rules"]): Rules {
 // ---- selectors ----
 
 /**
- * Specificity: marketId (8) > eventId (4) > titleContains (2) > side (1), summed over the keys a
- * selector sets. Each weight is larger than all smaller ones together, so comparing sums compares
- * the most specific key first: `{ marketId }` beats `{ eventId, titleContains, side }`, and
- * `{ eventId, side }` beats `{ eventId }`. Equal specificity: the override listed first wins.
- * A selector matches only when every key it sets matches.
+ * Specificity: marketId (64) > eventId (32) > titleContains (16) > tags (8) > category (4) >
+ * provider (2) > side (1), summed over the keys a selector sets. Each weight is larger than all
+ * smaller ones together, so comparing sums compares the most specific key first: `{ marketId }`
+ * beats `{ eventId, titleContains, tags, category, provider, side }`, `{ tags }` beats
+ * `{ category, provider }`, and `{ category, side }` beats `{ category }`. Equal specificity: the
+ * override listed first wins. A selector matches only when every key it sets matches.
  */
 const SPECIFICITY: Record<(typeof SELECTOR_KEYS)[number], number> = {
-  marketId: 8,
-  eventId: 4,
-  titleContains: 2,
+  marketId: 64,
+  eventId: 32,
+  titleContains: 16,
+  tags: 8,
+  category: 4,
+  provider: 2,
   side: 1,
 };
 
@@ -241,7 +271,8 @@ export function specificity(match: Selector): number {
   return SELECTOR_KEYS.reduce((sum, key) => sum + (match[key] === undefined ? 0 : SPECIFICITY[key]), 0);
 }
 
-export function matches(match: Selector, position: Position): boolean {
+/** `event`: the details of the position's event, undefined when unknown (then no event key matches). */
+export function matches(match: Selector, position: Position, event: EventDetails | undefined): boolean {
   if (match.marketId !== undefined && match.marketId !== position.marketId) return false;
   if (match.eventId !== undefined && match.eventId !== position.eventId) return false;
   if (match.side !== undefined && match.side !== (position.isYes ? "yes" : "no")) return false;
@@ -250,14 +281,21 @@ export function matches(match: Selector, position: Position): boolean {
     const titles = [position.marketMetadata.title, position.eventMetadata.title];
     if (!titles.some((title) => title.toLowerCase().includes(needle))) return false;
   }
+  if (EVENT_SELECTOR_KEYS.some((key) => match[key] !== undefined) && event === undefined) return false;
+  if (match.category !== undefined && match.category !== event?.category) return false;
+  if (match.provider !== undefined && match.provider !== event?.provider) return false;
+  if (match.tags !== undefined) {
+    const held = new Set(event?.tags.map((tag) => tag.toLowerCase()));
+    if (!match.tags.some((tag) => held.has(tag.toLowerCase()))) return false;
+  }
   return true;
 }
 
 /** The rules for one position: the most specific matching override over the global rules. */
-export function rulesFor(config: ExitRulesConfig, position: Position): Rules {
+export function rulesFor(config: ExitRulesConfig, position: Position, event?: EventDetails): Rules {
   let winner: ExitRulesOverride | undefined;
   for (const override of config.overrides) {
-    if (!matches(override.match, position)) continue;
+    if (!matches(override.match, position, event)) continue;
     if (!winner || specificity(override.match) > specificity(winner.match)) winner = override;
   }
   return winner ? mergeRules(baseRules(config), winner.rules) : baseRules(config);
@@ -451,6 +489,13 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
   contractVersion: 1,
   description: "Close prediction positions by take-profit, stop-loss, trailing stop or time before close",
   configSchema,
+  needs(config) {
+    const selectors = config.overrides.map((override) => override.match);
+    return {
+      events: selectors.some((match) => EVENT_SELECTOR_KEYS.some((key) => match[key] !== undefined)),
+      eventProviders: selectors.some((match) => match.provider !== undefined),
+    };
+  },
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const previous = readState(state);
@@ -460,10 +505,21 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
 
     const positions: Record<string, PositionState> = {};
     const intents: Intent[] = [];
+    const usesEventSelectors = config.overrides.some((override) =>
+      EVENT_SELECTOR_KEYS.some((key) => override.match[key] !== undefined),
+    );
     for (const position of snapshot.positions) {
       // Positions that left (or cannot be closed any more) leave the state with it.
       if (!isOpen(position)) continue;
-      const rules = rulesFor(config, position);
+      const event = snapshot.events?.[position.eventId];
+      if (usesEventSelectors && event === undefined) {
+        // Its event could not be read: which override applies is unknown, and a rule an override
+        // turned off must not fire. Nothing is done and its state is kept until the event is read.
+        const kept = previous[position.pubkey];
+        if (kept !== undefined) positions[position.pubkey] = kept;
+        continue;
+      }
+      const rules = rulesFor(config, position, event);
       const tracked = track(previous[position.pubkey], position, rules);
       const { polls, firing, firingRule } = checkRules(position, rules, tracked, nowSeconds);
       positions[position.pubkey] = { ...tracked, polls };

@@ -189,6 +189,11 @@ const userStrategyShape = z.looseObject({
   evaluate: z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", {
     message: "expected a function",
   }),
+  needs: z
+    .custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", {
+      message: "expected a function",
+    })
+    .optional(),
 });
 
 async function loadUserStrategy(

@@ -1,9 +1,11 @@
 import type { Order, Position } from "../api/schemas/prediction.js";
+import type { EventDetails } from "./event-details.js";
 import type { IntentKind } from "./intent.js";
 
 /**
  * Everything a strategy may know about one wallet at one moment: plain data, no handles.
- * Positions carry their market and event metadata already, so nothing else is fetched for them.
+ * Positions carry their market and event metadata already; the event's category, tags and provider
+ * are fetched (and cached) only for strategies that declare they need them.
  */
 export interface Snapshot {
   readonly wallet: string;
@@ -22,6 +24,12 @@ export interface Snapshot {
    * cancel of that order.
    */
   readonly triggerOrders?: readonly KnownTriggerOrder[];
+  /**
+   * Category, subcategory, tags (and provider, when known) of the events the wallet holds positions
+   * in, by event id. Present only when a configured strategy declared it needs them; an event whose
+   * details could not be fetched has no entry.
+   */
+  readonly events?: Readonly<Record<string, EventDetails>>;
 }
 
 export interface KnownTriggerOrder {

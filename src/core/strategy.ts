@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { SnapshotNeeds } from "./event-details.js";
 import type { Intent } from "./intent.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -30,6 +31,11 @@ export interface Strategy<C = unknown> {
   readonly description: string;
   readonly configSchema: z.ZodType<C>;
   evaluate(input: StrategyInput<C>): StrategyResult;
+  /**
+   * Optional, pure: data this config needs in the snapshot beyond positions and orders. Asked once
+   * at start-up; what no configured strategy needs is never fetched.
+   */
+  needs?(config: C): SnapshotNeeds;
 }
 
 export function defineStrategy<C>(strategy: Strategy<C>): Strategy<C> {

@@ -27,6 +27,7 @@ import { type KeySource, loadWallets, type Wallets } from "../signer/keys.js";
 import { signAndSubmit } from "../signer/sign-transaction.js";
 import { enqueueSign, processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
+import { EventDetailsCache } from "./event-details-cache.js";
 import { Ledger } from "./ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "./names.js";
 import { PauseSwitch } from "./pause.js";
@@ -36,6 +37,7 @@ import { createQueues, type KeeperQueues, type PollJobData } from "./queues.js";
 import { checkRedisForKeeper, connectRedis } from "./redis-connection.js";
 import { Scheduler } from "./scheduler.js";
 import { processSign, type SignOutcome } from "./sign-worker.js";
+import { type SnapshotSource, snapshotNeeds } from "./snapshot.js";
 import { StrategyStateStore } from "./strategy-state.js";
 import { readTokenBalances } from "./token-balances.js";
 
@@ -200,7 +202,10 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     }
 
     if (roles.has("worker")) {
-      const source = {
+      // Tokens named by symbol or name become mints once, here; a bad one stops the start (exit 2).
+      const { strategies } = await resolveStrategyTokens(config, client.tokens.search);
+      const events = eventDetailsFor(strategies, client, logger, metrics);
+      const source: SnapshotSource = {
         positions: (wallet: string) =>
           collectAll(
             iteratePositions(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
@@ -212,10 +217,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             )
           ).filter((o) => o.status === "pending"),
         balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
+        ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
       };
       const states = new StrategyStateStore(redis, keys);
-      // Tokens named by symbol or name become mints once, here; a bad one stops the start (exit 2).
-      const { strategies } = await resolveStrategyTokens(config, client.tokens.search);
       track(
         new Worker<PollJobData>(
           QUEUES.poll,
@@ -404,6 +408,30 @@ async function loadKeyring(config: KeeperConfig, logger: Logger): Promise<Wallet
   });
   if (problems.length > 0) throw new ConfigError(problems);
   return loadWallets(sources, { logger });
+}
+
+/**
+ * The process-wide event details cache, made only when a configured strategy needs event details
+ * (an exit-rules category, tags or provider selector); otherwise no event is ever fetched.
+ */
+function eventDetailsFor(
+  strategies: KeeperConfig["strategies"],
+  client: ApiClient,
+  logger: Logger,
+  metrics: KeeperMetrics,
+): EventDetailsCache | undefined {
+  const needs = snapshotNeeds(strategies);
+  if (!needs.events) return undefined;
+  logger.info({ withProvider: needs.eventProviders }, "snapshots carry event details");
+  return new EventDetailsCache({
+    reader: {
+      getEvent: (eventId) => client.prediction.getEvent(eventId),
+      searchEvents: (params) => client.prediction.searchEvents(params),
+    },
+    logger,
+    withProvider: needs.eventProviders,
+    onLookup: (outcome) => metrics.eventLookups.inc({ outcome }),
+  });
 }
 
 function buildApi(client: ApiClient, connection: Connection) {

@@ -164,6 +164,13 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     registers,
   });
 
+  const eventLookups = new Counter({
+    name: "keeper_event_lookups_total",
+    help: "Event details looked up for snapshots, by outcome (cached, fetched, failed)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
+
   const pollSummary = async () => {
     if (!options.polls) return undefined;
     try {
@@ -231,6 +238,7 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     claimedUsd,
     pollDuration,
     pollSkipped,
+    eventLookups,
     lastSuccessfulPoll,
     staleWallets,
     paused,

@@ -61,8 +61,18 @@ const BAD: ReadonlyArray<[string, string, string | RegExp]> = [
   ],
   [
     "exit-rules: a selector that does not exist",
-    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { category: crypto }\n        rules: { takeProfitPct: 10 }\n`,
-    "strategies[0].overrides[0].match.category: unknown key",
+    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { series: crypto }\n        rules: { takeProfitPct: 10 }\n`,
+    "strategies[0].overrides[0].match.series: unknown key",
+  ],
+  [
+    "exit-rules: a category the service does not have",
+    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { category: sport }\n        rules: { takeProfitPct: 10 }\n`,
+    "strategies[0].overrides[0].match.category: expected one of crypto, sports, politics, esports, culture, economics, tech",
+  ],
+  [
+    "exit-rules: tags given as one string",
+    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { tags: nba, provider: provider_c }\n        rules: { takeProfitPct: 10 }\n`,
+    /strategies\[0\]\.overrides\[0\]\.match\.tags: expected a list of tags\n {2}strategies\[0\]\.overrides\[0\]\.match\.provider: expected one of provider_a, provider_b/,
   ],
   [
     "exit-rules: a stop-loss price above the take-profit price",
@@ -178,6 +188,18 @@ describe("keeper config check: each bad strategy config is refused with its path
     expect(result.stderr).toContain("keeper: invalid configuration:");
     if (typeof expected === "string") expect(result.stderr).toContain(`  ${expected}`);
     else expect(result.stderr).toMatch(expected);
+  });
+
+  it("accepts exit-rules selectors on category, tags and provider", async () => {
+    const result = await configCheck(
+      await write(
+        "ok-selectors",
+        `${S} exit-rules\n    stopLossPct: 20\n    overrides:\n      - match: { category: sports, side: yes }\n        rules: { stopLossPct: null }\n      - match: { tags: [nba, playoffs], provider: provider_b }\n        rules: { takeProfitPct: 50 }\n`,
+      ),
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("strategies: exit-rules");
   });
 
   it("accepts tokens by symbol and name, and says what they resolved to", async () => {

@@ -135,3 +135,104 @@ describe("exit-rules end to end: take-profit and stop-loss close once, open orde
     expect(metrics).toContain('keeper_transactions_total{kind="close",outcome="confirmed"} 2');
   }, 120_000);
 });
+
+/** The value of one sample of the keeper's metrics, 0 when absent. */
+async function metricValue(keeper: RunningKeeper, sample: string): Promise<number> {
+  const text = await keeper.metrics.render();
+  const line = text.split("\n").find((l) => l.startsWith(`${sample} `));
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1));
+}
+
+describe("exit-rules end to end: a category selector overrides the global rule, events fetched once", () => {
+  let sandbox: RunningSandbox;
+  let keeper: RunningKeeper;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let wallet: string;
+  let kept: Position;
+  let closed: Position;
+  let eventCount: number;
+  const GET_EVENT = 'keeper_api_requests_total{endpoint="getEvent",status="200"}';
+  const SEARCH_EVENTS = 'keeper_api_requests_total{endpoint="searchEvents",status="200"}';
+
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox());
+    redis = await testRedis("e2e-exit-category");
+    wallet = sandbox.wallets[0] ?? "";
+    const all = await positionsOf(sandbox, wallet);
+    const open = all.filter((p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed);
+    // Only the events of positions that can still be exited are read.
+    eventCount = new Set(open.map((p) => p.eventId)).size;
+    if (eventCount === new Set(all.map((p) => p.eventId)).size)
+      throw new Error("the sandbox seed no longer gives wallet 0 a settled position of another event");
+    const categoryOf = (p: Position) => sandbox.world.events.find((e) => e.eventId === p.eventId)?.category;
+    const free = open.filter((p) => p.openOrders === 0);
+    const first = free[0];
+    const other = free.find((p) => first && categoryOf(p) !== categoryOf(first));
+    if (!first || !other)
+      throw new Error("the sandbox seed no longer gives wallet 0 two free positions in different categories");
+    [kept, closed] = [first, other];
+    // Every open position at its own average price: no rule holds before the test moves a price.
+    for (const p of open) sandbox.world.setPrice(p.marketId, yesPriceFor(p, Number(p.avgPriceUsd)));
+
+    // The global take-profit applies to both; the category override turns it off for `kept`'s
+    // category, and beats the (less specific) provider override that would close it sooner.
+    const keptEvent = sandbox.world.events.find((e) => e.eventId === kept.eventId);
+    const extra = `strategies:
+  - name: exit-rules
+    takeProfitPct: 20
+    overrides:
+      - match: { provider: ${keptEvent?.provider} }
+        rules: { takeProfitPct: 10 }
+      - match: { category: ${categoryOf(kept)} }
+        rules: { takeProfitPct: null }
+`;
+    const config = await loadTestConfig(
+      await writeKeeperConfig(sandbox, redis.prefix, {
+        extra,
+        walletYaml: `wallets:\n  - pubkey: ${wallet}\n`,
+      }),
+    );
+    ({ keeper } = await startTestKeeper(config, sandbox));
+  }, 60_000);
+
+  afterAll(async () => {
+    await keeper?.stop();
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  it("closes only the position outside the category, and polls fetch no event twice", async () => {
+    await morePolls(keeper, [wallet], 2);
+    expect(await keeper.ledger.list()).toEqual([]);
+    // Each event of the wallet's positions was fetched once; the provider came with the event.
+    expect(await metricValue(keeper, GET_EVENT)).toBe(eventCount);
+
+    for (const p of [kept, closed])
+      sandbox.world.setPrice(p.marketId, yesPriceFor(p, Number(p.avgPriceUsd) * 1.5));
+
+    const rows = await eventually(
+      "the close confirmed",
+      async () => {
+        const closes = (await keeper.ledger.list()).filter((r) => r.kind === "close");
+        return closes.some((r) => r.status === "confirmed") ? closes : undefined;
+      },
+      60_000,
+    );
+    expect(rows.map((r) => [r.key, r.status])).toEqual([[`close-${closed.pubkey}`, "confirmed"]]);
+    expect(rows[0]?.reason).toMatch(/^take-profit: pnl [\d.]+% >= 20%$/);
+
+    // More polls: still nothing for the position the category override protects, though it is up 50 %.
+    await morePolls(keeper, [wallet], 2);
+    expect((await keeper.ledger.list()).map((r) => r.key)).toEqual([`close-${closed.pubkey}`]);
+    const after = await positionsOf(sandbox, wallet);
+    expect(after.find((p) => p.pubkey === closed.pubkey)).toBeUndefined();
+    expect(after.find((p) => p.pubkey === kept.pubkey)?.pnlUsdPercent).toBeGreaterThan(20);
+
+    // Steady state: every later poll answered from the cache.
+    expect(await metricValue(keeper, GET_EVENT)).toBe(eventCount);
+    expect(await metricValue(keeper, SEARCH_EVENTS)).toBe(0);
+    expect(await metricValue(keeper, 'keeper_event_lookups_total{outcome="fetched"}')).toBe(eventCount);
+    expect(await metricValue(keeper, 'keeper_event_lookups_total{outcome="cached"}')).toBeGreaterThan(0);
+    expect(await metricValue(keeper, 'keeper_event_lookups_total{outcome="failed"}')).toBe(0);
+  }, 120_000);
+});

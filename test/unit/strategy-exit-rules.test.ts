@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Position } from "../../src/api/schemas/prediction.js";
 import { formatIssues } from "../../src/config/format-issues.js";
+import type { EventDetails } from "../../src/core/event-details.js";
 import { intentSchema } from "../../src/core/intent.js";
-import type { InFlightIntent } from "../../src/core/snapshot.js";
+import type { InFlightIntent, Snapshot } from "../../src/core/snapshot.js";
 import type { StrategyState } from "../../src/core/strategy.js";
 import { exitRules, specificity } from "../../strategies/exit-rules.js";
 import {
@@ -28,10 +29,14 @@ function at(overrides: Partial<Position> = {}): Position {
 function evaluate(
   config: Record<string, unknown>,
   positions: Position[],
-  { state = {}, inFlightIntents = [] }: { state?: StrategyState; inFlightIntents?: InFlightIntent[] } = {},
+  {
+    state = {},
+    inFlightIntents = [],
+    events,
+  }: { state?: StrategyState; inFlightIntents?: InFlightIntent[]; events?: Snapshot["events"] } = {},
 ) {
   return exitRules.evaluate({
-    snapshot: snapshot({ positions, inFlight: inFlightIntents }),
+    snapshot: snapshot({ positions, inFlight: inFlightIntents, ...(events ? { events } : {}) }),
     state,
     config: exitRules.configSchema.parse(config),
     now,
@@ -357,34 +362,43 @@ describe("exit-rules: confirmation and hysteresis", () => {
 });
 
 describe("exit-rules: selector precedence", () => {
+  // The fixture position's event (evt-1), as the snapshot carries it when a strategy needs it.
+  const EVT_1: EventDetails = {
+    category: "crypto",
+    subcategory: "bitcoin",
+    tags: ["Bitcoin", "majors"],
+    provider: "provider_a",
+  };
+  const events = { "evt-1": EVT_1 };
   // Each override sets its own take-profit, so the reason tells which one won.
   const selectors = {
     marketId: { match: { marketId: "mkt-1" }, rules: { takeProfitPct: 11 } },
     eventId: { match: { eventId: "evt-1" }, rules: { takeProfitPct: 12 } },
     titleContains: { match: { titleContains: "bitcoin" }, rules: { takeProfitPct: 13 } },
-    side: { match: { side: "yes" }, rules: { takeProfitPct: 14 } },
+    tags: { match: { tags: ["majors"] }, rules: { takeProfitPct: 14 } },
+    category: { match: { category: "crypto" }, rules: { takeProfitPct: 15.5 } },
+    provider: { match: { provider: "provider_a" }, rules: { takeProfitPct: 16 } },
+    side: { match: { side: "yes" }, rules: { takeProfitPct: 16.5 } },
   } as const;
+  type Key = keyof typeof selectors;
+  /** Most specific first. */
+  const ORDER = Object.keys(selectors) as Key[];
   const target = () =>
     at({ marketMetadata: marketMetadata({ title: "Bitcoin above 100k?" }), eventMetadata: eventMetadata() });
-  const winnerOf = (overrides: unknown[]) =>
-    evaluate({ takeProfitPct: 15, overrides }, [target()]).intents.map((i) => i.reason);
+  const winnerOf = (overrides: unknown[], eventDetails: Snapshot["events"] = events) =>
+    evaluate({ takeProfitPct: 15, overrides }, [target()], { events: eventDetails }).intents.map(
+      (i) => i.reason,
+    );
 
-  const pairs: Array<[keyof typeof selectors, keyof typeof selectors]> = [
-    ["marketId", "eventId"],
-    ["marketId", "titleContains"],
-    ["marketId", "side"],
-    ["eventId", "titleContains"],
-    ["eventId", "side"],
-    ["titleContains", "side"],
-  ];
+  const pairs = ORDER.flatMap((strong, i) => ORDER.slice(i + 1).map((weak) => [strong, weak] as const));
   it.each(
     pairs.flatMap(([strong, weak]) => [
       [strong, weak, "listed first"],
       [strong, weak, "listed last"],
     ]),
   )("%s beats %s (%s)", (strong, weak, order) => {
-    const a = selectors[strong as keyof typeof selectors];
-    const b = selectors[weak as keyof typeof selectors];
+    const a = selectors[strong as Key];
+    const b = selectors[weak as Key];
     const expected = `take-profit: pnl 16.6% >= ${a.rules.takeProfitPct}%`;
     expect(winnerOf(order === "listed first" ? [a, b] : [b, a])).toEqual([expected]);
   });
@@ -409,12 +423,38 @@ describe("exit-rules: selector precedence", () => {
       ["10%"],
     ],
     [
-      "one higher key beats all lower ones: { marketId } over { eventId, titleContains, side }",
+      "one higher key beats all lower ones: { marketId } over every other key at once",
       [
-        { match: { eventId: "evt-1", titleContains: "bitcoin", side: "yes" }, rules: { takeProfitPct: 12 } },
+        {
+          match: {
+            eventId: "evt-1",
+            titleContains: "bitcoin",
+            tags: ["majors"],
+            category: "crypto",
+            provider: "provider_a",
+            side: "yes",
+          },
+          rules: { takeProfitPct: 12 },
+        },
         { match: { marketId: "mkt-1" }, rules: { takeProfitPct: 11 } },
       ],
       ["11%"],
+    ],
+    [
+      "{ tags } over { category, provider, side }",
+      [
+        { match: { category: "crypto", provider: "provider_a", side: "yes" }, rules: { takeProfitPct: 9 } },
+        { match: { tags: ["majors"] }, rules: { takeProfitPct: 8 } },
+      ],
+      ["8%"],
+    ],
+    [
+      "{ category, side } over { category }",
+      [
+        { match: { category: "crypto" }, rules: { takeProfitPct: 9 } },
+        { match: { category: "crypto", side: "yes" }, rules: { takeProfitPct: 8 } },
+      ],
+      ["8%"],
     ],
     [
       "a tie goes to the override listed first",
@@ -452,9 +492,141 @@ describe("exit-rules: selector precedence", () => {
   it("specificity weights", () => {
     expect([
       specificity({ marketId: "m" }),
-      specificity({ eventId: "e", titleContains: "t", side: "no" }),
+      specificity({
+        eventId: "e",
+        titleContains: "t",
+        tags: ["a"],
+        category: "crypto",
+        provider: "provider_b",
+        side: "no",
+      }),
+      specificity({ tags: ["a", "b", "c"] }),
+      specificity({ category: "sports", provider: "provider_a", side: "no" }),
       specificity({ side: "yes" }),
-    ]).toEqual([8, 7, 1]);
+    ]).toEqual([64, 63, 8, 7, 1]);
+  });
+});
+
+describe("exit-rules: selectors on the event's category, tags and provider", () => {
+  // Global take-profit 15 % fires on the fixture (pnl 16.6 %); an override that matches turns it off,
+  // so each row asserts exactly whether the override applied.
+  const closed = [close("take-profit: pnl 16.6% >= 15%")];
+  const details = (extra: Partial<EventDetails> = {}): EventDetails => ({
+    category: "sports",
+    subcategory: "basketball",
+    tags: ["NBA", "playoffs"],
+    provider: "provider_b",
+    ...extra,
+  });
+  const { provider: _provider, ...withoutProvider } = details();
+  it.each<[string, Record<string, unknown>, Snapshot["events"], ReturnType<typeof close>[]]>([
+    ["category matches", { category: "sports" }, { "evt-1": details() }, []],
+    ["category differs", { category: "crypto" }, { "evt-1": details() }, closed],
+    ["tags: one listed tag is enough", { tags: ["mlb", "nba"] }, { "evt-1": details() }, []],
+    ["tags: compared case-insensitively", { tags: ["Playoffs"] }, { "evt-1": details() }, []],
+    ["tags: none of them held", { tags: ["mlb", "nfl"] }, { "evt-1": details() }, closed],
+    ["tags: the event has none", { tags: ["nba"] }, { "evt-1": details({ tags: [] }) }, closed],
+    ["provider matches", { provider: "provider_b" }, { "evt-1": details() }, []],
+    ["provider differs", { provider: "provider_a" }, { "evt-1": details() }, closed],
+    [
+      "provider unknown: no provider selector matches",
+      { provider: "provider_b" },
+      { "evt-1": withoutProvider },
+      closed,
+    ],
+    [
+      "provider unknown: a category selector still matches",
+      { category: "sports" },
+      { "evt-1": withoutProvider },
+      [],
+    ],
+    [
+      "every key must match: category and provider",
+      { category: "sports", provider: "provider_a" },
+      { "evt-1": details() },
+      closed,
+    ],
+    ["every key must match: tags and side", { tags: ["nba"], side: "yes" }, { "evt-1": details() }, []],
+    [
+      "every key must match: category and the wrong side",
+      { category: "sports", side: "no" },
+      { "evt-1": details() },
+      closed,
+    ],
+    // Which override applies is unknown without the event: nothing fires (the global take-profit
+    // would close a position whose override turned it off).
+    [
+      "the event's details are missing (fetch failed): category",
+      { category: "sports" },
+      { "evt-2": details() },
+      [],
+    ],
+    ["the event's details are missing: tags", { tags: ["nba"] }, {}, []],
+    ["the snapshot carries no events at all", { category: "sports" }, undefined, []],
+    ["the event's details are missing, category differs", { category: "crypto" }, {}, []],
+  ])("%s", (_label, match, events, expected) => {
+    const config = { takeProfitPct: 15, overrides: [{ match, rules: { takeProfitPct: null } }] };
+    const { intents } = evaluate(config, [at()], events ? { events } : {});
+    expect(intents).toEqual(expected);
+  });
+
+  it("a position whose event is missing is left alone and keeps its state until the event is read", () => {
+    const config = {
+      takeProfitPct: 50,
+      overrides: [
+        { match: { category: "sports" }, rules: { takeProfitPct: null } },
+        { match: { side: "yes" }, rules: { takeProfitPct: 15 } },
+      ],
+    };
+    const known = evaluate(config, [at()], { events: { "evt-1": details({ category: "politics" }) } });
+    expect(known.intents).toEqual(closed);
+    const missing = evaluate(config, [at()], { state: known.state, events: {} });
+    expect(missing.intents).toEqual([]);
+    expect(missing.state).toEqual(known.state);
+  });
+
+  it("each position reads its own event's details", () => {
+    const other = fakePubkey("Other");
+    const config = {
+      takeProfitPct: 15,
+      overrides: [{ match: { category: "sports" }, rules: { takeProfitPct: null } }],
+    };
+    const { intents } = evaluate(
+      config,
+      [
+        at(),
+        position({ pubkey: other, eventId: "evt-2", eventMetadata: eventMetadata({ eventId: "evt-2" }) }),
+      ],
+      { events: { "evt-1": details({ category: "politics" }), "evt-2": details() } },
+    );
+    expect(intents).toEqual(closed);
+  });
+
+  it.each<[string, unknown[], { events: boolean; eventProviders: boolean }]>([
+    ["no overrides", [], { events: false, eventProviders: false }],
+    [
+      "position selectors only",
+      [{ match: { marketId: "m", eventId: "e", titleContains: "t", side: "yes" }, rules: {} }],
+      { events: false, eventProviders: false },
+    ],
+    [
+      "a category selector",
+      [{ match: { category: "tech" }, rules: {} }],
+      { events: true, eventProviders: false },
+    ],
+    ["a tags selector", [{ match: { tags: ["ai"] }, rules: {} }], { events: true, eventProviders: false }],
+    [
+      "a provider selector",
+      [
+        { match: { side: "no" }, rules: {} },
+        { match: { provider: "provider_a" }, rules: {} },
+      ],
+      { events: true, eventProviders: true },
+    ],
+  ])("needs: %s", (_label, overrides, expected) => {
+    expect(exitRules.needs?.(exitRules.configSchema.parse({ takeProfitPct: 5, overrides }))).toEqual(
+      expected,
+    );
   });
 });
 
@@ -507,7 +679,7 @@ describe("exit-rules: config refusals", () => {
     [
       "empty selector",
       { takeProfitPct: 5, overrides: [{ match: {}, rules: {} }] },
-      "overrides[0].match: expected at least one of marketId, eventId, titleContains, side",
+      "overrides[0].match: expected at least one of marketId, eventId, titleContains, tags, category, provider, side",
     ],
     [
       "unknown side",
@@ -515,9 +687,39 @@ describe("exit-rules: config refusals", () => {
       'overrides[0].match.side: expected "yes" or "no"',
     ],
     [
-      "selector on a key positions do not carry",
-      { takeProfitPct: 5, overrides: [{ match: { category: "crypto" }, rules: {} }] },
-      "overrides[0].match.category: unknown key",
+      "a selector key that does not exist",
+      { takeProfitPct: 5, overrides: [{ match: { series: "crypto" }, rules: {} }] },
+      "overrides[0].match.series: unknown key",
+    ],
+    [
+      "an unknown category",
+      { takeProfitPct: 5, overrides: [{ match: { category: "sport" }, rules: {} }] },
+      "overrides[0].match.category: expected one of crypto, sports, politics, esports, culture, economics, tech",
+    ],
+    [
+      'the "all" category (a filter, not a category)',
+      { takeProfitPct: 5, overrides: [{ match: { category: "all" }, rules: {} }] },
+      "overrides[0].match.category: expected one of crypto, sports, politics, esports, culture, economics, tech",
+    ],
+    [
+      "tags as one string",
+      { takeProfitPct: 5, overrides: [{ match: { tags: "nba" }, rules: {} }] },
+      "overrides[0].match.tags: expected a list of tags",
+    ],
+    [
+      "no tags",
+      { takeProfitPct: 5, overrides: [{ match: { tags: [] }, rules: {} }] },
+      "overrides[0].match.tags: expected a list of tags",
+    ],
+    [
+      "an empty tag",
+      { takeProfitPct: 5, overrides: [{ match: { tags: ["nba", ""] }, rules: {} }] },
+      "overrides[0].match.tags[1]: expected a tag",
+    ],
+    [
+      "a provider the service does not name",
+      { takeProfitPct: 5, overrides: [{ match: { provider: "kalshi" }, rules: {} }] },
+      "overrides[0].match.provider: expected one of provider_a, provider_b",
     ],
     [
       "bad rule in an override",

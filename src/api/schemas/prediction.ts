@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EVENT_CATEGORIES, EVENT_PROVIDERS } from "../../core/event-details.js";
 import {
   contractCount,
   microUsd,
@@ -9,17 +10,9 @@ import {
   rangeParams,
 } from "./common.js";
 
-export const PROVIDERS = ["provider_a", "provider_b"] as const;
-export const CATEGORIES = [
-  "all",
-  "crypto",
-  "sports",
-  "politics",
-  "esports",
-  "culture",
-  "economics",
-  "tech",
-] as const;
+// One list each, in core, so strategies (which import only core) validate the same values.
+export const PROVIDERS = EVENT_PROVIDERS;
+export const CATEGORIES = EVENT_CATEGORIES;
 
 const nonEmptyId = z.string().min(1, "must be at least 1 character");
 

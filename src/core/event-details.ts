@@ -1,0 +1,42 @@
+/**
+ * What Keeper knows of a prediction event beyond the `eventMetadata` a position carries: the fields
+ * of GET /prediction/v1/events/{eventId} that strategies select on. Positions do not carry them, so
+ * the snapshot holds them only when a strategy declares it needs them (see `SnapshotNeeds`).
+ */
+
+/** The spec's event categories (the Event resource's `category`, the events list's filter). */
+export const EVENT_CATEGORIES = [
+  "all",
+  "crypto",
+  "sports",
+  "politics",
+  "esports",
+  "culture",
+  "economics",
+  "tech",
+] as const;
+export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+
+/** The spec's data providers (the `provider` query parameter of the events list and search). */
+export const EVENT_PROVIDERS = ["provider_a", "provider_b"] as const;
+export type EventProvider = (typeof EVENT_PROVIDERS)[number];
+
+export interface EventDetails {
+  readonly category: EventCategory;
+  readonly subcategory: string;
+  /** The event's tags as the service gives them; empty when it gives none. */
+  readonly tags: readonly string[];
+  /**
+   * The provider the event comes from, when it could be learnt (the Event resource has no provider
+   * field): absent means unknown, and then no provider selector matches the event.
+   */
+  readonly provider?: EventProvider;
+}
+
+/** Data a strategy's config needs in the snapshot beyond the wallet's positions and orders. */
+export interface SnapshotNeeds {
+  /** `snapshot.events`: category, subcategory and tags of each event the wallet holds a position in. */
+  readonly events?: boolean;
+  /** ...and each event's provider too, which may cost a search per provider for a new event. */
+  readonly eventProviders?: boolean;
+}

@@ -1,0 +1,210 @@
+import type { Logger } from "pino";
+import type { Event } from "../api/schemas/prediction.js";
+import { PermanentError } from "../core/errors.js";
+import { EVENT_PROVIDERS, type EventDetails, type EventProvider } from "../core/event-details.js";
+
+/** The reads the cache makes: the API client's prediction area in production, a fake in tests. */
+export interface EventReader {
+  getEvent(eventId: string): Promise<Event>;
+  searchEvents(params: { query: string; provider: EventProvider; limit: number }): Promise<{ data: Event[] }>;
+}
+
+/** An event a position belongs to: its id and, for the provider search, its title. */
+export interface EventRef {
+  readonly eventId: string;
+  readonly title: string;
+}
+
+/** `cached`: answered from memory (or from a fetch already under way); `failed`: GET /events/{id} failed. */
+export type EventLookupOutcome = "cached" | "fetched" | "failed";
+
+export interface EventDetailsCacheOptions {
+  readonly reader: EventReader;
+  readonly logger: Logger;
+  /** Learn each event's provider too (some strategy selects on it). */
+  readonly withProvider: boolean;
+  /** How long fetched details are kept. Default 10 minutes. */
+  readonly ttlMs?: number;
+  /** How long a failed fetch (or provider search) is remembered before it is tried again. Default 1 minute. */
+  readonly failureTtlMs?: number;
+  /** Events kept; the least recently used goes first. Default 2000. */
+  readonly maxEntries?: number;
+  /** Events fetched at once by one lookup. Default 4. */
+  readonly concurrency?: number;
+  readonly now?: () => number;
+  readonly onLookup?: (outcome: EventLookupOutcome) => void;
+}
+
+interface Entry {
+  /** Undefined: the fetch failed; the event's positions match no event selector until it is tried again. */
+  readonly details: EventDetails | undefined;
+  readonly expiresAt: number;
+}
+
+const SEARCH_QUERY_MAX = 200;
+const SEARCH_LIMIT = 20;
+
+/**
+ * Category, subcategory, tags and (optionally) provider of events, fetched through
+ * GET /prediction/v1/events/{eventId} and kept in memory with a TTL and an LRU bound, so a wallet's
+ * poll costs no request for events seen in the last `ttlMs`. One process-wide instance is shared by
+ * every poll; concurrent polls asking for the same event share one fetch. Never throws: an event
+ * that cannot be fetched is logged, counted and left out of the answer.
+ *
+ * The provider: the Event resource has no provider field. Keeper reads `metadata.provider` when it
+ * holds one of the spec's providers (the sandbox puts it there; the live service's documented
+ * `metadata` does not list it), and otherwise searches each provider for the event's title
+ * (GET /events/search?provider=...) and takes the provider whose results hold the event id. Found
+ * nowhere, the provider stays unknown.
+ */
+export class EventDetailsCache {
+  readonly #options: EventDetailsCacheOptions;
+  readonly #ttlMs: number;
+  readonly #failureTtlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #pending = new Map<string, Promise<Entry>>();
+
+  constructor(options: EventDetailsCacheOptions) {
+    this.#options = options;
+    this.#ttlMs = options.ttlMs ?? 600_000;
+    this.#failureTtlMs = options.failureTtlMs ?? 60_000;
+    this.#maxEntries = Math.max(1, options.maxEntries ?? 2_000);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Events held in memory (fresh or not yet evicted). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Details of each distinct event, by event id; events whose fetch failed are absent. */
+  async detailsOf(refs: readonly EventRef[]): Promise<Record<string, EventDetails>> {
+    const titles = new Map<string, string>();
+    for (const ref of refs) if (!titles.has(ref.eventId)) titles.set(ref.eventId, ref.title);
+    const out: Record<string, EventDetails> = {};
+    const misses: EventRef[] = [];
+    for (const [eventId, title] of titles) {
+      const entry = this.#fresh(eventId);
+      if (entry === undefined) {
+        misses.push({ eventId, title });
+        continue;
+      }
+      this.#options.onLookup?.("cached");
+      if (entry.details) out[eventId] = entry.details;
+    }
+    await forEachBounded(misses, this.#options.concurrency ?? 4, async (ref) => {
+      const entry = await this.#load(ref);
+      if (entry.details) out[ref.eventId] = entry.details;
+    });
+    return out;
+  }
+
+  #fresh(eventId: string): Entry | undefined {
+    const entry = this.#entries.get(eventId);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(eventId);
+    if (entry.expiresAt <= this.#now()) return undefined;
+    this.#entries.set(eventId, entry); // most recently used goes last
+    return entry;
+  }
+
+  #load(ref: EventRef): Promise<Entry> {
+    const running = this.#pending.get(ref.eventId);
+    if (running) {
+      this.#options.onLookup?.("cached");
+      return running;
+    }
+    const loading = this.#fetch(ref).finally(() => this.#pending.delete(ref.eventId));
+    this.#pending.set(ref.eventId, loading);
+    return loading;
+  }
+
+  async #fetch(ref: EventRef): Promise<Entry> {
+    const { reader, logger, onLookup } = this.#options;
+    let event: Event;
+    try {
+      event = await reader.getEvent(ref.eventId);
+    } catch (error) {
+      onLookup?.("failed");
+      logger.warn(
+        { eventId: ref.eventId, err: (error as Error).message },
+        "event details unavailable: its positions match no category, tags or provider selector",
+      );
+      // An event the service refuses (e.g. 404) is not asked for again until the normal TTL.
+      return this.#store(ref.eventId, undefined, error instanceof PermanentError ? this.#ttlMs : undefined);
+    }
+    onLookup?.("fetched");
+    const details: EventDetails = {
+      category: event.category,
+      subcategory: event.subcategory,
+      tags: event.tags ?? [],
+    };
+    if (!this.#options.withProvider) return this.#store(ref.eventId, details);
+    const fromMetadata = asProvider(event.metadata?.provider);
+    if (fromMetadata) return this.#store(ref.eventId, { ...details, provider: fromMetadata });
+    const { provider, isSettled } = await this.#searchProvider(ref);
+    return this.#store(
+      ref.eventId,
+      provider ? { ...details, provider } : details,
+      isSettled ? undefined : this.#failureTtlMs,
+    );
+  }
+
+  /** The provider whose search for the event's title returns the event; `isSettled` false if one failed and none found it. */
+  async #searchProvider(ref: EventRef): Promise<{ provider?: EventProvider; isSettled: boolean }> {
+    const { reader, logger } = this.#options;
+    const query = ref.title.trim().slice(0, SEARCH_QUERY_MAX);
+    let isSettled = true;
+    if (query !== "")
+      for (const provider of EVENT_PROVIDERS) {
+        try {
+          const found = await reader.searchEvents({ query, provider, limit: SEARCH_LIMIT });
+          if (found.data.some((event) => event.eventId === ref.eventId)) return { provider, isSettled: true };
+        } catch (error) {
+          isSettled = false;
+          logger.warn(
+            { eventId: ref.eventId, provider, err: (error as Error).message },
+            "event provider search failed",
+          );
+        }
+      }
+    if (isSettled)
+      logger.warn(
+        { eventId: ref.eventId },
+        "event provider unknown: its positions match no provider selector",
+      );
+    return { isSettled };
+  }
+
+  #store(eventId: string, details: EventDetails | undefined, ttlMs?: number): Entry {
+    const entry = {
+      details,
+      expiresAt: this.#now() + (ttlMs ?? (details ? this.#ttlMs : this.#failureTtlMs)),
+    };
+    this.#entries.delete(eventId);
+    this.#entries.set(eventId, entry);
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries) break;
+      this.#entries.delete(oldest);
+    }
+    return entry;
+  }
+}
+
+function asProvider(value: unknown): EventProvider | undefined {
+  return EVENT_PROVIDERS.find((provider) => provider === value);
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+}
