@@ -12,7 +12,7 @@ import { createCaptureStream } from "../../src/ops/capture-stream.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
 import { DrivenClock } from "../../src/sandbox/world/clock.js";
 import { Wallets } from "../../src/signer/keys.js";
-import { recordTestOutput, TEST_API_KEY } from "./test-secrets.js";
+import { recordTestOutput, recordTestSecret, TEST_API_KEY } from "./test-secrets.js";
 
 /** A sandbox (service and chain) with a driven clock, and a config pointing a keeper at it. */
 export async function startTestSandbox(options: { walletCount?: number } = {}) {
@@ -69,8 +69,15 @@ ${options.extra ?? ""}`,
   return file;
 }
 
+/** Sandbox wallet `index`'s secret key, registered for the suite's secret scan. */
+function sandboxSecretKey(sandbox: RunningSandbox, index: number): Uint8Array {
+  const keypair = sandbox.world.walletKeypair(index);
+  recordTestSecret(keypair.secretKey, `sandbox wallet ${index} ${keypair.publicKey.toBase58()}`);
+  return keypair.secretKey;
+}
+
 export function sandboxWallets(sandbox: RunningSandbox): Wallets {
-  return Wallets.fromSecretKeys(sandbox.wallets.map((_, i) => sandbox.world.walletKeypair(i).secretKey));
+  return Wallets.fromSecretKeys(sandbox.wallets.map((_, i) => sandboxSecretKey(sandbox, i)));
 }
 
 export async function startTestKeeper(
@@ -144,7 +151,7 @@ export async function writeWalletKeyFiles(sandbox: RunningSandbox): Promise<stri
   const lines: string[] = [];
   for (const [i, pubkey] of sandbox.wallets.entries()) {
     const file = join(dir, `wallet-${i}.json`);
-    await writeFile(file, JSON.stringify([...sandbox.world.walletKeypair(i).secretKey]), { mode: 0o600 });
+    await writeFile(file, JSON.stringify([...sandboxSecretKey(sandbox, i)]), { mode: 0o600 });
     lines.push(`  - pubkey: ${pubkey}\n    keyFile: ${file}`);
   }
   return `wallets:\n${lines.join("\n")}\n`;

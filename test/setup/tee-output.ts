@@ -1,4 +1,6 @@
 import { recordTestOutput } from "../helpers/test-secrets.js";
+// Every keypair made in a test process is registered for the secret scan (see the module).
+import "./register-test-keys.js";
 
 // Everything a test process writes to stdout or stderr also goes to the suite's log directory.
 for (const [name, stream] of [
