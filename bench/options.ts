@@ -9,6 +9,8 @@ export interface BenchOptions {
   readonly keeperRps: number;
   /** --max-old-space-size for the keeper's process, when given. */
   readonly keeperHeapMb: number | undefined;
+  /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
+  readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
   readonly windowSeconds: number;
   /** The keeper's poll interval (its pollPositions cron), in seconds. */
@@ -34,6 +36,8 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
+  --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
+                       npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
   --interval S         keeper poll interval in seconds (default: the smallest cron-friendly period
                        at least 1.15 x wallets / rps)
@@ -81,6 +85,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       rps: { type: "string" },
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
+      "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
       claims: { type: "string" },
@@ -105,6 +110,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     values.interval === undefined
       ? evenPeriodSeconds(Math.max(2, (1.15 * wallets) / rps))
       : evenPeriodSeconds(positiveNumber(values.interval, "interval", 10));
+  const keeperRuntime = values["keeper-runtime"] ?? "dist";
+  if (keeperRuntime !== "dist" && keeperRuntime !== "tsx")
+    throw new Error(`--keeper-runtime: expected dist or tsx, got ${keeperRuntime}`);
   const defaultClaims = Math.min(quick ? 20 : 200, Math.max(10, Math.round(wallets * 0.05)));
   return {
     wallets,
@@ -114,6 +122,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       values["keeper-heap-mb"] === undefined
         ? undefined
         : Math.round(positiveNumber(values["keeper-heap-mb"], "keeper-heap-mb", 0)),
+    keeperRuntime,
     windowSeconds: positiveNumber(values["window-seconds"], "window-seconds", 1),
     intervalSeconds: interval,
     sampleClaims: Math.round(positiveNumber(values.claims, "claims", defaultClaims)),

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -150,10 +151,16 @@ class LedgerWatcher {
   }
 }
 
-function forkKeeper(heapMb: number | undefined): ChildProcess {
-  return fork(join(BENCH_DIR, "keeper-process.ts"), [], {
+function forkKeeper(runtime: BenchOptions["keeperRuntime"], heapMb: number | undefined): ChildProcess {
+  const heap = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
+  const built = join(REPO_DIR, "dist", "bench", "keeper-process.js");
+  if (runtime === "dist" && !existsSync(built))
+    throw new Error(
+      `${built} is missing: run npm run build (npm run bench does), or pass --keeper-runtime tsx`,
+    );
+  return fork(runtime === "dist" ? built : join(BENCH_DIR, "keeper-process.ts"), [], {
     cwd: REPO_DIR,
-    execArgv: ["--import", "tsx", ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`])],
+    execArgv: runtime === "dist" ? heap : ["--import", "tsx", ...heap],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
 }
@@ -177,7 +184,7 @@ async function runKeeperPhase(
   let failure: string | undefined;
   let rss = 0;
   const logFile = join(tmpdir(), `${prefix}-keeper.log`);
-  const child = forkKeeper(options.keeperHeapMb);
+  const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.once("exit", (code) => {
     if (!stopped) failure ??= `keeper process exited (code ${code}) before it was stopped`;
@@ -401,6 +408,7 @@ async function main(): Promise<number> {
     `keeper sweep benchmark: ${options.wallets} wallets, ${options.rps} requests/s ` +
       (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
+      `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
       `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
       `${options.sampleClaims} claims per contender, slot ${options.slotMs} ms, redis prefix ${prefix}`,
   );

@@ -1,5 +1,6 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -9,7 +10,34 @@ import type { Strategy } from "../core/strategy.js";
 import { formatIssues, formatPath } from "./format-issues.js";
 import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
 
-const DEFAULT_FILE = fileURLToPath(new URL("../../config/default.yaml", import.meta.url));
+/**
+ * The package's root: the nearest folder above this module that holds package.json. The module runs
+ * from src/config in a checkout and from dist/src/config when built, so no fixed relative path fits both.
+ */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+const DEFAULT_FILE = join(packageRoot(), "config", "default.yaml");
+
+/**
+ * A user strategy may be TypeScript. In a checkout everything already runs through tsx; the built
+ * keeper (plain node on dist/) registers tsx's loader the first time it meets a .ts strategy.
+ */
+let typeScriptLoader: Promise<void> | undefined;
+function ensureTypeScriptLoader(): Promise<void> {
+  if (import.meta.url.endsWith(".ts")) return Promise.resolve();
+  typeScriptLoader ??= import("tsx/esm/api").then(({ register }) => {
+    register();
+  });
+  return typeScriptLoader;
+}
 
 /** Environment variables that override config paths. Secrets have their own variables below. */
 export const ENV_OVERRIDES: ReadonlyArray<{
@@ -209,6 +237,7 @@ async function loadUserStrategy(
   }
   let loaded: Record<string, unknown>;
   try {
+    if (file.endsWith(".ts")) await ensureTypeScriptLoader();
     loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     problems.push(`${at}.module: cannot load ${file}: ${(error as Error).message.split("\n")[0]}`);
