@@ -5,8 +5,14 @@ import { COMPUTE_BUDGET_PROGRAM } from "./programs.js";
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
 
-/** The runtime's defaults when a transaction sets no limit. */
+/**
+ * The runtime's defaults when a transaction sets no limit: 200,000 units per instruction; since
+ * SIMD-0170, builtins (System, Compute Budget, ...) get 3,000 instead, Compute Budget instructions
+ * included. Counting 200,000 for every other instruction and 3,000 for each Compute Budget one is an
+ * upper bound under either rule, so the fee the policy allows is never short of what is charged.
+ */
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
+const DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION = 3_000n;
 const MAX_UNITS = 1_400_000n;
 
 export interface ComputeBudget {
@@ -22,11 +28,13 @@ export function readComputeBudget(instructions: readonly InstructionView[]): Com
   let price: bigint | undefined;
   let limit: bigint | undefined;
   let others = 0n;
+  let budgetInstructions = 0n;
   for (const ix of instructions) {
     if (ix.programId.toBase58() !== COMPUTE_BUDGET_PROGRAM) {
       others += 1n;
       continue;
     }
+    budgetInstructions += 1n;
     const data = Buffer.from(ix.data);
     const tag = data[0];
     if (tag === SET_COMPUTE_UNIT_PRICE) {
@@ -40,7 +48,9 @@ export function readComputeBudget(instructions: readonly InstructionView[]): Com
     }
   }
   const unitPriceMicroLamports = price ?? 0n;
-  let unitLimit = limit ?? others * DEFAULT_UNITS_PER_INSTRUCTION;
+  let unitLimit =
+    limit ??
+    others * DEFAULT_UNITS_PER_INSTRUCTION + budgetInstructions * DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION;
   if (unitLimit > MAX_UNITS) unitLimit = MAX_UNITS;
   const priorityFeeLamports = (unitPriceMicroLamports * unitLimit + 999_999n) / 1_000_000n;
   return { unitPriceMicroLamports, unitLimit, priorityFeeLamports };

@@ -1,27 +1,47 @@
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { PublicKey } from "@solana/web3.js";
 import { PolicyRefusal } from "../core/errors.js";
 import type { OutflowAllowance } from "../core/intent.js";
 import type { InstructionEffect } from "./instruction-effects.js";
-import { isTokenProgram, NATIVE_MINT, SYSTEM_PROGRAM } from "./programs.js";
-import type { TokenAccountState } from "./token-account.js";
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  isTokenProgram,
+  NATIVE_MINT,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+} from "./programs.js";
 
 /**
  * Rules on what single instructions do to the wallet. The simulation would catch most outflows
  * anyway; these name the attack precisely and catch what a balance comparison cannot see (a delegate,
- * a new owner, a durable nonce that keeps a transaction alive past its blockhash).
+ * a new owner, a durable nonce that keeps a transaction alive past its blockhash, SOL paid to a
+ * stranger while the same amount comes back from elsewhere).
+ *
+ * The policy runs them twice: on the top-level instructions before simulating (`simulated: false`),
+ * then on every instruction, inner ones included, with the simulation's post-state known.
  */
 export interface EffectContext {
   wallet: string;
-  /** The wallet's token accounts (owner = wallet) among the transaction's accounts, before it runs. */
-  walletTokens: ReadonlyMap<string, TokenAccountState>;
+  /**
+   * The wallet's token accounts by address, with their mint: those it owns before the transaction,
+   * those the transaction creates for it (createdWalletTokenAccounts), and, once simulated, those it
+   * owns afterwards. Lamports that go into them stay the wallet's.
+   */
+  walletTokens: ReadonlyMap<string, { readonly mint: string }>;
   allowance: OutflowAllowance;
+  /**
+   * Whether walletTokens is final (the simulation's post-state is in it). Before, an account missing
+   * from it may still become the wallet's, so the rules that depend on that wait for the second pass.
+   */
+  simulated: boolean;
 }
 
 /** Running totals across every instruction of one transaction. */
 export interface EffectTotals {
-  /** Lamports the wallet funds: transfers and new accounts. */
-  lamports: bigint;
-  /** Of which plain transfers. */
+  /** Lamports the wallet sends with plain System transfers (only ever to wrap SOL an order spends). */
   transferredLamports: bigint;
+  /** Lamports the wallet puts into new accounts that are not its own (rent an order leaves behind). */
+  foreignLamports: bigint;
   tokens: Map<string, bigint>;
 }
 
@@ -46,9 +66,48 @@ const HARMLESS_TOKEN_OPS = new Set([
   "getAccountDataSize",
 ]);
 const SPEND_TOKEN_OPS = new Set(["transfer", "transferChecked", "burn", "burnChecked"]);
+const INITIALIZE_ACCOUNT_OPS = new Set(["initializeAccount", "initializeAccount2", "initializeAccount3"]);
 
 export function newTotals(): EffectTotals {
-  return { lamports: 0n, transferredLamports: 0n, tokens: new Map() };
+  return { transferredLamports: 0n, foreignLamports: 0n, tokens: new Map() };
+}
+
+/**
+ * The token accounts the instructions create for the wallet (address → mint): associated token
+ * accounts for it as owner (checked against their derivation) and accounts initialized with it as
+ * owner. The wallet owns them from that instruction on, so lamports paid into them stay the wallet's
+ * even when the transaction closes them again (closing pays the wallet).
+ */
+export function createdWalletTokenAccounts(
+  effects: readonly InstructionEffect[],
+  wallet: string,
+): Map<string, { mint: string }> {
+  const created = new Map<string, { mint: string }>();
+  for (const effect of effects) {
+    const { account, mint } = effect.roles;
+    if (account === undefined || mint === undefined) continue;
+    if (isTokenProgram(effect.programId) && INITIALIZE_ACCOUNT_OPS.has(effect.op)) {
+      if (effect.roles.owner === wallet) created.set(account, { mint });
+      continue;
+    }
+    if (effect.programId !== ASSOCIATED_TOKEN_PROGRAM) continue;
+    if (effect.op !== "create" && effect.op !== "createIdempotent") continue;
+    const tokenProgram = effect.roles.tokenProgram ?? TOKEN_PROGRAM;
+    if (effect.roles.wallet !== wallet || !isTokenProgram(tokenProgram)) continue;
+    let derived: string;
+    try {
+      derived = getAssociatedTokenAddressSync(
+        new PublicKey(mint),
+        new PublicKey(wallet),
+        true,
+        new PublicKey(tokenProgram),
+      ).toBase58();
+    } catch {
+      continue; // not addresses: not an account of the wallet
+    }
+    if (derived === account) created.set(account, { mint });
+  }
+  return created;
 }
 
 export function checkEffect(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
@@ -84,26 +143,14 @@ function checkSystem(effect: InstructionEffect, ctx: EffectContext, totals: Effe
       return;
     case "transfer":
     case "transferWithSeed":
-      if (isWallet(roles.source) || isWallet(roles.sourceBase)) {
-        // Plain SOL transfers out are for wrapping SOL an order spends, nothing else: the rent
-        // allowance is for accounts the transaction creates, not a budget for payments to anyone.
-        totals.transferredLamports += effect.lamports ?? 0n;
-        const wrapAllowance = ctx.allowance.tokens.get(NATIVE_MINT) ?? 0n;
-        if (totals.transferredLamports > wrapAllowance) {
-          throw new PolicyRefusal(
-            "outflow_sol",
-            `instruction ${where}: System ${op} sends ${totals.transferredLamports} lamports from the wallet in all, allowed ${wrapAllowance}`,
-          );
-        }
-      }
-      checkSystemFunding(effect, ctx, totals);
+      if (isWallet(roles.source) || isWallet(roles.sourceBase)) checkSolTransfer(effect, ctx, totals);
       return;
     case "createAccount":
     case "createAccountWithSeed":
       if (isWallet(roles.newAccount)) {
         throw new PolicyRefusal("system_assign", `instruction ${where}: creates an account at the wallet`);
       }
-      checkSystemFunding(effect, ctx, totals);
+      if (isWallet(roles.source)) checkAccountFunding(effect, ctx, totals);
       return;
     default:
       if (effect.accounts.includes(ctx.wallet)) {
@@ -115,15 +162,46 @@ function checkSystem(effect: InstructionEffect, ctx: EffectContext, totals: Effe
   }
 }
 
-/** Every lamport the wallet funds (transfers and new accounts) stays within the allowance. */
-function checkSystemFunding(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
+/**
+ * Plain SOL transfers out are for wrapping SOL an order spends, nothing else: at most the order's
+ * wrapped SOL amount in all, and only into the wallet's own token accounts. A payment to anyone else
+ * is refused whatever its size (an order's SOL budget is spent once, by the order's own transfer).
+ */
+function checkSolTransfer(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
   const { roles, op, where } = effect;
-  if (roles.source !== ctx.wallet && roles.sourceBase !== ctx.wallet) return;
-  totals.lamports += effect.lamports ?? 0n;
-  if (totals.lamports > ctx.allowance.maxLamports) {
+  const lamports = effect.lamports ?? 0n;
+  totals.transferredLamports += lamports;
+  const wrapAllowance = ctx.allowance.tokens.get(NATIVE_MINT) ?? 0n;
+  if (totals.transferredLamports > wrapAllowance) {
     throw new PolicyRefusal(
       "outflow_sol",
-      `instruction ${where}: System ${op} moves ${totals.lamports} lamports from the wallet in all, allowed ${ctx.allowance.maxLamports}`,
+      `instruction ${where}: System ${op} sends ${totals.transferredLamports} lamports from the wallet in all, allowed ${wrapAllowance}`,
+    );
+  }
+  const to = roles.destination;
+  const ours = to === ctx.wallet || (to !== undefined && ctx.walletTokens.has(to));
+  if (ctx.simulated && lamports > 0n && !ours) {
+    throw new PolicyRefusal(
+      "outflow_sol",
+      `instruction ${where}: System ${op} sends ${lamports} lamports from the wallet to ${to ?? "an unnamed account"}, not a token account of the wallet`,
+    );
+  }
+}
+
+/**
+ * Rent the wallet pays for a new account: free when the account is the wallet's own token account
+ * (the lamports stay the wallet's), otherwise counted against the allowance (an order's account, or
+ * the escrow's token account an order opens), which is zero for claims, closes and cancels.
+ */
+function checkAccountFunding(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
+  const { roles, op, where } = effect;
+  const account = roles.newAccount;
+  if (!ctx.simulated || (account !== undefined && ctx.walletTokens.has(account))) return;
+  totals.foreignLamports += effect.lamports ?? 0n;
+  if (totals.foreignLamports > ctx.allowance.maxLamports) {
+    throw new PolicyRefusal(
+      "outflow_sol",
+      `instruction ${where}: System ${op} funds ${account ?? "an account"} that is not a token account of the wallet; ${totals.foreignLamports} lamports in all into such accounts, allowed ${ctx.allowance.maxLamports}`,
     );
   }
 }
@@ -135,12 +213,20 @@ function checkToken(effect: InstructionEffect, ctx: EffectContext, totals: Effec
   if (SPEND_TOKEN_OPS.has(op)) {
     const source = roles.source ?? roles.account;
     const account = source !== undefined ? ctx.walletTokens.get(source) : undefined;
-    if (!account) return;
-    const mint = account.mint;
-    if (roles.mint !== undefined && roles.mint !== mint) {
+    // The wallet's account, or any account the wallet signs for (as owner or delegate).
+    if (!account && !isWallet(roles.authority) && !isWallet(roles.owner)) return;
+    if (account && roles.mint !== undefined && roles.mint !== account.mint) {
       throw new PolicyRefusal(
         "outflow_token",
-        `instruction ${where}: ${op} names mint ${roles.mint} for a ${mint} account`,
+        `instruction ${where}: ${op} names mint ${roles.mint} for a ${account.mint} account`,
+      );
+    }
+    const mint = account?.mint ?? roles.mint;
+    if (mint === undefined) {
+      if (!ctx.simulated) return;
+      throw new PolicyRefusal(
+        "outflow_token",
+        `instruction ${where}: ${op} signed by the wallet takes from ${source ?? "an account"} of unknown mint`,
       );
     }
     const spent = (totals.tokens.get(mint) ?? 0n) + (effect.amount ?? 0n);

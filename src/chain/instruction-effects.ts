@@ -1,6 +1,6 @@
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
-import { isTokenProgram, SYSTEM_PROGRAM } from "./programs.js";
+import { ASSOCIATED_TOKEN_PROGRAM, isTokenProgram, SYSTEM_PROGRAM } from "./programs.js";
 
 /**
  * One instruction, top-level or inner, reduced to what the policy reasons about: the operation (named
@@ -70,6 +70,27 @@ const TOKEN_OPS: Record<number, { op: string; roles: readonly string[]; amountAt
   22: { op: "initializeImmutableOwner", roles: ["account"] },
 };
 
+// Associated Token Account program: no data (the original create) or one byte.
+const ATA_OPS: Record<number, { op: string; roles: readonly string[] }> = {
+  0: { op: "create", roles: ["source", "account", "wallet", "mint", "systemProgram", "tokenProgram"] },
+  1: {
+    op: "createIdempotent",
+    roles: ["source", "account", "wallet", "mint", "systemProgram", "tokenProgram"],
+  },
+  2: {
+    op: "recoverNested",
+    roles: [
+      "nestedSource",
+      "nestedMint",
+      "destination",
+      "nestedOwner",
+      "ownerMint",
+      "wallet",
+      "tokenProgram",
+    ],
+  },
+};
+
 /** Reads a raw instruction (program id, account keys, data bytes). */
 export function rawEffect(
   where: string,
@@ -109,6 +130,11 @@ export function rawEffect(
     }
     return effect;
   }
+  if (programId === ASSOCIATED_TOKEN_PROGRAM) {
+    const spec = data.length === 0 ? ATA_OPS[0] : data.length === 1 ? ATA_OPS[data[0] as number] : undefined;
+    if (!spec) return base;
+    return { ...base, op: spec.op, roles: named(accounts, spec.roles) };
+  }
   return base;
 }
 
@@ -135,6 +161,8 @@ const ROLE_KEYS = new Set([
   "mintAuthority",
   "freezeAuthority",
   "closeAuthority",
+  "wallet",
+  "tokenProgram",
 ]);
 
 /** Reads an inner instruction as returned by simulateTransaction (raw base58 data or jsonParsed). */

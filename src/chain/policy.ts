@@ -1,14 +1,19 @@
-import type { AccountInfo, Commitment, Connection } from "@solana/web3.js";
+import type { AccountInfo, Commitment, Connection, SimulatedTransactionResponse } from "@solana/web3.js";
 import { PublicKey } from "@solana/web3.js";
-import { PolicyRefusal } from "../core/errors.js";
+import { PolicyRefusal, TransientError } from "../core/errors.js";
 import type { Intent, OutflowAllowance } from "../core/intent.js";
 import { type AllowanceOptions, allowanceFor } from "./allowance.js";
 import { type ComputeBudget, readComputeBudget } from "./compute-budget.js";
 import type { DecodedTransaction } from "./decode.js";
 import { verifyEd25519 } from "./ed25519.js";
-import { checkEffect, type EffectContext, newTotals } from "./effect-rules.js";
-import { innerEffect, type RpcInnerInstruction, rawEffect } from "./instruction-effects.js";
-import { DEFAULT_ALLOWED_PROGRAMS } from "./programs.js";
+import { checkEffect, createdWalletTokenAccounts, type EffectContext, newTotals } from "./effect-rules.js";
+import {
+  type InstructionEffect,
+  innerEffect,
+  type RpcInnerInstruction,
+  rawEffect,
+} from "./instruction-effects.js";
+import { DEFAULT_ALLOWED_PROGRAMS, NATIVE_MINT, SYSTEM_PROGRAM } from "./programs.js";
 import { rpcCall } from "./rpc.js";
 import { readTokenAccount, type TokenAccountState } from "./token-account.js";
 
@@ -23,7 +28,10 @@ export interface PolicyConfig {
   lamportsPerSignature?: bigint;
   /** Commitment of the reads and the simulation (default confirmed). */
   commitment?: Commitment;
-  /** Also ask the node `isBlockhashValid` (not every RPC answers it). */
+  /**
+   * Ask the node `isBlockhashValid` too (default on): the caller's lastValidBlockHeight says nothing
+   * about a blockhash the chain never issued. Off only for a node that does not answer the method.
+   */
   checkBlockhashWithRpc?: boolean;
   allowance?: AllowanceOptions;
 }
@@ -51,7 +59,10 @@ export interface PolicyReport {
   walletTokenAccounts: string[];
   innerPrograms: string[];
   unitsConsumed?: number;
-  /** What the wallet loses (positive) or gains (negative) by the simulation, fees included. */
+  /**
+   * Lamports the wallet loses (positive) or gains (negative) by the simulation, fees included: SOL
+   * and wrapped SOL, across the wallet and its token accounts.
+   */
   lamportsOut: bigint;
   tokensOut: Record<string, string>;
 }
@@ -69,32 +80,172 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
 
   await checkBlockhash(decoded, input.lastValidBlockHeight, connection, config);
 
-  // Pre-state of every account the transaction names, lookup-table accounts included.
   const keys = decoded.accountKeys.map((k) => k.pubkey);
-  const infos = await getAccounts(connection, keys, commitment);
-  const walletTokens = new Map<string, TokenAccountState>();
-  keys.forEach((key, i) => {
-    const token = readTokenAccount(infos[i]);
-    if (token && token.owner === wallet) walletTokens.set(key.toBase58(), token);
-  });
+  let steady: SteadySimulation | undefined;
+  for (let round = 1; steady === undefined; round += 1) {
+    steady = await simulateOnSteadyState(input, allowance, keys, commitment);
+    if (steady === undefined && round >= STEADY_STATE_ROUNDS) {
+      // Not a refusal: nothing is wrong with the transaction, the wallet was busy. The job retries.
+      throw new TransientError(
+        `the wallet's accounts changed during each of ${round} simulations (another transaction landing)`,
+      );
+    }
+  }
+  const { infos, walletTokens, topLevel, watched, sim } = steady;
   const walletInfo = infos[0];
-  const ctx: EffectContext = { wallet, walletTokens, allowance };
-  const totals = newTotals();
-  for (const ix of decoded.instructions) {
-    checkEffect(
-      rawEffect(
-        String(ix.index),
-        ix.programId.toBase58(),
-        ix.accounts.map((a) => a.toBase58()),
-        ix.data,
-      ),
-      ctx,
-      totals,
+
+  const allowed = allowedPrograms(config);
+  const innerPrograms = new Set<string>();
+  const innerOf = new Map<number, InstructionEffect[]>();
+  for (const group of sim.innerInstructions) {
+    const effects = innerOf.get(group.index) ?? [];
+    group.instructions.forEach((ix, j) => {
+      const effect = innerEffect(`${group.index}.${j}`, ix as RpcInnerInstruction);
+      innerPrograms.add(effect.programId);
+      if (!allowed.has(effect.programId)) {
+        throw new PolicyRefusal(
+          "program_not_allowed",
+          `inner instruction ${effect.where} calls ${effect.programId}, not on the allow-list`,
+        );
+      }
+      effects.push(effect);
+    });
+    innerOf.set(group.index, effects);
+  }
+  const everyEffect = [
+    ...topLevel.flatMap((effect, i) => [effect, ...(innerOf.get(i) ?? [])]),
+    ...[...innerOf].filter(([i]) => i >= topLevel.length).flatMap(([, effects]) => effects),
+  ];
+
+  const post = new Map<string, PostAccount | null>();
+  sim.accounts.forEach((a, i) => {
+    post.set(
+      watched[i] as string,
+      a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(a.data[0] ?? "", "base64") } : null,
+    );
+  });
+  const newAccounts = new Set(
+    decoded.accountKeys.filter((_, i) => isBlank(infos[i])).map((k) => k.pubkey.toBase58()),
+  );
+  const walletTokensAfter = keptTokenAccounts(post, walletTokens, newAccounts, wallet);
+
+  // Second pass, every instruction in execution order, with what the simulation showed is the
+  // wallet's: SOL may only go into the wallet's own token accounts, rent only for the order's accounts.
+  checkEffects(everyEffect, {
+    wallet,
+    allowance,
+    simulated: true,
+    walletTokens: new Map<string, { mint: string }>([
+      ...walletTokens,
+      ...createdWalletTokenAccounts(everyEffect, wallet),
+      ...walletTokensAfter,
+    ]),
+  });
+
+  const feeLamports =
+    (config.lamportsPerSignature ?? 5_000n) * BigInt(decoded.header.numRequiredSignatures) +
+    budget.priorityFeeLamports;
+  const { lamportsOut, tokensOut } = compareStates(
+    walletInfo,
+    post.get(wallet),
+    walletTokens,
+    walletTokensAfter,
+    post,
+    wallet,
+  );
+  if (lamportsOut > feeLamports + allowance.maxLamports) {
+    throw new PolicyRefusal(
+      "outflow_sol",
+      `simulation: the wallet loses ${lamportsOut} lamports (SOL and wrapped SOL), allowed ${feeLamports} fees + ${allowance.maxLamports}`,
     );
   }
+  for (const [mint, out] of tokensOut) {
+    if (mint === NATIVE_MINT) continue; // lamports, counted with SOL above
+    const limit = allowance.tokens.get(mint) ?? 0n;
+    if (out > limit) {
+      throw new PolicyRefusal(
+        "outflow_token",
+        `simulation: the wallet loses ${out} of mint ${mint}, allowed ${limit}`,
+      );
+    }
+  }
+  const report: PolicyReport = {
+    wallet,
+    feeLamports,
+    budget,
+    walletTokenAccounts: [...walletTokens.keys()],
+    innerPrograms: [...innerPrograms],
+    lamportsOut,
+    tokensOut: Object.fromEntries([...tokensOut].map(([m, v]) => [m, v.toString()])),
+  };
+  if (sim.unitsConsumed !== undefined) report.unitsConsumed = sim.unitsConsumed;
+  return report;
+}
 
-  // Simulate with the wallet's accounts returned after execution; inner instructions show every CPI.
-  const watched = [wallet, ...walletTokens.keys()];
+/** Simulations tried before a wallet that keeps changing is left to the job's retry. */
+const STEADY_STATE_ROUNDS = 3;
+
+interface SteadySimulation {
+  infos: (AccountInfo<Buffer> | null)[];
+  walletTokens: Map<string, TokenAccountState>;
+  topLevel: InstructionEffect[];
+  watched: string[];
+  /** A simulation that succeeded with inner instructions and the watched accounts' post-state. */
+  sim: SimulatedTransactionResponse & {
+    innerInstructions: NonNullable<SimulatedTransactionResponse["innerInstructions"]>;
+    accounts: NonNullable<SimulatedTransactionResponse["accounts"]>;
+  };
+}
+
+/**
+ * Reads the pre-state of every account the transaction names (lookup-table accounts included),
+ * checks the top-level instructions, simulates, and reads the pre-state again. The outflow is the
+ * difference between the pre-state and the simulation's post-state, so both must describe the same
+ * state: when another transaction of the wallet lands in between (a second close of the same wallet,
+ * say), its fee or transfer would be counted as this one's. Undefined when the accounts moved.
+ */
+async function simulateOnSteadyState(
+  input: PolicyInput,
+  allowance: OutflowAllowance,
+  keys: readonly PublicKey[],
+  commitment: Commitment,
+): Promise<SteadySimulation | undefined> {
+  const { decoded, connection } = input;
+  const wallet = input.intent.wallet;
+  const infos = await getAccounts(connection, keys, commitment);
+  const walletTokens = new Map<string, TokenAccountState>();
+  decoded.accountKeys.forEach((key, i) => {
+    const token = readTokenAccount(infos[i]);
+    if (token && token.owner === wallet) walletTokens.set(key.pubkey.toBase58(), token);
+  });
+
+  // First pass, top-level instructions only: what needs no simulation is refused before one (a
+  // simulation that fails would hide the reason).
+  const topLevel = decoded.instructions.map((ix) =>
+    rawEffect(
+      String(ix.index),
+      ix.programId.toBase58(),
+      ix.accounts.map((a) => a.toBase58()),
+      ix.data,
+    ),
+  );
+  checkEffects(topLevel, {
+    wallet,
+    allowance,
+    simulated: false,
+    walletTokens: new Map<string, { mint: string }>([
+      ...walletTokens,
+      ...createdWalletTokenAccounts(topLevel, wallet),
+    ]),
+  });
+
+  // Simulate with the post-state of every account whose lamports or data can change (the writable
+  // ones, the wallet first as fee payer) and of the wallet's token accounts; inner instructions show
+  // every CPI.
+  const watched = decoded.accountKeys
+    .filter((k) => k.isWritable || walletTokens.has(k.pubkey.toBase58()))
+    .map((k) => k.pubkey.toBase58());
+  if (watched[0] !== wallet) throw new PolicyRefusal("fee_payer", "the fee payer is not writable");
   const simulation = await rpcCall("simulateTransaction", () =>
     connection.simulateTransaction(decoded.transaction, {
       sigVerify: false,
@@ -117,56 +268,20 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   if (!sim.accounts || sim.accounts.length !== watched.length) {
     throw new PolicyRefusal("simulation_failed", "the node returned no post-state for the wallet's accounts");
   }
+  const again = await getAccounts(connection, keys, commitment);
+  if (!infos.every((info, i) => sameAccount(info, again[i]))) return undefined;
+  const { innerInstructions, accounts } = sim;
+  return { infos, walletTokens, topLevel, watched, sim: { ...sim, innerInstructions, accounts } };
+}
 
-  const allowed = allowedPrograms(config);
-  const innerPrograms = new Set<string>();
-  for (const group of sim.innerInstructions) {
-    group.instructions.forEach((ix, j) => {
-      const effect = innerEffect(`${group.index}.${j}`, ix as RpcInnerInstruction);
-      innerPrograms.add(effect.programId);
-      if (!allowed.has(effect.programId)) {
-        throw new PolicyRefusal(
-          "program_not_allowed",
-          `inner instruction ${effect.where} calls ${effect.programId}, not on the allow-list`,
-        );
-      }
-      checkEffect(effect, ctx, totals);
-    });
-  }
+function sameAccount(a: AccountInfo<Buffer> | null, b: AccountInfo<Buffer> | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.lamports === b.lamports && a.owner.equals(b.owner) && a.data.equals(b.data);
+}
 
-  const post = sim.accounts.map((a) =>
-    a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(a.data[0] ?? "", "base64") } : null,
-  );
-  const feeLamports =
-    (config.lamportsPerSignature ?? 5_000n) * BigInt(decoded.header.numRequiredSignatures) +
-    budget.priorityFeeLamports;
-  const { lamportsOut, tokensOut } = compareStates(watched, walletInfo, walletTokens, post, wallet);
-  if (lamportsOut > feeLamports + allowance.maxLamports) {
-    throw new PolicyRefusal(
-      "outflow_sol",
-      `simulation: the wallet loses ${lamportsOut} lamports, allowed ${feeLamports} fees + ${allowance.maxLamports}`,
-    );
-  }
-  for (const [mint, out] of tokensOut) {
-    const limit = allowance.tokens.get(mint) ?? 0n;
-    if (out > limit) {
-      throw new PolicyRefusal(
-        "outflow_token",
-        `simulation: the wallet loses ${out} of mint ${mint}, allowed ${limit}`,
-      );
-    }
-  }
-  const report: PolicyReport = {
-    wallet,
-    feeLamports,
-    budget,
-    walletTokenAccounts: [...walletTokens.keys()],
-    innerPrograms: [...innerPrograms],
-    lamportsOut,
-    tokensOut: Object.fromEntries([...tokensOut].map(([m, v]) => [m, v.toString()])),
-  };
-  if (sim.unitsConsumed !== undefined) report.unitsConsumed = sim.unitsConsumed;
-  return report;
+function checkEffects(effects: readonly InstructionEffect[], ctx: EffectContext): void {
+  const totals = newTotals();
+  for (const effect of effects) checkEffect(effect, ctx, totals);
 }
 
 interface StaticContext {
@@ -239,11 +354,16 @@ async function checkBlockhash(
       `block height ${height} is past the transaction's last valid block height ${lastValidBlockHeight}`,
     );
   }
-  if (config.checkBlockhashWithRpc) {
+  if (config.checkBlockhashWithRpc !== false) {
     const valid = await rpcCall("isBlockhashValid", () =>
       connection.isBlockhashValid(decoded.recentBlockhash, { commitment }),
     );
-    if (!valid.value) throw new PolicyRefusal("blockhash_expired", `the node no longer knows the blockhash`);
+    if (!valid.value) {
+      throw new PolicyRefusal(
+        "blockhash_expired",
+        `the node does not accept the blockhash ${decoded.recentBlockhash} (expired or never issued)`,
+      );
+    }
   }
 }
 
@@ -272,53 +392,82 @@ interface PostAccount {
   data: Buffer;
 }
 
+/** No account yet: absent, or bare lamports (a System account without data, e.g. pre-funded). */
+function isBlank(info: AccountInfo<Buffer> | null | undefined): boolean {
+  return !info || (info.owner.toBase58() === SYSTEM_PROGRAM && info.data.length === 0);
+}
+
 /**
- * What the wallet loses, by comparing its accounts before and after the simulation. Lamports count the
- * wallet and the rent of its token accounts (wrapped SOL counts as tokens); a token account that is
- * closed or no longer the wallet's counts as zero.
+ * The wallet's token accounts after the simulation whose lamports stay the wallet's: every one it
+ * owned before, and the ones this transaction creates for it unless frozen (a frozen account cannot
+ * be closed, its rent is gone). An existing account handed over to the wallet does not count (it may
+ * hold what can never be moved out, so it could not be closed).
  */
-function compareStates(
-  watched: readonly string[],
-  walletBefore: AccountInfo<Buffer> | null | undefined,
-  tokensBefore: ReadonlyMap<string, TokenAccountState>,
-  post: readonly (PostAccount | null)[],
+function keptTokenAccounts(
+  post: ReadonlyMap<string, PostAccount | null>,
+  before: ReadonlyMap<string, TokenAccountState>,
+  newAccounts: ReadonlySet<string>,
   wallet: string,
-): { lamportsOut: bigint; tokensOut: Map<string, bigint> } {
-  let lamportsOut = BigInt(walletBefore?.lamports ?? 0) - BigInt(post[0]?.lamports ?? 0);
-  const tokensOut = new Map<string, bigint>();
-  watched.forEach((address, i) => {
-    if (i === 0) return;
-    const before = tokensBefore.get(address);
-    if (!before) return;
-    const raw = post[i];
+): Map<string, TokenAccountState> {
+  const kept = new Map<string, TokenAccountState>();
+  for (const [address, raw] of post) {
     const after = raw
       ? readTokenAccount({ owner: new PublicKey(raw.owner), lamports: raw.lamports, data: raw.data })
       : undefined;
-    if (after && after.owner !== wallet) {
+    if (after?.owner !== wallet) continue;
+    if (before.has(address) || (newAccounts.has(address) && !after.frozen)) kept.set(address, after);
+  }
+  return kept;
+}
+
+/**
+ * What the wallet loses, by comparing its accounts before and after the simulation. Lamports count
+ * the wallet and every token account it owns (wrapped SOL is lamports too, so SOL and wrapped SOL are
+ * one budget; rent that moves into the wallet's own token accounts is not lost). Tokens count the
+ * accounts it owned before; one closed counts as zero. A token account of the wallet that gets a new
+ * owner, a stranger as delegate or a close authority is refused outright.
+ */
+function compareStates(
+  walletBefore: AccountInfo<Buffer> | null | undefined,
+  walletAfter: PostAccount | null | undefined,
+  before: ReadonlyMap<string, TokenAccountState>,
+  after: ReadonlyMap<string, TokenAccountState>,
+  post: ReadonlyMap<string, PostAccount | null>,
+  wallet: string,
+): { lamportsOut: bigint; tokensOut: Map<string, bigint> } {
+  let lamportsOut = BigInt(walletBefore?.lamports ?? 0) - BigInt(walletAfter?.lamports ?? 0);
+  const tokensOut = new Map<string, bigint>();
+  for (const [address, was] of before) {
+    const raw = post.get(address);
+    const now = raw
+      ? readTokenAccount({ owner: new PublicKey(raw.owner), lamports: raw.lamports, data: raw.data })
+      : undefined;
+    if (now && now.owner !== wallet) {
       throw new PolicyRefusal(
         "token_authority_change",
-        `simulation: the owner of ${address} changes to ${after.owner}`,
+        `simulation: the owner of ${address} changes to ${now.owner}`,
       );
     }
-    if (
-      after &&
-      after.delegate !== undefined &&
-      after.delegate !== before.delegate &&
-      after.delegate !== wallet
-    ) {
-      throw new PolicyRefusal("token_approve", `simulation: ${address} gets the delegate ${after.delegate}`);
+    lamportsOut += was.lamports;
+    const amountAfter = now?.mint === was.mint ? now.amount : 0n;
+    tokensOut.set(was.mint, (tokensOut.get(was.mint) ?? 0n) + was.amount - amountAfter);
+  }
+  for (const [address, now] of after) {
+    const was = before.get(address);
+    if (now.delegate !== undefined && now.delegate !== was?.delegate && now.delegate !== wallet) {
+      throw new PolicyRefusal("token_approve", `simulation: ${address} gets the delegate ${now.delegate}`);
     }
-    if (after && after.closeAuthority !== before.closeAuthority) {
+    if (
+      was
+        ? now.closeAuthority !== was.closeAuthority
+        : now.closeAuthority !== undefined && now.closeAuthority !== wallet
+    ) {
       throw new PolicyRefusal(
         "token_authority_change",
         `simulation: the close authority of ${address} changes`,
       );
     }
-    const rentBefore = before.lamports - (before.nativeAmount ?? 0n);
-    const rentAfter = after ? after.lamports - (after.nativeAmount ?? 0n) : BigInt(raw?.lamports ?? 0);
-    lamportsOut += rentBefore - rentAfter;
-    const mintAfter = after?.mint === before.mint ? after.amount : 0n;
-    tokensOut.set(before.mint, (tokensOut.get(before.mint) ?? 0n) + before.amount - mintAfter);
-  });
+    lamportsOut -= now.lamports;
+  }
   return { lamportsOut, tokensOut };
 }

@@ -12,6 +12,8 @@ export interface TokenAccountState {
   closeAuthority?: string;
   /** Lamports held as wrapped SOL (native accounts), which are counted as tokens, not as rent. */
   nativeAmount?: bigint;
+  /** Frozen by the mint's freeze authority: nothing moves and it cannot be closed until thawed. */
+  frozen?: boolean;
   lamports: bigint;
 }
 
@@ -43,5 +45,6 @@ export function readTokenAccount(info: RawAccountInfo | null | undefined): Token
   if (raw.delegateOption === 1) state.delegate = raw.delegate.toBase58();
   if (raw.closeAuthorityOption === 1) state.closeAuthority = raw.closeAuthority.toBase58();
   if (raw.isNativeOption === 1) state.nativeAmount = raw.amount;
+  if (raw.state === AccountState.Frozen) state.frozen = true;
   return state;
 }

@@ -78,7 +78,7 @@ export type IntentKind = Intent["kind"];
  * Claims and closes only bring money in; orders may spend their input amount of their input mint.
  */
 export interface OutflowAllowance {
-  /** Lamports the wallet may lose on top of fees (rent for accounts it creates). */
+  /** Lamports the wallet may lose beyond fees, SOL and wrapped SOL together (an order's input and its accounts' rent). */
   maxLamports: bigint;
   /** Raw token units the wallet may lose, per mint. */
   tokens: ReadonlyMap<string, bigint>;

@@ -48,8 +48,12 @@ export interface AttemptStore {
    * still shows the previous attempt (`attempt - 1`) finished, so two runs cannot both send one.
    */
   recordSigned(intentKey: string, signed: SignedAttempt): Promise<boolean>;
-  /** Records a refusal of attempt `attempt` (nothing was signed). */
-  recordRefused(intentKey: string, attempt: number, reason: string, detail: string): Promise<void>;
+  /**
+   * Records a refusal of attempt `attempt` (nothing was signed). Atomic, and only over a record that
+   * holds nothing worth more: never over an attempt in flight or confirmed, nor over another run's
+   * finished attempt of the same or a later number. Returns whether it was recorded.
+   */
+  recordRefused(intentKey: string, attempt: number, reason: string, detail: string): Promise<boolean>;
   /** Records the outcome of the attempt whose signature is `signature`. */
   finish(intentKey: string, signature: string, finish: AttemptFinish): Promise<void>;
 }
@@ -64,6 +68,21 @@ redis.call('HDEL', KEYS[1], 'slot', 'reason', 'error')
 redis.call('HSET', KEYS[1], 'intentKey', ARGV[7], 'attempt', ARGV[1], 'status', 'sent', 'signature', ARGV[2],
   'lastValidBlockHeight', ARGV[3], 'recentBlockhash', ARGV[4], 'signedTransaction', ARGV[5], 'updatedAt', ARGV[6])
 redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[6])
+return 1
+`;
+
+// A refusal of attempt N: a stalled run refused late must not wipe the winner's signature. Only over
+// no record, a finished attempt before N, or a refusal of N itself.
+const RECORD_REFUSED = `
+local status = redis.call('HGET', KEYS[1], 'status')
+local attempt = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0')
+local ours = tonumber(ARGV[1])
+if status == 'sent' or status == 'confirmed' then return 0 end
+if attempt > ours or (status and attempt == ours and status ~= 'refused') then return 0 end
+redis.call('HDEL', KEYS[1], 'signature', 'signedTransaction', 'lastValidBlockHeight', 'recentBlockhash', 'slot')
+redis.call('HSET', KEYS[1], 'intentKey', ARGV[5], 'attempt', ARGV[1], 'status', 'refused', 'reason', ARGV[2],
+  'error', ARGV[3], 'updatedAt', ARGV[4])
+redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[4])
 return 1
 `;
 
@@ -123,15 +142,18 @@ export class RedisAttemptStore implements AttemptStore {
     return result === 1;
   }
 
-  async recordRefused(intentKey: string, attempt: number, reason: string, detail: string): Promise<void> {
-    const now = this.now();
-    const key = this.key(intentKey);
-    await this.redis
-      .multi()
-      .hdel(key, "signature", "signedTransaction", "lastValidBlockHeight", "recentBlockhash", "slot")
-      .hset(key, { intentKey, attempt, status: "refused", reason, error: detail, updatedAt: now })
-      .hsetnx(key, "createdAt", now)
-      .exec();
+  async recordRefused(intentKey: string, attempt: number, reason: string, detail: string): Promise<boolean> {
+    const result = await this.redis.eval(
+      RECORD_REFUSED,
+      1,
+      this.key(intentKey),
+      attempt,
+      reason,
+      detail,
+      this.now(),
+      intentKey,
+    );
+    return result === 1;
   }
 
   async finish(intentKey: string, signature: string, finish: AttemptFinish): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Connection } from "@solana/web3.js";
-import { PublicKey } from "@solana/web3.js";
+import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
 import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
@@ -71,6 +71,15 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
   const existing = await attempts.get(intent.key);
   if (existing?.status === "sent") return resume(existing, input, log);
   if (existing?.status === "confirmed") return fromRecord(existing);
+  if (
+    (existing?.status === "expired" || existing?.status === "failed") &&
+    sameMessage(existing.signedTransaction, input.transactionBase64)
+  ) {
+    // The very transaction that already ran out (a crash before the caller heard of it): its outcome
+    // stands. Checking it again would only find its blockhash gone and call it refused.
+    log.info({ attempt: existing.attempt, status: existing.status }, "this transaction already finished");
+    return fromRecord(existing);
+  }
 
   const attempt = (existing?.attempt ?? 0) + 1;
   const maxAttempts = input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -120,8 +129,16 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     };
   } catch (error) {
     if (!(error instanceof PolicyRefusal)) throw error;
-    await attempts.recordRefused(intent.key, attempt, error.reason, error.detail);
+    const recorded = await attempts.recordRefused(intent.key, attempt, error.reason, error.detail);
     log.warn({ reason: error.reason, detail: error.detail, attempt }, "transaction refused by policy");
+    if (!recorded) {
+      // Another run of the same intent recorded its own attempt meanwhile (this one stalled): that
+      // attempt is the intent's, follow it.
+      const winner = await attempts.get(intent.key);
+      log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this intent first");
+      if (winner?.status === "sent") return resume(winner, input, log);
+      if (winner) return fromRecord(winner);
+    }
     return { outcome: "refused", reason: error.reason, detail: error.detail, attempt, resumed: false };
   }
 
@@ -210,6 +227,18 @@ async function finish(
       await input.attempts.finish(intentKey, outcome.signature, { status: "expired" });
       log.info({ signature: outcome.signature, attempt }, "transaction expired unseen");
       return { ...outcome, attempt, resumed };
+  }
+}
+
+/** Whether a recorded signed transaction carries the same message as these (unsigned) bytes. */
+function sameMessage(recorded: string | undefined, transactionBase64: string): boolean {
+  if (!recorded) return false;
+  try {
+    const a = VersionedTransaction.deserialize(Buffer.from(recorded, "base64")).message.serialize();
+    const b = VersionedTransaction.deserialize(Buffer.from(transactionBase64, "base64")).message.serialize();
+    return Buffer.from(a).equals(Buffer.from(b));
+  } catch {
+    return false; // not a transaction: the policy says so with its reason
   }
 }
 

@@ -11,15 +11,11 @@ const base = { wallet, strategy: "test" };
 
 describe("allowanceFor", () => {
   it.each<[string, Intent, bigint, [string, bigint][]]>([
-    ["claim", { ...base, key: "claim-p", kind: "claim", positionPubkey: out }, DEFAULT_RENT_LAMPORTS, []],
-    ["close", { ...base, key: "close-p", kind: "close", positionPubkey: out }, DEFAULT_RENT_LAMPORTS, []],
-    ["closeAll", { ...base, key: "close-all", kind: "closeAll" }, DEFAULT_RENT_LAMPORTS, []],
-    [
-      "cancelTrigger",
-      { ...base, key: "cancel", kind: "cancelTrigger", order: out },
-      DEFAULT_RENT_LAMPORTS,
-      [],
-    ],
+    // Rent for the wallet's own token accounts is not an outflow; nothing else may be funded.
+    ["claim", { ...base, key: "claim-p", kind: "claim", positionPubkey: out }, 0n, []],
+    ["close", { ...base, key: "close-p", kind: "close", positionPubkey: out }, 0n, []],
+    ["closeAll", { ...base, key: "close-all", kind: "closeAll" }, 0n, []],
+    ["cancelTrigger", { ...base, key: "cancel", kind: "cancelTrigger", order: out }, 0n, []],
     [
       "createTrigger",
       {
@@ -52,12 +48,27 @@ describe("allowanceFor", () => {
     [
       "swap",
       { ...base, key: "s", kind: "swap", inputMint: usdc, outputMint: out, amount: "42" },
-      DEFAULT_RENT_LAMPORTS,
+      0n,
       [[usdc, 42n]],
     ],
     [
-      "swap of native SOL also allows the lamports",
+      // One native budget: SOL and wrapped SOL together, the amount once.
+      "swap of native SOL: the amount once, as lamports",
       { ...base, key: "s2", kind: "swap", inputMint: NATIVE_MINT, outputMint: usdc, amount: "1000" },
+      1000n,
+      [[NATIVE_MINT, 1000n]],
+    ],
+    [
+      "trigger order of native SOL: the amount once, plus the order's rent",
+      {
+        ...base,
+        key: "t2",
+        kind: "createTrigger",
+        inputMint: NATIVE_MINT,
+        outputMint: usdc,
+        makingAmount: "1000",
+        takingAmount: "1",
+      },
       DEFAULT_RENT_LAMPORTS + 1000n,
       [[NATIVE_MINT, 1000n]],
     ],
@@ -67,9 +78,21 @@ describe("allowanceFor", () => {
     expect([...allowance.tokens]).toEqual(tokens);
   });
 
-  it("takes the rent allowance from options", () => {
-    const intent: Intent = { ...base, key: "claim-p", kind: "claim", positionPubkey: out };
-    expect(allowanceFor(intent, { rentLamports: 0n }).maxLamports).toBe(0n);
+  it("takes an order's rent allowance from options, and gives claims none whatever the options", () => {
+    const order: Intent = {
+      ...base,
+      key: "r",
+      kind: "createRecurring",
+      inputMint: usdc,
+      outputMint: out,
+      inAmount: "1",
+      numberOfOrders: 2,
+      intervalSeconds: 60,
+    };
+    expect(allowanceFor(order, { rentLamports: 0n }).maxLamports).toBe(0n);
+    expect(allowanceFor(order, { rentLamports: 7n }).maxLamports).toBe(7n);
+    const claim: Intent = { ...base, key: "claim-p", kind: "claim", positionPubkey: out };
+    expect(allowanceFor(claim, { rentLamports: 7n }).maxLamports).toBe(0n);
   });
 });
 

@@ -132,18 +132,19 @@ describe("compute budget", () => {
       500n,
     ],
     [
+      // The default limit counts the Compute Budget instruction too (3,000 units since SIMD-0170).
       "a price, default limit",
       [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 3 }), transfer],
       3n,
-      200_000n,
+      203_000n,
       1n,
     ],
     [
       "a huge price",
       [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 10n ** 15n }), transfer],
       10n ** 15n,
-      200_000n,
-      2n * 10n ** 14n,
+      203_000n,
+      203n * 10n ** 12n,
     ],
   ] as const)("%s", (_name, ixs, price, limit, fee) => {
     const budget = readComputeBudget(view(...ixs).instructions);

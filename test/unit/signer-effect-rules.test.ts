@@ -1,15 +1,25 @@
 import {
   AuthorityType,
   createApproveInstruction,
+  createAssociatedTokenAccountIdempotentInstruction,
   createCloseAccountInstruction,
+  createInitializeAccount3Instruction,
   createSetAuthorityInstruction,
   createTransferCheckedInstruction,
+  createTransferInstruction,
+  getAssociatedTokenAddressSync,
+  NATIVE_MINT,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
 import { Keypair, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
-import { checkEffect, type EffectContext, newTotals } from "../../src/chain/effect-rules.js";
+import {
+  checkEffect,
+  createdWalletTokenAccounts,
+  type EffectContext,
+  newTotals,
+} from "../../src/chain/effect-rules.js";
 import { innerEffect, rawEffect } from "../../src/chain/instruction-effects.js";
 import { PolicyRefusal } from "../../src/core/errors.js";
 
@@ -35,6 +45,7 @@ const ctx: EffectContext = {
     ],
   ]),
   allowance: { maxLamports: 10_000n, tokens: new Map([[mint.toBase58(), 50n]]) },
+  simulated: true,
 };
 
 function run(ix: TransactionInstruction, form: "raw" | "inner"): string | undefined {
@@ -212,5 +223,143 @@ describe("instruction rules", () => {
     expect(() => checkEffect({ ...effect, where: "1" }, ctx, totals)).toThrow(
       expect.objectContaining({ reason: "outflow_token" }),
     );
+  });
+});
+
+describe("native SOL and rent rules", () => {
+  const native = NATIVE_MINT.toBase58();
+  const wrapped = getAssociatedTokenAddressSync(NATIVE_MINT, wallet);
+  // A SOL order of 1,000 lamports whose wrapped SOL account is the wallet's.
+  const solOrder = (simulated: boolean): EffectContext => ({
+    wallet: wallet.toBase58(),
+    walletTokens: new Map([[wrapped.toBase58(), { mint: native }]]),
+    allowance: { maxLamports: 1_000n, tokens: new Map([[native, 1_000n]]) },
+    simulated,
+  });
+  const effectOf = (ix: TransactionInstruction, where = "0") =>
+    rawEffect(
+      where,
+      ix.programId.toBase58(),
+      ix.keys.map((k) => k.pubkey.toBase58()),
+      ix.data,
+    );
+  const reasonOf = (ix: TransactionInstruction, ctx: EffectContext): string | undefined => {
+    try {
+      checkEffect(effectOf(ix), ctx, newTotals());
+      return undefined;
+    } catch (error) {
+      if (error instanceof PolicyRefusal) return `${error.reason}: ${error.detail}`;
+      throw error;
+    }
+  };
+
+  it.each<[string, TransactionInstruction, boolean, RegExp | undefined]>([
+    [
+      "wrapping the order's SOL into the wallet's own wrapped SOL account",
+      SystemProgram.transfer({ fromPubkey: wallet, toPubkey: wrapped, lamports: 1_000 }),
+      true,
+      undefined,
+    ],
+    [
+      "the order's SOL to a stranger, once simulated",
+      SystemProgram.transfer({ fromPubkey: wallet, toPubkey: stranger, lamports: 1_000 }),
+      true,
+      /^outflow_sol: .*not a token account of the wallet/,
+    ],
+    [
+      "the order's SOL to an account not yet known, before simulating (decided after)",
+      SystemProgram.transfer({ fromPubkey: wallet, toPubkey: stranger, lamports: 1_000 }),
+      false,
+      undefined,
+    ],
+    [
+      "more SOL than the order's amount, even into the wallet's account, before simulating",
+      SystemProgram.transfer({ fromPubkey: wallet, toPubkey: wrapped, lamports: 1_001 }),
+      false,
+      /^outflow_sol: .*allowed 1000/,
+    ],
+    [
+      "rent for a new account that ends up the wallet's, beyond the allowance",
+      SystemProgram.createAccount({
+        fromPubkey: wallet,
+        newAccountPubkey: wrapped,
+        lamports: 2_039_280,
+        space: 165,
+        programId: TOKEN_PROGRAM_ID,
+      }),
+      true,
+      undefined,
+    ],
+    [
+      "rent for a stranger's new account, beyond the allowance",
+      SystemProgram.createAccount({
+        fromPubkey: wallet,
+        newAccountPubkey: stranger,
+        lamports: 1_001,
+        space: 0,
+        programId: stranger,
+      }),
+      true,
+      /^outflow_sol: .*not a token account of the wallet; 1001 lamports/,
+    ],
+    [
+      "an unchecked transfer the wallet signs from an account of unknown mint, once simulated",
+      createTransferInstruction(stranger, ours, wallet, 1n),
+      true,
+      /^outflow_token: .*unknown mint/,
+    ],
+    [
+      "a transferChecked the wallet signs from an account it is not known to own counts against its mint",
+      createTransferCheckedInstruction(stranger, otherMint, ours, wallet, 1n, 6),
+      true,
+      /^outflow_token: .*allowed 0/,
+    ],
+    [
+      "wrapped SOL the wallet signs away from its account, within the order's amount",
+      createTransferCheckedInstruction(wrapped, NATIVE_MINT, stranger, wallet, 1_000n, 9),
+      true,
+      undefined,
+    ],
+  ])("%s", (_name, ix, simulated, refusal) => {
+    const reason = reasonOf(ix, solOrder(simulated));
+    if (refusal === undefined) expect(reason).toBeUndefined();
+    else expect(reason).toMatch(refusal);
+  });
+
+  it("finds the token accounts created for the wallet: associated ones checked against their derivation, initialized ones by owner", () => {
+    const usdcAta = getAssociatedTokenAddressSync(mint, wallet);
+    const strangersAta = getAssociatedTokenAddressSync(mint, stranger);
+    const temporary = Keypair.generate().publicKey;
+    const effects = [
+      createAssociatedTokenAccountIdempotentInstruction(wallet, wrapped, wallet, NATIVE_MINT),
+      createAssociatedTokenAccountIdempotentInstruction(wallet, strangersAta, stranger, mint),
+      // Names the wallet as owner of an address that is not its associated account.
+      createAssociatedTokenAccountIdempotentInstruction(wallet, stranger, wallet, mint),
+      createInitializeAccount3Instruction(temporary, otherMint, wallet),
+      createInitializeAccount3Instruction(Keypair.generate().publicKey, otherMint, stranger),
+    ].map((ix, i) => effectOf(ix, String(i)));
+    // The same instruction as an RPC's jsonParsed inner instruction.
+    effects.push(
+      innerEffect("5.0", {
+        programId: "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
+        program: "spl-associated-token-account",
+        parsed: {
+          type: "create",
+          info: {
+            source: wallet.toBase58(),
+            account: usdcAta.toBase58(),
+            wallet: wallet.toBase58(),
+            mint: mint.toBase58(),
+            systemProgram: SystemProgram.programId.toBase58(),
+            tokenProgram: TOKEN_PROGRAM_ID.toBase58(),
+          },
+        },
+      }),
+    );
+    expect([...createdWalletTokenAccounts(effects, wallet.toBase58())]).toEqual([
+      [wrapped.toBase58(), { mint: native }],
+      [temporary.toBase58(), { mint: otherMint.toBase58() }],
+      [usdcAta.toBase58(), { mint: mint.toBase58() }],
+    ]);
   });
 });

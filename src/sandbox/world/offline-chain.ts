@@ -39,7 +39,7 @@ export class OfflineChain implements WorldChainPort {
     private readonly clock: Clock,
     private readonly genesisSeconds: number,
   ) {
-    this.usdcMint = derivePubkey("mint:usdc", seed).toBase58();
+    this.usdcMint = derivePubkey("token:usdc", seed).toBase58(); // as the chainless token catalogue
   }
 
   private height(): number {

@@ -536,9 +536,11 @@ export class TokenCatalogue {
 
   constructor(seed: number, genesis: number, options: TokenCatalogueOptions = {}) {
     this.tokens = SPECS.map((spec) => {
+      // Without a chain, an address of its own: not "mint:<key>", whose hash is the seed the chain's
+      // mint keypair is made from (an address equal to a key's seed would print that seed).
       const mint =
         options.mints?.[spec.key] ??
-        (spec.key === "sol" ? NATIVE_SOL_MINT : derivePubkey(`mint:${spec.key}`, seed).toBase58());
+        (spec.key === "sol" ? NATIVE_SOL_MINT : derivePubkey(`token:${spec.key}`, seed).toBase58());
       return {
         key: spec.key,
         mint,

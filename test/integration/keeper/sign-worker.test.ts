@@ -245,6 +245,29 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(paidBefore + payout);
   }, 60_000);
 
+  it("rebuilds a claim whose sign job waited past its blockhash's lifetime (a backlog), unsigned, paid once", async () => {
+    const { position, key, paidBefore } = await admitClaim();
+    const built = await runBuild(key, 1);
+    const lastValid = built.lastValidBlockHeight ?? 0;
+    // The sign job sits in the queue until the chain is past the transaction's last valid height.
+    while (chain.blockHeight <= lastValid) await new Promise((r) => setTimeout(r, 50));
+
+    const first = await runSign(key, 1);
+    expect(first).toEqual({ outcome: "expired" });
+    expect(await attempts.get(key)).toMatchObject({ status: "refused", reason: "blockhash_expired" });
+    expect((await attempts.get(key))?.signature).toBeUndefined();
+    expect(await ledger.get(key)).toMatchObject({ status: "expired", builds: 1 });
+    expect((await queuedBuild(key, 2))?.data).toEqual({ intentKey: key, build: 2 });
+
+    await runBuild(key, 2);
+    expect((await runSign(key, 2))?.outcome).toBe("confirmed");
+    expect(await ledger.get(key)).toMatchObject({ status: "confirmed", builds: 2 });
+    expect(landedClaims.get(position.pubkey)).toBe(1);
+    expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
+      paidBefore + BigInt(built.amountMicroUsd ?? "0"),
+    );
+  }, 60_000);
+
   it("confirms a claim that lands late, after several rebroadcast windows, without building a second one", async () => {
     const { position, key, paidBefore } = await admitClaim();
     const built = await runBuild(key, 1);

@@ -4,15 +4,20 @@ import {
   createAssociatedTokenAccountIdempotentInstruction,
   createBurnCheckedInstruction,
   createCloseAccountInstruction,
+  createInitializeAccount3Instruction,
   createSetAuthorityInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
   TOKEN_2022_PROGRAM_ID,
+  ACCOUNT_SIZE as TOKEN_ACCOUNT_SIZE,
+  TOKEN_PROGRAM_ID,
+  NATIVE_MINT as WRAPPED_SOL_MINT,
 } from "@solana/spl-token";
 import {
   ComputeBudgetProgram,
   Keypair,
   LAMPORTS_PER_SOL,
+  type PublicKey,
   SystemProgram,
   TransactionInstruction,
   type VersionedTransaction,
@@ -47,10 +52,46 @@ interface Built {
 interface HostileCase {
   name: string;
   reason: string;
+  /** Which rule refused it, where several give the same reason. */
+  detail?: RegExp;
   build: (env: SignerEnv, bh: { blockhash: string; lastValidBlockHeight: number }) => Promise<Built> | Built;
 }
 
 const USDC_DECIMALS = 6;
+/** Rent of a token account (165 bytes), what an associated token account creation costs. */
+const TOKEN_ACCOUNT_RENT = 2_039_280;
+
+/** Wrapped SOL accounts (native token accounts) of the wallet and the stranger, set up in beforeAll. */
+let walletWsol: PublicKey;
+let strangerWsol: PublicKey;
+
+/** An order spending native SOL: `lamports` of wrapped SOL, whichever way the service moves it. */
+function solOrder(env: SignerEnv, kind: "createTrigger" | "swap", lamports: number): Intent {
+  const key = `${kind}-sol-${Math.random().toString(36).slice(2, 8)}`;
+  const wallet = env.wallet.toBase58();
+  const base = { key, wallet, strategy: "test", inputMint: WRAPPED_SOL_MINT.toBase58() };
+  return kind === "swap"
+    ? { ...base, kind, outputMint: env.usdc.toBase58(), amount: String(lamports) }
+    : {
+        ...base,
+        kind,
+        outputMint: env.usdc.toBase58(),
+        makingAmount: String(lamports),
+        takingAmount: "1",
+      };
+}
+
+/** The vault's payout of a claim, as the first instruction of a claim transaction. */
+function payout(env: SignerEnv, amount: bigint) {
+  return createTransferCheckedInstruction(
+    env.vaultUsdc,
+    env.usdc,
+    env.walletUsdc,
+    env.vault.publicKey,
+    amount,
+    USDC_DECIMALS,
+  );
+}
 
 function trigger(env: SignerEnv, makingAmount: string): Intent {
   return {
@@ -615,6 +656,203 @@ const corpus: HostileCase[] = [
     },
   },
   {
+    // Audit, high: SOL and wrapped SOL were two budgets of the order's amount each, so both could go.
+    name: "SOL order: System transfer of its amount to a stranger plus its amount in wrapped SOL to a stranger",
+    reason: "outflow_sol",
+    detail:
+      /System transfer sends 1000000000 lamports from the wallet to \w+, not a token account of the wallet/,
+    build: (env, bh) => ({
+      intent: solOrder(env, "createTrigger", LAMPORTS_PER_SOL),
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          SystemProgram.transfer({
+            fromPubkey: env.wallet,
+            toPubkey: env.stranger.publicKey,
+            lamports: LAMPORTS_PER_SOL,
+          }),
+          createTransferCheckedInstruction(
+            walletWsol,
+            WRAPPED_SOL_MINT,
+            strangerWsol,
+            env.wallet,
+            BigInt(LAMPORTS_PER_SOL),
+            9,
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    // The same double spend without a plain transfer: a new account for the stranger takes the SOL.
+    name: "SOL swap: its amount into a stranger's new account plus its amount in wrapped SOL to a stranger",
+    reason: "outflow_sol",
+    detail: /^simulation: the wallet loses \d+ lamports \(SOL and wrapped SOL\)/,
+    build: (env, bh) => {
+      const sink = Keypair.generate();
+      return {
+        intent: solOrder(env, "swap", LAMPORTS_PER_SOL),
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [sink],
+          instructions: [
+            SystemProgram.createAccount({
+              fromPubkey: env.wallet,
+              newAccountPubkey: sink.publicKey,
+              lamports: LAMPORTS_PER_SOL,
+              space: 0,
+              programId: SystemProgram.programId,
+            }),
+            createTransferCheckedInstruction(
+              walletWsol,
+              WRAPPED_SOL_MINT,
+              strangerWsol,
+              env.wallet,
+              BigInt(LAMPORTS_PER_SOL),
+              9,
+            ),
+          ],
+        }),
+      };
+    },
+  },
+  {
+    // Audit, medium: the rent allowance of a claim paid a stranger's account.
+    name: "claim that also funds a stranger's pre-signed account with two token accounts' rent",
+    reason: "outflow_sol",
+    detail: /System createAccount funds \w+ that is not a token account of the wallet; 4078560 lamports/,
+    build: (env, bh) => {
+      const sink = Keypair.generate();
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [env.vault, sink],
+          instructions: [
+            payout(env, 5_000_000n),
+            SystemProgram.createAccount({
+              fromPubkey: env.wallet,
+              newAccountPubkey: sink.publicKey,
+              lamports: 2 * TOKEN_ACCOUNT_RENT,
+              space: 0,
+              programId: SystemProgram.programId,
+            }),
+          ],
+        }),
+      };
+    },
+  },
+  {
+    // Their owners can close them and keep the rent.
+    name: "claim that also creates two associated token accounts for strangers",
+    reason: "outflow_sol",
+    detail: /System createAccount funds \w+ that is not a token account of the wallet; 2039280 lamports/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        coSigners: [env.vault],
+        instructions: [
+          payout(env, 5_000_000n),
+          ...[env.freshOwner, env.freshOwner].map((owner) =>
+            createAssociatedTokenAccountIdempotentInstruction(
+              env.wallet,
+              getAssociatedTokenAddressSync(env.usdc, owner),
+              owner,
+              env.usdc,
+            ),
+          ),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "claim that also creates a token account owned by a stranger (createAccount + initializeAccount3)",
+    reason: "outflow_sol",
+    detail: /System createAccount funds \w+ that is not a token account of the wallet/,
+    build: (env, bh) => {
+      const account = Keypair.generate();
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [env.vault, account],
+          instructions: [
+            payout(env, 5_000_000n),
+            SystemProgram.createAccount({
+              fromPubkey: env.wallet,
+              newAccountPubkey: account.publicKey,
+              lamports: TOKEN_ACCOUNT_RENT,
+              space: TOKEN_ACCOUNT_SIZE,
+              programId: TOKEN_PROGRAM_ID,
+            }),
+            createInitializeAccount3Instruction(account.publicKey, env.usdc, env.stranger.publicKey),
+          ],
+        }),
+      };
+    },
+  },
+  {
+    // The payout goes through a token account the transaction opens for the wallet, and on to a
+    // stranger: the wallet's own balances never drop, but what the claim brings in is taken.
+    name: "claim whose payout lands in a new account of the wallet and is passed on to a stranger",
+    reason: "outflow_token",
+    detail: /transferChecked takes 5000000 of mint \w+ from the wallet in all, allowed 0/,
+    build: (env, bh) => {
+      const account = Keypair.generate();
+      return {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [env.vault, account],
+          instructions: [
+            SystemProgram.createAccount({
+              fromPubkey: env.wallet,
+              newAccountPubkey: account.publicKey,
+              lamports: TOKEN_ACCOUNT_RENT,
+              space: TOKEN_ACCOUNT_SIZE,
+              programId: TOKEN_PROGRAM_ID,
+            }),
+            createInitializeAccount3Instruction(account.publicKey, env.usdc, env.wallet),
+            createTransferCheckedInstruction(
+              env.vaultUsdc,
+              env.usdc,
+              account.publicKey,
+              env.vault.publicKey,
+              5_000_000n,
+              USDC_DECIMALS,
+            ),
+            createTransferCheckedInstruction(
+              account.publicKey,
+              env.usdc,
+              env.strangerUsdc,
+              env.wallet,
+              5_000_000n,
+              USDC_DECIMALS,
+            ),
+          ],
+        }),
+      };
+    },
+  },
+  {
+    // Audit, medium: production left the RPC check off, so only the caller's height was compared.
+    name: "blockhash the chain never issued, with a far-off lastValidBlockHeight (production policy defaults)",
+    reason: "blockhash_expired",
+    detail: /does not accept the blockhash/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: Keypair.generate().publicKey.toBase58(),
+        instructions: [memo("unknown blockhash")],
+      }),
+      lastValidBlockHeight: bh.lastValidBlockHeight + 100_000,
+      policy: { checkBlockhashWithRpc: undefined },
+    }),
+  },
+  {
     name: "simulation fails (transfer of more than the wallet holds, within the order's allowance)",
     reason: "simulation_failed",
     build: (env, bh) => ({
@@ -640,7 +878,21 @@ const corpus: HostileCase[] = [
 let env: SignerEnv;
 beforeAll(async () => {
   env = await startSignerEnv("hostile");
+  // The wrapped SOL mint as on mainnet (SPL Token, 9 decimals, no authority) and native accounts.
+  if (env.chain.getAccount(WRAPPED_SOL_MINT) === null)
+    env.chain.createMint({ address: WRAPPED_SOL_MINT, decimals: 9, authority: null });
+  walletWsol = env.chain.mintTo(WRAPPED_SOL_MINT, env.wallet, 3n * BigInt(LAMPORTS_PER_SOL));
+  strangerWsol = env.chain.mintTo(WRAPPED_SOL_MINT, env.stranger.publicKey, 0n);
 });
+
+/** The env's balances plus the wrapped SOL accounts (lamports, rent included). */
+async function balances(): Promise<Record<string, string>> {
+  return {
+    ...(await env.balances()),
+    walletWsol: env.chain.lamportsOf(walletWsol).toString(),
+    strangerWsol: env.chain.lamportsOf(strangerWsol).toString(),
+  };
+}
 afterAll(async () => {
   await env?.close();
 });
@@ -654,7 +906,7 @@ describe("hostile corpus", () => {
     const bh = await env.connection.getLatestBlockhash("confirmed");
     const built = await hostile.build(env, bh);
     const base64 = built.base64 ?? toBase64(built.tx as VersionedTransaction);
-    const before = await env.balances();
+    const before = await balances();
     const sign = vi.spyOn(env.wallets, "sign");
     const sendRaw = vi.spyOn(env.connection, "sendRawTransaction");
     const sendEncoded = vi.spyOn(env.connection, "sendEncodedTransaction");
@@ -672,6 +924,7 @@ describe("hostile corpus", () => {
         logger,
       });
       expect(outcome).toMatchObject({ outcome: "refused", reason: hostile.reason });
+      if (hostile.detail && outcome.outcome === "refused") expect(outcome.detail).toMatch(hostile.detail);
       expect(sign).not.toHaveBeenCalled();
       expect(sendRaw).not.toHaveBeenCalled();
       expect(sendEncoded).not.toHaveBeenCalled();
@@ -679,7 +932,7 @@ describe("hostile corpus", () => {
       expect(record).toMatchObject({ status: "refused", reason: hostile.reason });
       expect(record?.signature).toBeUndefined();
       expect(record?.signedTransaction).toBeUndefined();
-      expect(await env.balances()).toEqual(before);
+      expect(await balances()).toEqual(before);
     } finally {
       sign.mockRestore();
       sendRaw.mockRestore();

@@ -1,7 +1,19 @@
-import type { VersionedTransaction } from "@solana/web3.js";
+import { NATIVE_MINT } from "@solana/spl-token";
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  type PublicKey,
+  SystemProgram,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Intent } from "../../../src/core/intent.js";
+import { type RunningLocalChain, startLocalChain } from "../../../src/sandbox/chain/index.js";
+import type { AttemptStore } from "../../../src/signer/attempt-store.js";
+import { Wallets } from "../../../src/signer/keys.js";
 import { type SignAndSubmitInput, signAndSubmit } from "../../../src/signer/sign-transaction.js";
 import { type SignerEnv, startSignerEnv } from "./env.js";
 import { captureLogger } from "./helpers.js";
@@ -246,4 +258,311 @@ describe("signAndSubmit on the local chain", () => {
     expect(refused).toMatchObject({ outcome: "refused", reason: "attempts_exhausted" });
     expect(sign).not.toHaveBeenCalled();
   }, 60_000);
+});
+
+describe("attempt records under concurrent runs of one intent", () => {
+  const signedAttempt = (attempt: number, signature: string) => ({
+    attempt,
+    signature,
+    lastValidBlockHeight: 1_000 + attempt,
+    recentBlockhash: `hash${attempt}`,
+    signedTransaction: `dHg${attempt}`,
+  });
+
+  it("a refusal never overwrites an attempt in flight or confirmed, nor another run's finished one", async () => {
+    const key = `claim-${Keypair.generate().publicKey.toBase58()}`;
+    expect(await env.attempts.recordSigned(key, signedAttempt(1, "winner"))).toBe(true);
+    expect(await env.attempts.recordRefused(key, 1, "blockhash_expired", "late")).toBe(false);
+    expect(await env.attempts.recordRefused(key, 2, "blockhash_expired", "late")).toBe(false);
+    expect(await env.attempts.get(key)).toMatchObject({
+      status: "sent",
+      attempt: 1,
+      signature: "winner",
+      signedTransaction: "dHg1",
+    });
+    await env.attempts.finish(key, "winner", { status: "confirmed", slot: 9 });
+    expect(await env.attempts.recordRefused(key, 2, "blockhash_expired", "late")).toBe(false);
+    expect(await env.attempts.get(key)).toMatchObject({ status: "confirmed", signature: "winner", slot: 9 });
+
+    const other = `claim-${Keypair.generate().publicKey.toBase58()}`;
+    await env.attempts.recordSigned(other, signedAttempt(1, "first"));
+    await env.attempts.finish(other, "first", { status: "expired" });
+    // A stalled run that also thought it was attempt 1: the finished attempt 1 is the real one.
+    expect(await env.attempts.recordRefused(other, 1, "blockhash_expired", "late")).toBe(false);
+    expect(await env.attempts.get(other)).toMatchObject({ status: "expired", signature: "first" });
+    // The next attempt's refusal is recorded (and again, over itself).
+    expect(await env.attempts.recordRefused(other, 2, "outflow_sol", "x")).toBe(true);
+    expect(await env.attempts.recordRefused(other, 2, "outflow_sol", "y")).toBe(true);
+    const refused = await env.attempts.get(other);
+    expect(refused).toMatchObject({ status: "refused", attempt: 2, reason: "outflow_sol", error: "y" });
+    expect(refused?.signature).toBeUndefined();
+  });
+
+  it("a stalled run refused after the winner recorded its send leaves the record alone and follows it", async () => {
+    env.chain.faults.landDelayMs = 600;
+    const before = usdcOf();
+    const intent = env.claimIntent();
+    const winner = signAndSubmit(input(intent, await buildClaim()));
+    let recorded = await env.attempts.get(intent.key);
+    for (let i = 0; i < 100 && recorded?.status !== "sent"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      recorded = await env.attempts.get(intent.key);
+    }
+    expect(recorded?.status).toBe("sent");
+
+    // The stalled run read the record before the winner wrote it, and got a transaction the policy
+    // refuses (a claim that also pays a stranger).
+    let stale = true;
+    const stalledStore: AttemptStore = {
+      get: async (key) => {
+        if (stale) {
+          stale = false;
+          return undefined;
+        }
+        return env.attempts.get(key);
+      },
+      recordSigned: (key, signed) => env.attempts.recordSigned(key, signed),
+      recordRefused: (key, attempt, reason, detail) =>
+        env.attempts.recordRefused(key, attempt, reason, detail),
+      finish: (key, signature, finish) => env.attempts.finish(key, signature, finish),
+    };
+    const bh = await env.connection.getLatestBlockhash("confirmed");
+    const hostile = env.claimTransaction(PAYOUT, bh.blockhash);
+    const withTheft = new VersionedTransaction(
+      new TransactionMessage({
+        payerKey: env.wallet,
+        recentBlockhash: bh.blockhash,
+        instructions: [
+          ...TransactionMessage.decompile(hostile.message).instructions,
+          SystemProgram.transfer({ fromPubkey: env.wallet, toPubkey: env.stranger.publicKey, lamports: 1 }),
+        ],
+      }).compileToV0Message(),
+    );
+    withTheft.sign([env.vault]);
+    const stalled = await signAndSubmit({
+      ...input(intent, { tx: withTheft, lastValidBlockHeight: bh.lastValidBlockHeight }),
+      attempts: stalledStore,
+    });
+    const first = await winner;
+    expect(first).toMatchObject({ outcome: "confirmed", attempt: 1, resumed: false });
+    expect(stalled).toMatchObject({
+      outcome: "confirmed",
+      attempt: 1,
+      resumed: true,
+      signature: recorded?.signature,
+    });
+    expect(await env.attempts.get(intent.key)).toMatchObject({
+      status: "confirmed",
+      attempt: 1,
+      signature: recorded?.signature,
+    });
+    expect(usdcOf()).toBe(before + PAYOUT);
+  });
+
+  it("a re-run with the bytes of an attempt already expired reports expired, not refused", async () => {
+    const intent = env.claimIntent();
+    const claim = await buildClaim();
+    // A first run signed, recorded and saw it expire, then crashed before its caller heard of it.
+    const signed = VersionedTransaction.deserialize(claim.tx.serialize());
+    signed.addSignature(env.wallet, env.wallets.sign(env.wallet, signed.message.serialize()));
+    const signature = bs58.encode(signed.signatures[0] as Uint8Array);
+    await env.attempts.recordSigned(intent.key, {
+      attempt: 1,
+      signature,
+      lastValidBlockHeight: claim.lastValidBlockHeight,
+      recentBlockhash: signed.message.recentBlockhash,
+      signedTransaction: Buffer.from(signed.serialize()).toString("base64"),
+    });
+    await env.attempts.finish(intent.key, signature, { status: "expired" });
+    env.chain.advanceSlots(claim.lastValidBlockHeight - env.chain.blockHeight + 2);
+
+    const sign = vi.spyOn(env.wallets, "sign");
+    const again = await signAndSubmit(input(intent, claim));
+    expect(again).toMatchObject({ outcome: "expired", attempt: 1, resumed: true, signature });
+    expect(sign).not.toHaveBeenCalled();
+    expect(await env.attempts.get(intent.key)).toMatchObject({ status: "expired", attempt: 1, signature });
+  });
+});
+
+/**
+ * Every kind of transaction the sandbox service builds passes the policy as Keeper configures it
+ * (no options beyond the compute-unit ceiling) and lands: SOL spent once, rent only into the
+ * wallet's own token accounts or an order's escrow account.
+ */
+describe("sandbox-built transactions under the policy", () => {
+  let local: RunningLocalChain;
+  let owner: Keypair;
+  let wallets: Wallets;
+  let connection: Connection;
+  let counter = 0;
+
+  beforeAll(async () => {
+    local = await startLocalChain({ seed: 23, port: 0, slotMs: 20 });
+    // The catalogue's SOL entry: the vault's wrapped SOL account, as the sandbox world creates it.
+    local.assets.createTokenMints([{ symbol: "sol", decimals: 9, seedLabel: "sol", address: NATIVE_MINT }]);
+    owner = Keypair.generate();
+    local.assets.fundWallet(owner.publicKey, { sol: 5 });
+    wallets = Wallets.fromSecretKeys([owner.secretKey.slice()]);
+    connection = new Connection(local.url, "confirmed");
+  });
+  afterAll(async () => {
+    await local?.close();
+  });
+
+  const wallet = () => owner.publicKey.toBase58();
+  const solOf = () => BigInt(local.chain.lamportsOf(owner.publicKey));
+  const usdcBalance = () => local.chain.tokenBalance(owner.publicKey, local.assets.usdcMint);
+
+  async function run(
+    intent: Omit<Intent, "key" | "wallet" | "strategy"> & Record<string, unknown>,
+    built: { transaction: string; txMeta: { lastValidBlockHeight: number } },
+  ) {
+    counter += 1;
+    return signAndSubmit({
+      intent: { ...intent, key: `${intent.kind}-${counter}`, wallet: wallet(), strategy: "test" } as Intent,
+      transactionBase64: built.transaction,
+      lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
+      wallets,
+      connection,
+      policyConfig: { maxComputeUnitPriceMicroLamports: 100_000n },
+      attempts: env.attempts,
+      logger: logs.logger,
+      send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
+    });
+  }
+
+  it("a claim and a close into a wallet with no USDC account yet (its rent stays the wallet's)", async () => {
+    const claim = await run(
+      { kind: "claim", positionPubkey: Keypair.generate().publicKey.toBase58() },
+      local.txFactory.buildClaim({
+        owner: owner.publicKey,
+        positionPubkey: Keypair.generate().publicKey,
+        payoutRaw: 3_000_000n,
+      }),
+    );
+    expect(claim).toMatchObject({ outcome: "confirmed" });
+    const close = await run(
+      { kind: "close", positionPubkey: Keypair.generate().publicKey.toBase58() },
+      local.txFactory.buildClose({
+        owner: owner.publicKey,
+        positionPubkey: Keypair.generate().publicKey,
+        proceedsRaw: 1_000_000n,
+      }),
+    );
+    expect(close).toMatchObject({ outcome: "confirmed" });
+    expect(usdcBalance()).toBe(4_000_000n);
+  });
+
+  it("a USDC trigger order (opening the escrow's account) and a USDC recurring order", async () => {
+    const usdc = local.assets.usdcMint;
+    const trigger = await run(
+      {
+        kind: "createTrigger",
+        inputMint: usdc.toBase58(),
+        outputMint: NATIVE_MINT.toBase58(),
+        makingAmount: "1000000",
+        takingAmount: "1",
+      },
+      await local.port.buildOrderEscrow({
+        kind: "trigger",
+        maker: owner.publicKey,
+        inputMint: usdc,
+        amountRaw: 1_000_000n,
+        orderRef: Keypair.generate().publicKey.toBase58(),
+      }),
+    );
+    expect(trigger).toMatchObject({ outcome: "confirmed" });
+    const recurring = await run(
+      {
+        kind: "createRecurring",
+        inputMint: usdc.toBase58(),
+        outputMint: NATIVE_MINT.toBase58(),
+        inAmount: "1000000",
+        numberOfOrders: 2,
+        intervalSeconds: 60,
+      },
+      await local.port.buildOrderEscrow({
+        kind: "recurring",
+        maker: owner.publicKey,
+        inputMint: usdc,
+        amountRaw: 1_000_000n,
+        orderRef: Keypair.generate().publicKey.toBase58(),
+      }),
+    );
+    expect(recurring).toMatchObject({ outcome: "confirmed" });
+  });
+
+  it("a SOL trigger order from a wallet without wrapped SOL (wrap, escrow, close), then its cancel (unwrap)", async () => {
+    const making = LAMPORTS_PER_SOL / 10;
+    const order = Keypair.generate().publicKey;
+    const solBefore = solOf();
+    const created = await run(
+      {
+        kind: "createTrigger",
+        inputMint: NATIVE_MINT.toBase58(),
+        outputMint: local.assets.usdcMint.toBase58(),
+        makingAmount: String(making),
+        takingAmount: "1",
+      },
+      await local.port.buildOrderEscrow({
+        kind: "trigger",
+        maker: owner.publicKey,
+        inputMint: NATIVE_MINT,
+        amountRaw: BigInt(making),
+        orderRef: order.toBase58(),
+      }),
+    );
+    expect(created).toMatchObject({ outcome: "confirmed" });
+    const spent = solBefore - solOf();
+    // The amount once, fees, and at most the escrow's new wrapped SOL account.
+    expect(spent).toBeGreaterThan(BigInt(making));
+    expect(spent).toBeLessThan(BigInt(making) + 2_039_280n + 20_000n);
+
+    const solMid = solOf();
+    const cancelled = await run(
+      { kind: "cancelTrigger", order: order.toBase58() },
+      await local.port.buildTriggerCancel({ maker: owner.publicKey, order }),
+    );
+    expect(cancelled).toMatchObject({ outcome: "confirmed" });
+    expect(solOf() - solMid).toBeGreaterThan(BigInt(making) - 20_000n);
+  });
+
+  it("a SOL → USDC swap (wrap, pay the vault, close) and a USDC → SOL swap", async () => {
+    const swap = async (inputMint: PublicKey, outputMint: PublicKey, amount: bigint) => {
+      const legs = await local.port.buildSwapLegs({
+        taker: owner.publicKey,
+        inputMint,
+        outputMint,
+        inAmountRaw: amount,
+        outAmountRaw: 1_000n,
+        ref: Keypair.generate().publicKey.toBase58(),
+      });
+      const message = new TransactionMessage({
+        payerKey: owner.publicKey,
+        recentBlockhash: bs58.encode(legs.blockhash),
+        instructions: [
+          ...legs.setupInstructions,
+          legs.swapInstruction,
+          ...(legs.cleanupInstruction ? [legs.cleanupInstruction] : []),
+          ...legs.otherInstructions,
+        ],
+      }).compileToV0Message();
+      return run(
+        {
+          kind: "swap",
+          inputMint: inputMint.toBase58(),
+          outputMint: outputMint.toBase58(),
+          amount: `${amount}`,
+        },
+        {
+          transaction: Buffer.from(new VersionedTransaction(message).serialize()).toString("base64"),
+          txMeta: { lastValidBlockHeight: legs.lastValidBlockHeight },
+        },
+      );
+    };
+    expect(await swap(NATIVE_MINT, local.assets.usdcMint, BigInt(LAMPORTS_PER_SOL / 20))).toMatchObject({
+      outcome: "confirmed",
+    });
+    expect(await swap(local.assets.usdcMint, NATIVE_MINT, 500_000n)).toMatchObject({ outcome: "confirmed" });
+  });
 });
