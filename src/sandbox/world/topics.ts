@@ -1,14 +1,11 @@
+import { EVENT_CATEGORIES, type EventCategory } from "../../core/event-details.js";
+
 /** Text the generator draws on: subcategories, tags and question templates per category. */
-export const WORLD_CATEGORIES = [
-  "crypto",
-  "sports",
-  "politics",
-  "esports",
-  "culture",
-  "economics",
-  "tech",
-] as const;
-export type WorldCategory = (typeof WORLD_CATEGORIES)[number];
+export type WorldCategory = Exclude<EventCategory, "all">;
+/** Every category of the spec but `all` (a filter of the events list, not an event's category). */
+export const WORLD_CATEGORIES: readonly WorldCategory[] = EVENT_CATEGORIES.filter(
+  (category): category is WorldCategory => category !== "all",
+);
 
 interface Topic {
   readonly subcategories: readonly string[];
