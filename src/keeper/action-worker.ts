@@ -74,9 +74,10 @@ export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: 
 /**
  * A close-all is built through DELETE /positions, which answers one close transaction per open
  * position. Each becomes a `close-<position>` intent of its own, recorded as built and handed to the
- * signer like any other; a position whose close is already in flight or done (an exit rule got there
- * first) is left to that one. A re-run after a crash asks again: closes already recorded are
- * refused by the ledger, so nothing is closed twice.
+ * signer like any other; a position whose close is already in flight (an exit rule got there first)
+ * is left to that one; one whose close is done but that the service still lists as open gets a close
+ * of its own, keyed to this close-all. A re-run after a crash asks again: closes already recorded are
+ * refused by the ledger, so nothing is closed twice by one close-all.
  */
 async function fanOutCloseAll(
   row: LedgerRow,
@@ -107,7 +108,7 @@ async function fanOutCloseAll(
   for (const preview of previews) {
     const positionPubkey = preview.order.positionPubkey;
     const cost = costs.get(positionPubkey);
-    const child: Intent = {
+    let child: Intent = {
       kind: "close",
       key: intentKeys.close(positionPubkey),
       wallet: intent.wallet,
@@ -118,7 +119,15 @@ async function fanOutCloseAll(
       ...(cost !== undefined && /^\d+$/.test(cost) ? { costBasisMicroUsd: cost } : {}),
       ...slippage,
     };
-    const admitted = await deps.ledger.admit(child);
+    let admitted = await deps.ledger.admit(child);
+    if (!admitted.admitted && (TERMINAL_STATUSES as readonly string[]).includes(admitted.status ?? "")) {
+      // Its close is done, yet the service still lists the position as open (the sell order failed,
+      // say): the kill switch closes it again, once per close-all, under a key of this close-all.
+      child = { ...child, key: `${child.key}-by-${intent.key}` };
+      admitted = await deps.ledger.admit(child);
+      if (admitted.admitted)
+        log.warn({ position: positionPubkey }, "close-all: closing again a position closed before");
+    }
     if (!admitted.admitted) {
       log.info({ close: child.key, status: admitted.status }, "close-all: position already closing");
       continue;

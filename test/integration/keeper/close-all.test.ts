@@ -100,4 +100,32 @@ describe("close-all against the sandbox and real Redis: one close per position, 
     const closes = (await ledger.list()).filter((r) => r.kind === "close");
     expect(closes).toHaveLength(open.length);
   });
+
+  it("closes again, once per close-all, a position whose close is done but that the service still lists", async () => {
+    const [first, second] = open as [Position, Position, ...Position[]];
+    // Both closes went through (confirmed), yet the service still lists both positions as open: their
+    // sell orders failed after the transactions landed.
+    for (const p of [first, second]) await ledger.update(`close-${p.pubkey}`, { status: "confirmed" });
+    await sign.obliterate({ force: true });
+
+    const parent = await runCloseAll("c");
+    expect(parent?.status).toBe("confirmed");
+    for (const p of [first, second]) {
+      expect(await ledger.get(`close-${p.pubkey}`)).toMatchObject({ status: "confirmed" });
+      const again = await ledger.get(`close-${p.pubkey}-by-close-all-${wallet}-c`);
+      expect(again).toMatchObject({ kind: "close", strategy: "operator", status: "built", builds: 1 });
+      expect(again?.intent).toMatchObject({ positionPubkey: p.pubkey, exitRule: "close-all" });
+    }
+    const queued = (await sign.getJobs(["waiting", "delayed", "active"])).map((j) => j.data.intentKey);
+    expect(queued.sort()).toEqual(
+      [first, second].map((p) => `close-${p.pubkey}-by-close-all-${wallet}-c`).sort(),
+    );
+
+    // The same close-all run again (a crash, a retry) closes nothing twice.
+    await processAction(
+      { id: "act-c-again", data: { intentKey: `close-all-${wallet}-c`, build: 1 } },
+      deps(),
+    );
+    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(2);
+  });
 });
