@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+import pLimit from "p-limit";
 import type { Logger } from "pino";
 import type { Event } from "../api/schemas/prediction.js";
 import { PermanentError } from "../core/errors.js";
@@ -38,7 +40,6 @@ export interface EventDetailsCacheOptions {
 interface Entry {
   /** Undefined: the fetch failed; the event's positions match no event selector until it is tried again. */
   readonly details: EventDetails | undefined;
-  readonly expiresAt: number;
 }
 
 const SEARCH_QUERY_MAX = 200;
@@ -61,17 +62,26 @@ export class EventDetailsCache {
   readonly #options: EventDetailsCacheOptions;
   readonly #ttlMs: number;
   readonly #failureTtlMs: number;
-  readonly #maxEntries: number;
-  readonly #now: () => number;
-  readonly #entries = new Map<string, Entry>();
-  readonly #pending = new Map<string, Promise<Entry>>();
+  /** lru-cache keeps the TTL, the LRU bound, and shares one fetch among concurrent askers. */
+  readonly #entries: LRUCache<string, Entry, EventRef>;
 
   constructor(options: EventDetailsCacheOptions) {
     this.#options = options;
     this.#ttlMs = options.ttlMs ?? 600_000;
     this.#failureTtlMs = options.failureTtlMs ?? 60_000;
-    this.#maxEntries = Math.max(1, options.maxEntries ?? 2_000);
-    this.#now = options.now ?? Date.now;
+    const now = options.now;
+    this.#entries = new LRUCache<string, Entry, EventRef>({
+      max: Math.max(1, options.maxEntries ?? 2_000),
+      ttl: this.#ttlMs,
+      // Read the clock on every check, so a test's clock (and a TTL of a few ms) is exact.
+      ttlResolution: 0,
+      ...(now ? { perf: { now } } : {}),
+      fetchMethod: async (_eventId, _stale, { context, options: setOptions }) => {
+        const { entry, ttlMs } = await this.#fetch(context);
+        setOptions.ttl = ttlMs;
+        return entry;
+      },
+    });
   }
 
   /** Events held in memory (fresh or not yet evicted). */
@@ -84,44 +94,23 @@ export class EventDetailsCache {
     const titles = new Map<string, string>();
     for (const ref of refs) if (!titles.has(ref.eventId)) titles.set(ref.eventId, ref.title);
     const out: Record<string, EventDetails> = {};
-    const misses: EventRef[] = [];
-    for (const [eventId, title] of titles) {
-      const entry = this.#fresh(eventId);
-      if (entry === undefined) {
-        misses.push({ eventId, title });
-        continue;
-      }
-      this.#options.onLookup?.("cached");
-      if (entry.details) out[eventId] = entry.details;
-    }
-    await forEachBounded(misses, this.#options.concurrency ?? 4, async (ref) => {
-      const entry = await this.#load(ref);
-      if (entry.details) out[ref.eventId] = entry.details;
-    });
+    const limit = pLimit(Math.max(1, this.#options.concurrency ?? 4));
+    await Promise.all(
+      [...titles].map(([eventId, title]) =>
+        limit(async () => {
+          const status: LRUCache.Status<string, Entry, EventRef> = {};
+          const entry = await this.#entries.fetch(eventId, { context: { eventId, title }, status });
+          // A hit, or a fetch another poll already has under way: no request of this lookup's own.
+          if (status.fetch === "hit" || status.fetch === "inflight") this.#options.onLookup?.("cached");
+          if (entry?.details) out[eventId] = entry.details;
+        }),
+      ),
+    );
     return out;
   }
 
-  #fresh(eventId: string): Entry | undefined {
-    const entry = this.#entries.get(eventId);
-    if (entry === undefined) return undefined;
-    this.#entries.delete(eventId);
-    if (entry.expiresAt <= this.#now()) return undefined;
-    this.#entries.set(eventId, entry); // most recently used goes last
-    return entry;
-  }
-
-  #load(ref: EventRef): Promise<Entry> {
-    const running = this.#pending.get(ref.eventId);
-    if (running) {
-      this.#options.onLookup?.("cached");
-      return running;
-    }
-    const loading = this.#fetch(ref).finally(() => this.#pending.delete(ref.eventId));
-    this.#pending.set(ref.eventId, loading);
-    return loading;
-  }
-
-  async #fetch(ref: EventRef): Promise<Entry> {
+  /** One event's details, and how long to keep the answer (a failure is tried again sooner). */
+  async #fetch(ref: EventRef): Promise<{ entry: Entry; ttlMs: number }> {
     const { reader, logger, onLookup } = this.#options;
     let event: Event;
     try {
@@ -133,7 +122,10 @@ export class EventDetailsCache {
         "event details unavailable: its positions match no category, tags or provider selector",
       );
       // An event the service refuses (e.g. 404) is not asked for again until the normal TTL.
-      return this.#store(ref.eventId, undefined, error instanceof PermanentError ? this.#ttlMs : undefined);
+      return {
+        entry: { details: undefined },
+        ttlMs: error instanceof PermanentError ? this.#ttlMs : this.#failureTtlMs,
+      };
     }
     onLookup?.("fetched");
     const details: EventDetails = {
@@ -141,15 +133,15 @@ export class EventDetailsCache {
       subcategory: event.subcategory,
       tags: event.tags ?? [],
     };
-    if (!this.#options.withProvider) return this.#store(ref.eventId, details);
+    if (!this.#options.withProvider) return { entry: { details }, ttlMs: this.#ttlMs };
     const fromMetadata = asProvider(event.metadata?.provider);
-    if (fromMetadata) return this.#store(ref.eventId, { ...details, provider: fromMetadata });
+    if (fromMetadata)
+      return { entry: { details: { ...details, provider: fromMetadata } }, ttlMs: this.#ttlMs };
     const { provider, isSettled } = await this.#searchProvider(ref);
-    return this.#store(
-      ref.eventId,
-      provider ? { ...details, provider } : details,
-      isSettled ? undefined : this.#failureTtlMs,
-    );
+    return {
+      entry: { details: provider ? { ...details, provider } : details },
+      ttlMs: isSettled ? this.#ttlMs : this.#failureTtlMs,
+    };
   }
 
   /** The provider whose search for the event's title returns the event; `isSettled` false if one failed and none found it. */
@@ -177,34 +169,8 @@ export class EventDetailsCache {
       );
     return { isSettled };
   }
-
-  #store(eventId: string, details: EventDetails | undefined, ttlMs?: number): Entry {
-    const entry = {
-      details,
-      expiresAt: this.#now() + (ttlMs ?? (details ? this.#ttlMs : this.#failureTtlMs)),
-    };
-    this.#entries.delete(eventId);
-    this.#entries.set(eventId, entry);
-    for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= this.#maxEntries) break;
-      this.#entries.delete(oldest);
-    }
-    return entry;
-  }
 }
 
 function asProvider(value: unknown): EventProvider | undefined {
   return EVENT_PROVIDERS.find((provider) => provider === value);
-}
-
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
 }

@@ -107,12 +107,12 @@ describe("EventDetailsCache", () => {
     expect(first).toEqual({ a: details(), b: details({ category: "sports", tags: [] }) });
     expect(h.calls).toEqual(["get a", "get b"]);
 
-    h.advance(600_000 - 1);
+    h.advance(600_000); // kept for the whole TTL...
     expect(await h.cache.detailsOf(refs("a", "b"))).toEqual(first);
     expect(h.calls).toHaveLength(2); // steady state: no request
     expect(h.outcomes).toEqual(["fetched", "fetched", "cached", "cached"]);
 
-    h.advance(1);
+    h.advance(1); // ...and fetched again once it has passed
     await h.cache.detailsOf(refs("a"));
     expect(h.calls).toEqual(["get a", "get b", "get a"]);
   });
@@ -132,7 +132,7 @@ describe("EventDetailsCache", () => {
       }),
     );
 
-    h.advance(59_999);
+    h.advance(60_000);
     expect(await h.cache.detailsOf(refs("b"))).toEqual({});
     expect(h.calls).toEqual(["get a", "get b"]);
     h.advance(1);
@@ -231,7 +231,7 @@ describe("EventDetailsCache", () => {
         failSearch: { provider_a: apiError(TransientApiError, 500) },
       });
       expect(await h2.cache.detailsOf(refs("a"))).toEqual({ a: details() });
-      h2.advance(60_000);
+      h2.advance(60_001);
       await h2.cache.detailsOf(refs("a"));
       expect(h2.calls.filter((c) => c.startsWith("get"))).toEqual(["get a", "get a"]);
     });
