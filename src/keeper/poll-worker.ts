@@ -118,7 +118,11 @@ export async function processPoll(
       if (!heldBackStrategies.has(name)) await deps.states.save(wallet, name, state);
 
     let admitted = 0;
-    for (const intent of intents) {
+    for (const candidate of intents) {
+      const intent =
+        candidate.kind === "close"
+          ? await closeAgainIfStillOpen(candidate, deps, nowSeconds, log)
+          : candidate;
       const result = await deps.ledger.admit(intent, deps.mode === "dry-run" ? "dry-run" : "pending");
       deps.events?.onIntent?.(intent, result.admitted);
       if (!result.admitted) continue;
@@ -198,6 +202,40 @@ async function applyProtections(
       });
   }
   return { intents, heldBack, heldBackStrategies };
+}
+
+/** How long after a close confirmed the position may still be listed open before it is closed again. */
+export const RECLOSE_AFTER_SECONDS = 300;
+/** Closes of one position followed at most (each a confirmed close that left it open). */
+const MAX_RECLOSES = 5;
+
+/**
+ * `close-<position>` is once per position. A strategy asks for it again only while the position is
+ * still listed open with no order on it; if that close was confirmed more than RECLOSE_AFTER_SECONDS
+ * ago, its sell order did not take (it failed on the service after the transaction landed), and an
+ * exit that stays silent then is worse than a second one: the close is asked for again under
+ * `<key>-after-<confirmedAt>`, once per confirmed close. Anything else keeps its key, and the ledger
+ * decides as always (in flight, recently confirmed, refused: not admitted).
+ */
+async function closeAgainIfStillOpen(
+  intent: Extract<Intent, { kind: "close" }>,
+  deps: PollDeps,
+  nowSeconds: number,
+  log: Logger,
+): Promise<Intent> {
+  let key = intent.key;
+  for (let hop = 0; hop < MAX_RECLOSES; hop += 1) {
+    const row = await deps.ledger.get(key);
+    if (row?.status !== "confirmed" || row.confirmedAt === undefined) break;
+    if (row.confirmedAt > nowSeconds - RECLOSE_AFTER_SECONDS) return intent;
+    key = `${intent.key}-after-${row.confirmedAt}`;
+  }
+  if (key === intent.key) return intent;
+  log.warn(
+    { intent: key, closed: intent.key },
+    "position still open after its close confirmed: closing again",
+  );
+  return { ...intent, key };
 }
 
 /** The job id names the intent, its try and its build, so a repeated enqueue adds nothing. */
