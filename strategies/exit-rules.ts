@@ -281,7 +281,7 @@ export function matches(match: Selector, position: Position, event: EventDetails
     const titles = [position.marketMetadata.title, position.eventMetadata.title];
     if (!titles.some((title) => title.toLowerCase().includes(needle))) return false;
   }
-  if (EVENT_SELECTOR_KEYS.some((key) => match[key] !== undefined) && event === undefined) return false;
+  if (selectsOnEvent(match) && event === undefined) return false;
   if (match.category !== undefined && match.category !== event?.category) return false;
   if (match.provider !== undefined && match.provider !== event?.provider) return false;
   if (match.tags !== undefined) {
@@ -492,7 +492,7 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
   needs(config) {
     const selectors = config.overrides.map((override) => override.match);
     return {
-      events: selectors.some((match) => EVENT_SELECTOR_KEYS.some((key) => match[key] !== undefined)),
+      events: selectors.some(selectsOnEvent),
       eventProviders: selectors.some((match) => match.provider !== undefined),
     };
   },
@@ -505,9 +505,7 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
 
     const positions: Record<string, PositionState> = {};
     const intents: Intent[] = [];
-    const usesEventSelectors = config.overrides.some((override) =>
-      EVENT_SELECTOR_KEYS.some((key) => override.match[key] !== undefined),
-    );
+    const usesEventSelectors = config.overrides.some((override) => selectsOnEvent(override.match));
     for (const position of snapshot.positions) {
       // Positions that left (or cannot be closed any more) leave the state with it.
       if (!isOpen(position)) continue;
@@ -544,6 +542,11 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
     return { intents, state: { positions } };
   },
 });
+
+/** The selector reads the event's details (tags, category or provider), not only the position. */
+function selectsOnEvent(match: Selector): boolean {
+  return EVENT_SELECTOR_KEYS.some((key) => match[key] !== undefined);
+}
 
 function dollarsToMicro(dollars: number): bigint {
   return BigInt(Math.round(dollars * 1_000_000));
