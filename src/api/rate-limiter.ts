@@ -31,21 +31,30 @@ export interface RateLimiterOptions {
 export const DEFAULT_RATE_LIMIT_PREFIX = "keeper:api-rate";
 
 /**
- * This process's sends are spaced at the plan's rate times this: the service counts a sliding window,
- * so a send made late by a busy event loop next to one on time would otherwise make R + 1 in a second.
+ * The share of the plan Keeper aims at. The service counts a sliding window (60 s live); a send that a
+ * busy event loop or a slow machine makes late lands in the next window beside the sends that were on
+ * time there. Aiming at 90 % leaves a tenth of every window for such lateness: at 60 s, six seconds of
+ * delay before the service sees one request too many.
  */
-const SPACING_HEADROOM = 0.95;
+const PLAN_SHARE = 0.9;
+
+/**
+ * The store counts fixed windows of this length. Ten seconds lets a plan of a few requests a second
+ * keep its 10 % margin in whole points (1 a second would otherwise round to 0 or to the whole plan).
+ */
+const STORE_WINDOW_SECONDS = 10;
 
 /** A stable, non-reversible name for an API key: the limiter's Redis key, safe to see in Redis. */
 export function apiKeyFingerprint(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex").slice(0, 32);
 }
 
-/** `requestsPerSecond` as whole points per whole-second window (the Redis store counts in seconds). */
-function windowOf(requestsPerSecond: number): { points: number; duration: number } {
+/** `requestsPerSecond` as whole points per fixed window of whole seconds (the Redis store counts in seconds). */
+export function windowOf(requestsPerSecond: number): { points: number; duration: number } {
   if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))
     throw new RangeError("requestsPerSecond must be a positive number");
-  if (requestsPerSecond >= 1) return { points: Math.floor(requestsPerSecond), duration: 1 };
+  const points = Math.floor(requestsPerSecond * PLAN_SHARE * STORE_WINDOW_SECONDS);
+  if (points >= 1) return { points, duration: STORE_WINDOW_SECONDS };
   return { points: 1, duration: Math.ceil(1 / requestsPerSecond) };
 }
 
@@ -58,7 +67,7 @@ export class ApiRateLimiter implements RequestRateLimiter {
   readonly #key: string;
   readonly #points: number;
   readonly #durationMs: number;
-  /** The least time between two sends of this process, and when the next may go. */
+  /** The least time between two sends of this process (the budget's pace), and when the next may go. */
   readonly #minGapMs: number;
   #nextSendAt = 0;
   /** Counters for tests and metrics: how often and how long senders waited for a turn. */
@@ -69,7 +78,7 @@ export class ApiRateLimiter implements RequestRateLimiter {
     const keyPrefix = options.keyPrefix ?? DEFAULT_RATE_LIMIT_PREFIX;
     this.#points = points;
     this.#durationMs = duration * 1000;
-    this.#minGapMs = this.#durationMs / points / SPACING_HEADROOM;
+    this.#minGapMs = this.#durationMs / points;
     this.#key = apiKeyFingerprint(options.apiKey);
     this.#limiter =
       options.redis === undefined

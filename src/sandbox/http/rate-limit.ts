@@ -43,6 +43,8 @@ class SlidingWindow {
   readonly limit: number;
   private readonly windowMs: number;
   private readonly sendsRetryAfter: boolean;
+  /** What this window counted since it was made: for tests and the admin route. */
+  readonly counts = { allowed: 0, refused: 0, peakInWindow: 0 };
 
   constructor(plan: RateLimitPlan) {
     const windowSeconds = plan.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
@@ -58,6 +60,10 @@ class SlidingWindow {
     if (allowed) {
       this.times[(this.head + this.count) % this.limit] = nowMs;
       this.count += 1;
+      this.counts.allowed += 1;
+      this.counts.peakInWindow = Math.max(this.counts.peakInWindow, this.count);
+    } else {
+      this.counts.refused += 1;
     }
     const freesAtMs = (this.times[this.head] ?? nowMs) + this.windowMs;
     return {
@@ -107,6 +113,15 @@ export class RateLimiter {
   limitOf(key: string): number | undefined {
     const plan = this.plans.get(key);
     return plan === undefined ? undefined : windowLimit(plan);
+  }
+
+  /**
+   * What the key's window counted: requests let through and refused (429) since the last reset, and
+   * the most it ever held at once. Undefined before the key's first request or without a plan.
+   */
+  countsOf(key: string): Readonly<SlidingWindow["counts"]> | undefined {
+    const counts = this.windows.get(key)?.counts;
+    return counts === undefined ? undefined : { ...counts };
   }
 
   /** Forgets every counted request (tests and the admin route start from a clean window). */
