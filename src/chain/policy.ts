@@ -1,6 +1,6 @@
 import type { AccountInfo, Commitment, Connection, SimulatedTransactionResponse } from "@solana/web3.js";
 import { PublicKey } from "@solana/web3.js";
-import { PolicyRefusal, TransientError } from "../core/errors.js";
+import { PolicyRefusal, StaleTransaction, TransientError } from "../core/errors.js";
 import type { Intent, OutflowAllowance } from "../core/intent.js";
 import { type AllowanceOptions, allowanceFor } from "./allowance.js";
 import { type ComputeBudget, readComputeBudget } from "./compute-budget.js";
@@ -68,8 +68,10 @@ export interface PolicyReport {
 }
 
 /**
- * Everything checked before the wallet signs. Every refusal is a PolicyRefusal with a bounded reason;
- * RPC failures are TransientError / PermanentError (nothing was decided, the caller may retry).
+ * Everything checked before the wallet signs. Every refusal is a PolicyRefusal with a bounded reason,
+ * and says what is wrong with the transaction. What says nothing about it is not a refusal: a blockhash
+ * the node no longer (or never) accepts is a StaleTransaction (rebuild), RPC failures and simulations
+ * that could not run are TransientError / PermanentError (nothing was decided, the caller may retry).
  */
 export async function checkTransaction(input: PolicyInput): Promise<PolicyReport> {
   const { decoded, intent, config, connection } = input;
@@ -256,22 +258,46 @@ async function simulateOnSteadyState(
     }),
   );
   const sim = simulation.value;
-  if (sim.err) {
-    const logs = (sim.logs ?? []).slice(-5).join(" | ");
-    throw new PolicyRefusal(
-      "simulation_failed",
-      `${JSON.stringify(sim.err)}${logs ? `; logs: ${logs}` : ""}`,
-    );
-  }
-  if (!sim.innerInstructions)
-    throw new PolicyRefusal("simulation_failed", "the node returned no inner instructions");
+  if (sim.err) throw simulationError(sim.err, sim.logs);
+  // A node that leaves these out did not run the checks we asked for: not the transaction's fault.
+  if (!sim.innerInstructions) throw new TransientError("simulation: the node returned no inner instructions");
   if (!sim.accounts || sim.accounts.length !== watched.length) {
-    throw new PolicyRefusal("simulation_failed", "the node returned no post-state for the wallet's accounts");
+    throw new TransientError("simulation: the node returned no post-state for the wallet's accounts");
   }
   const again = await getAccounts(connection, keys, commitment);
   if (!infos.every((info, i) => sameAccount(info, again[i]))) return undefined;
   const { innerInstructions, accounts } = sim;
   return { infos, walletTokens, topLevel, watched, sim: { ...sim, innerInstructions, accounts } };
+}
+
+/**
+ * Transaction errors of a simulation that say nothing about what the transaction does: the node could
+ * not run it now (its blockhash is gone, the block or the cluster is busy, the fee payer cannot pay
+ * the fee yet). Any other error is the transaction's own (an instruction fails): a refusal.
+ */
+const STALE_SIMULATION_ERRORS = new Set(["BlockhashNotFound"]);
+const TRANSIENT_SIMULATION_ERRORS = new Set([
+  "AccountInUse",
+  "AccountNotFound",
+  "AlreadyProcessed",
+  "ClusterMaintenance",
+  "InsufficientFundsForFee",
+  "ProgramCacheHitMaxLimit",
+  "ResanitizationNeeded",
+  "WouldExceedAccountDataBlockLimit",
+  "WouldExceedAccountDataTotalLimit",
+  "WouldExceedMaxAccountCostLimit",
+  "WouldExceedMaxBlockCostLimit",
+  "WouldExceedMaxVoteCostLimit",
+]);
+
+export function simulationError(err: unknown, logs?: readonly string[] | null): Error {
+  const name = typeof err === "string" ? err : undefined;
+  const detail = `simulation: ${JSON.stringify(err)}`;
+  if (name !== undefined && STALE_SIMULATION_ERRORS.has(name)) return new StaleTransaction(detail);
+  if (name !== undefined && TRANSIENT_SIMULATION_ERRORS.has(name)) return new TransientError(detail);
+  const tail = (logs ?? []).slice(-5).join(" | ");
+  return new PolicyRefusal("simulation_failed", `${JSON.stringify(err)}${tail ? `; logs: ${tail}` : ""}`);
 }
 
 function sameAccount(a: AccountInfo<Buffer> | null, b: AccountInfo<Buffer> | null | undefined): boolean {
@@ -349,8 +375,7 @@ async function checkBlockhash(
   const commitment = config.commitment ?? "confirmed";
   const height = await rpcCall("getBlockHeight", () => connection.getBlockHeight(commitment));
   if (height > lastValidBlockHeight) {
-    throw new PolicyRefusal(
-      "blockhash_expired",
+    throw new StaleTransaction(
       `block height ${height} is past the transaction's last valid block height ${lastValidBlockHeight}`,
     );
   }
@@ -359,8 +384,7 @@ async function checkBlockhash(
       connection.isBlockhashValid(decoded.recentBlockhash, { commitment }),
     );
     if (!valid.value) {
-      throw new PolicyRefusal(
-        "blockhash_expired",
+      throw new StaleTransaction(
         `the node does not accept the blockhash ${decoded.recentBlockhash} (expired or never issued)`,
       );
     }

@@ -3,7 +3,9 @@
  * - ConfigError: stop start-up, exit code 2.
  * - TransientError: retry with backoff.
  * - PermanentError: fail the job without further attempts.
- * - PolicyRefusal: the signer refused a transaction; recorded, never retried as is.
+ * - PolicyRefusal: what the transaction does is wrong; recorded, never retried as is.
+ * - StaleTransaction: the transaction cannot land as built (its blockhash is past or unknown to the
+ *   node); nothing is wrong with what it does: it is rebuilt, never recorded as a refusal.
  */
 export class KeeperError extends Error {
   override readonly name: string = "KeeperError";
@@ -35,6 +37,15 @@ export class PolicyRefusal extends KeeperError {
   constructor(reason: string, detail: string) {
     super(`${reason}: ${detail}`);
     this.reason = reason;
+    this.detail = detail;
+  }
+}
+
+export class StaleTransaction extends KeeperError {
+  override readonly name: string = "StaleTransaction";
+  readonly detail: string;
+  constructor(detail: string) {
+    super(`stale transaction: ${detail}`);
     this.detail = detail;
   }
 }

@@ -28,7 +28,7 @@ import { signAndSubmit } from "../signer/sign-transaction.js";
 import { enqueueSign, processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
 import { EventDetailsCache } from "./event-details-cache.js";
-import { Ledger } from "./ledger.js";
+import { Ledger, TERMINAL_STATUSES } from "./ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "./names.js";
 import { PauseSwitch } from "./pause.js";
 import { enqueueBuild, processPoll } from "./poll-worker.js";
@@ -281,12 +281,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         { ...workerOptions, concurrency: config.queues.actionConcurrency },
       );
       // A build that ran out of attempts fails its intent, so the next poll may try again later.
-      actionsWorker.on("failed", (job, error) => {
-        if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
-          void ledger
-            .update(job.data.intentKey, { status: "failed", error: error.message })
-            .catch(() => undefined);
-      });
+      actionsWorker.on("failed", (job, error) => void failIntentOfExhaustedJob(ledger, job, error));
       track(actionsWorker, QUEUES.actions);
     }
 
@@ -359,6 +354,10 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         },
         { ...workerOptions, concurrency: config.signer.concurrency },
       );
+      // A sign job that ran out of attempts (an RPC outage, a wallet that kept changing) fails its
+      // intent instead of leaving it `sending`: the next poll admits it again, and a transaction that
+      // was already sent is then resumed from its attempt record, never signed anew.
+      signWorker.on("failed", (job, error) => void failIntentOfExhaustedJob(ledger, job, error));
       track(signWorker, QUEUES.sign);
     }
 
@@ -395,6 +394,22 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Marks the intent of a build or sign job that used up its attempts failed, unless it already ended. */
+async function failIntentOfExhaustedJob(
+  ledger: Ledger,
+  job: Job<{ intentKey: string }> | undefined,
+  error: Error,
+): Promise<void> {
+  if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+  try {
+    const row = await ledger.get(job.data.intentKey);
+    if (!row || (TERMINAL_STATUSES as readonly string[]).includes(row.status)) return;
+    await ledger.update(job.data.intentKey, { status: "failed", error: error.message });
+  } catch {
+    // Redis is away: housekeeping finds the intent without a job and enqueues it again.
   }
 }
 

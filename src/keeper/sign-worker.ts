@@ -61,7 +61,7 @@ export async function processSign(
     throw new Error("paused");
   }
   await deps.ledger.update(intentKey, { status: "sending" });
-  const outcome = staleAsExpired(await deps.signAndSubmit(row));
+  const outcome = await deps.signAndSubmit(row);
   deps.events?.onOutcome?.(row, outcome);
   switch (outcome.outcome) {
     case "confirmed":
@@ -107,15 +107,4 @@ export async function processSign(
       break;
   }
   return outcome;
-}
-
-/**
- * A transaction the policy refused only because its blockhash had gone stale (its sign job waited
- * out the blockhash's lifetime in a backlog, a pause or a retry) was never signed, so a fresh build
- * cannot land twice: it is rebuilt like an expired one instead of failing the intent for good.
- */
-function staleAsExpired(outcome: SignOutcome): SignOutcome {
-  return outcome.outcome === "refused" && outcome.reason === "blockhash_expired"
-    ? { outcome: "expired" }
-    : outcome;
 }

@@ -11,7 +11,7 @@ import {
   type SubmitSigned,
   sendAndConfirm,
 } from "../chain/send-and-confirm.js";
-import { PolicyRefusal } from "../core/errors.js";
+import { PolicyRefusal, StaleTransaction } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 import type { AttemptRecord, AttemptStore } from "./attempt-store.js";
 import type { Wallets } from "./keys.js";
@@ -63,7 +63,8 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
  * The one way a transaction gets signed: decode, check, sign, record the signature, then send and
  * confirm. A run that finds an attempt in flight resumes it (same bytes, same signature) instead of
  * signing anything new; only a finished attempt that did not confirm opens the next, bounded.
- * Returns `expired` when the caller may ask the service for a fresh transaction.
+ * Returns `expired` when the caller may ask the service for a fresh transaction: one that was sent and
+ * expired unseen, or one that was stale before it was signed (no signature then).
  */
 export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutcome> {
   const { intent, attempts, wallets, connection } = input;
@@ -128,6 +129,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
       recentBlockhash: decoded.recentBlockhash,
     };
   } catch (error) {
+    if (error instanceof StaleTransaction) return stale(error, attempt, input, log);
     if (!(error instanceof PolicyRefusal)) throw error;
     const recorded = await attempts.recordRefused(intent.key, attempt, error.reason, error.detail);
     log.warn({ reason: error.reason, detail: error.detail, attempt }, "transaction refused by policy");
@@ -168,6 +170,26 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     ...(input.submit ? { submit: input.submit } : {}),
   });
   return finish(intent.key, attempt, outcome, false, input, log);
+}
+
+/**
+ * The transaction cannot land as built (its blockhash is gone or unknown to the node). Nothing was
+ * signed, so nothing is recorded: the caller asks the service for a fresh one. Unless another run of
+ * the intent recorded an attempt meanwhile (this one stalled): that attempt is the intent's, follow it.
+ */
+async function stale(
+  error: StaleTransaction,
+  attempt: number,
+  input: SignAndSubmitInput,
+  log: Logger,
+): Promise<SignOutcome> {
+  const current = await input.attempts.get(input.intent.key);
+  if (current !== undefined && current.attempt >= attempt) {
+    log.warn({ attempt, recorded: current.attempt }, "another run recorded this intent first");
+    return current.status === "sent" ? resume(current, input, log) : fromRecord(current);
+  }
+  log.info({ attempt, detail: error.detail }, "transaction stale before signing; asking for a fresh one");
+  return { outcome: "expired", attempt, resumed: false };
 }
 
 async function resume(record: AttemptRecord, input: SignAndSubmitInput, log: Logger): Promise<SignOutcome> {

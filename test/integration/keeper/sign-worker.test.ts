@@ -253,9 +253,10 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     while (chain.blockHeight <= lastValid) await new Promise((r) => setTimeout(r, 50));
 
     const first = await runSign(key, 1);
-    expect(first).toEqual({ outcome: "expired" });
-    expect(await attempts.get(key)).toMatchObject({ status: "refused", reason: "blockhash_expired" });
-    expect((await attempts.get(key))?.signature).toBeUndefined();
+    expect(first).toMatchObject({ outcome: "expired" });
+    expect(first).not.toHaveProperty("signature");
+    // Nothing was signed, so nothing is on record: not a refusal, no attempt used.
+    expect(await attempts.get(key)).toBeUndefined();
     expect(await ledger.get(key)).toMatchObject({ status: "expired", builds: 1 });
     expect((await queuedBuild(key, 2))?.data).toEqual({ intentKey: key, build: 2 });
 
@@ -265,6 +266,41 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     expect(landedClaims.get(position.pubkey)).toBe(1);
     expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
       paidBefore + BigInt(built.amountMicroUsd ?? "0"),
+    );
+  }, 60_000);
+
+  it("rebuilds a claim whose blockhash the node dropped between the check and the simulation (a slow machine), never refused", async () => {
+    const { position, key, paidBefore } = await admitClaim();
+    const built = await runBuild(key, 1);
+    const lastValid = built.lastValidBlockHeight ?? 0;
+    // The blockhash passes its check, then the machine is slow: by the time the node simulates, the
+    // chain is past the blockhash's lifetime and the simulation answers BlockhashNotFound.
+    const simulate = connection.simulateTransaction.bind(connection);
+    let stalled = 0;
+    connection.simulateTransaction = (async (...args: Parameters<typeof simulate>) => {
+      if (stalled === 0) {
+        stalled += 1;
+        chain.advanceSlots(lastValid - chain.blockHeight + 2);
+      }
+      return simulate(...args);
+    }) as typeof connection.simulateTransaction;
+    try {
+      const first = await runSign(key, 1);
+      expect(first).toMatchObject({ outcome: "expired" });
+      expect(stalled).toBe(1);
+    } finally {
+      connection.simulateTransaction = simulate;
+    }
+    expect(await attempts.get(key)).toBeUndefined();
+    expect(await ledger.get(key)).toMatchObject({ status: "expired", builds: 1 });
+    expect((await ledger.get(key))?.reason).toBeUndefined();
+
+    const rebuilt = await runBuild(key, 2);
+    expect((await runSign(key, 2))?.outcome).toBe("confirmed");
+    expect(await ledger.get(key)).toMatchObject({ status: "confirmed", builds: 2 });
+    expect(landedClaims.get(position.pubkey)).toBe(1);
+    expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
+      paidBefore + BigInt(rebuilt.amountMicroUsd ?? "0"),
     );
   }, 60_000);
 

@@ -327,19 +327,6 @@ const corpus: HostileCase[] = [
     }),
   },
   {
-    name: "expired blockhash",
-    reason: "blockhash_expired",
-    build: (env, bh) => {
-      const tx = buildTransaction({
-        payer: env.wallet,
-        blockhash: bh.blockhash,
-        instructions: [memo("late")],
-      });
-      env.chain.advanceSlots(bh.lastValidBlockHeight - env.chain.blockHeight + 2);
-      return { tx, lastValidBlockHeight: bh.lastValidBlockHeight };
-    },
-  },
-  {
     name: "inner call to a program not on the allow-list (ATA program calling System)",
     reason: "program_not_allowed",
     build: (env, bh) => ({
@@ -838,21 +825,6 @@ const corpus: HostileCase[] = [
     },
   },
   {
-    // Audit, medium: production left the RPC check off, so only the caller's height was compared.
-    name: "blockhash the chain never issued, with a far-off lastValidBlockHeight (production policy defaults)",
-    reason: "blockhash_expired",
-    detail: /does not accept the blockhash/,
-    build: (env, bh) => ({
-      tx: buildTransaction({
-        payer: env.wallet,
-        blockhash: Keypair.generate().publicKey.toBase58(),
-        instructions: [memo("unknown blockhash")],
-      }),
-      lastValidBlockHeight: bh.lastValidBlockHeight + 100_000,
-      policy: { checkBlockhashWithRpc: undefined },
-    }),
-  },
-  {
     name: "simulation fails (transfer of more than the wallet holds, within the order's allowance)",
     reason: "simulation_failed",
     build: (env, bh) => ({
@@ -871,6 +843,42 @@ const corpus: HostileCase[] = [
           ),
         ],
       }),
+    }),
+  },
+];
+
+/**
+ * Transactions that cannot land as built: their blockhash is past its height or unknown to the node.
+ * Nothing is signed or sent, and they are not refusals (nothing is wrong with what they do): the
+ * outcome is `expired`, which makes the keeper ask the service for a fresh transaction, bounded.
+ */
+const staleCases: HostileCase[] = [
+  {
+    name: "expired blockhash",
+    reason: "stale",
+    build: (env, bh) => {
+      const tx = buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [memo("late")],
+      });
+      env.chain.advanceSlots(bh.lastValidBlockHeight - env.chain.blockHeight + 2);
+      return { tx, lastValidBlockHeight: bh.lastValidBlockHeight };
+    },
+  },
+  {
+    // Audit, medium: production left the RPC check off, so only the caller's height was compared.
+    name: "blockhash the chain never issued, with a far-off lastValidBlockHeight (production policy defaults)",
+    reason: "stale",
+    detail: /does not accept the blockhash/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: Keypair.generate().publicKey.toBase58(),
+        instructions: [memo("unknown blockhash")],
+      }),
+      lastValidBlockHeight: bh.lastValidBlockHeight + 100_000,
+      policy: { checkBlockhashWithRpc: undefined },
     }),
   },
 ];
@@ -901,6 +909,36 @@ describe("hostile corpus", () => {
   it("has at least 20 cases", () => {
     expect(corpus.length).toBeGreaterThanOrEqual(20);
   });
+
+  it.each(staleCases.map((c) => [c.name, c] as const))(
+    "does not sign, and asks for a fresh transaction (no refusal): %s",
+    async (_name, hostile) => {
+      const bh = await env.connection.getLatestBlockhash("confirmed");
+      const built = await hostile.build(env, bh);
+      const before = await balances();
+      const sign = vi.spyOn(env.wallets, "sign");
+      const intent = built.intent ?? env.claimIntent();
+      const { logger } = captureLogger();
+      try {
+        const outcome = await signAndSubmit({
+          intent,
+          transactionBase64: built.base64 ?? toBase64(built.tx as VersionedTransaction),
+          lastValidBlockHeight: built.lastValidBlockHeight ?? bh.lastValidBlockHeight,
+          wallets: env.wallets,
+          connection: env.connection,
+          policyConfig: { ...env.policy, ...built.policy },
+          attempts: env.attempts,
+          logger,
+        });
+        expect(outcome).toEqual({ outcome: "expired", attempt: 1, resumed: false });
+        expect(sign).not.toHaveBeenCalled();
+        expect(await env.attempts.get(intent.key)).toBeUndefined();
+        expect(await balances()).toEqual(before);
+      } finally {
+        sign.mockRestore();
+      }
+    },
+  );
 
   it.each(corpus.map((c) => [c.name, c] as const))("refuses: %s", async (_name, hostile) => {
     const bh = await env.connection.getLatestBlockhash("confirmed");
