@@ -15,14 +15,14 @@ import { Wallets } from "../../src/signer/keys.js";
 import { recordTestOutput, recordTestSecret, TEST_API_KEY } from "./test-secrets.js";
 
 /** A sandbox (service and chain) with a driven clock, and a config pointing a keeper at it. */
-export async function startTestSandbox(options: { walletCount?: number } = {}) {
+export async function startTestSandbox(options: { walletCount?: number; slotMs?: number } = {}) {
   const clock = new DrivenClock();
   const sandbox = await startSandbox({
     port: 0,
     apiKey: TEST_API_KEY,
     clock,
     rateLimit: false,
-    chain: { port: 0, slotMs: 25 },
+    chain: { port: 0, slotMs: options.slotMs ?? 25 },
     ...(options.walletCount ? { walletCount: options.walletCount } : {}),
   });
   return { sandbox, clock };
