@@ -16,7 +16,10 @@ import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.
 /**
  * dca: dollar-cost averaging through recurring (time-based) orders.
  *
- * Rounds, exactly: a plan runs in rounds. Round r is one recurring order, intent key `dca-<id>-<r>`.
+ * Rounds, exactly: a plan runs in rounds. Round r is one recurring order, intent key
+ * `dca-<wallet>-<id>-<r>`: each wallet runs its own plans, and a round of one never stands in for
+ * another's. A round started before keys carried the wallet keeps its old key, `dca-<id>-<r>`, so a
+ * round done under it is not placed again.
  * - Round 1 starts on the first poll at or after `startAt` (at once without it).
  * - A round started at `startedAt` is live until `startedAt + numberOfOrders * intervalSeconds`;
  *   while it is live no new order is created for the plan.
@@ -122,6 +125,8 @@ const roundSchema = z.object({
   endsAt: z.number().int(),
   /** The round's intent is asked for again, on polls without it in flight, until then. */
   retryUntil: z.number().int(),
+  /** The round's intent key; absent on a round started before keys carried the wallet. */
+  key: z.string().optional(),
 });
 type Round = z.infer<typeof roundSchema>;
 const stateSchema = z.object({ plans: z.record(z.string(), roundSchema) });
@@ -131,8 +136,13 @@ function readState(state: StrategyState): Record<string, Round> {
   return parsed.success ? parsed.data.plans : {};
 }
 
-export function dcaKey(planId: string, round: number): string {
-  return `dca-${planId}-${round}`;
+export function dcaKey(wallet: string, planId: string, round: number): string {
+  return `dca-${wallet}-${planId}-${round}`;
+}
+
+/** The key a round was asked under: its own, or the wallet-less one of a round from before. */
+function keyOf(planId: string, round: Round): string {
+  return round.key ?? `dca-${planId}-${round.round}`;
 }
 
 export const dca = defineStrategy<DcaConfig>({
@@ -153,16 +163,18 @@ export const dca = defineStrategy<DcaConfig>({
       if (current && nowSeconds < current.endsAt) {
         if (nowSeconds < current.retryUntil) round = current;
       } else if (current ? plan.repeat : plan.startAt === undefined || nowSeconds >= plan.startAt) {
+        const number = (current?.round ?? 0) + 1;
         round = {
-          round: (current?.round ?? 0) + 1,
+          round: number,
           startedAt: nowSeconds,
           endsAt: nowSeconds + plan.numberOfOrders * plan.intervalSeconds,
           retryUntil: nowSeconds + plan.intervalSeconds,
+          key: dcaKey(snapshot.wallet, plan.id, number),
         };
         plans[plan.id] = round;
       }
       if (!round) continue;
-      const key = dcaKey(plan.id, round.round);
+      const key = keyOf(plan.id, round);
       if (inFlight.has(key)) continue;
       intents.push({
         kind: "createRecurring",

@@ -17,7 +17,9 @@ import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
  * passes, when they are removed from config, or when their terms change.
  *
  * Generations, exactly: each configured order id runs in generations; generation g is one trigger
- * order, created by the intent `limit-<id>-<g>` and cancelled by `limit-<id>-<g>-cancel`.
+ * order, created by the intent `limit-<wallet>-<id>-<g>` and cancelled by `<create key>-cancel`: each
+ * wallet places its own orders. A generation started before keys carried the wallet keeps its old
+ * create key, `limit-<id>-<g>`, so an order placed under it is not placed again.
  * - Generation 1 starts on the first poll that sees the id. Until the order account is known
  *   (listed in `snapshot.triggerOrders`), the create is asked for on every poll without it in
  *   flight, so a failed create is retried (the ledger refuses a key that is done).
@@ -129,8 +131,8 @@ function termsOf(order: LimitOrder): string {
 }
 
 export const limitOrderKeys = {
-  create: (id: string, generation: number) => `limit-${id}-${generation}`,
-  cancel: (id: string, generation: number) => `limit-${id}-${generation}-cancel`,
+  create: (wallet: string, id: string, generation: number) => `limit-${wallet}-${id}-${generation}`,
+  cancel: (createKey: string) => `${createKey}-cancel`,
 } as const;
 
 // ---- state ----
@@ -143,8 +145,15 @@ const generationSchema = z.object({
   createdAt: z.number().int(),
   /** open: placed (or being placed); expired, replaced, removed: retired, its cancel is pending or done. */
   status: z.enum(["open", "expired", "replaced", "removed"]),
+  /** The create intent key; absent on a generation started before keys carried the wallet. */
+  key: z.string().optional(),
 });
 type Generation = z.infer<typeof generationSchema>;
+
+/** The key a generation was created under: its own, or the wallet-less one of a generation from before. */
+function createKeyOf(id: string, generation: Generation): string {
+  return generation.key ?? `limit-${id}-${generation.generation}`;
+}
 const cancelSchema = z.object({
   id: z.string(),
   generation: z.number().int().positive(),
@@ -198,7 +207,7 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
       }
       if (!status) continue;
       orders[id] = { ...current, status };
-      cancels[limitOrderKeys.create(id, current.generation)] = {
+      cancels[createKeyOf(id, current)] = {
         id,
         generation: current.generation,
         inputMint: current.inputMint,
@@ -214,7 +223,7 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
         delete cancels[createKey];
         continue;
       }
-      const key = limitOrderKeys.cancel(cancel.id, cancel.generation);
+      const key = limitOrderKeys.cancel(createKey);
       if (inFlight.has(key)) continue;
       intents.push({
         kind: "cancelTrigger",
@@ -238,16 +247,18 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
         continue; // it had its time; the same terms are not placed again
       } else {
         if (waitingForCancel.has(order.id)) continue; // one order per id at a time
+        const number = (current?.generation ?? 0) + 1;
         generation = {
-          generation: (current?.generation ?? 0) + 1,
+          generation: number,
           terms,
           inputMint: order.inputMint,
           createdAt: nowSeconds,
           status: "open",
+          key: limitOrderKeys.create(snapshot.wallet, order.id, number),
         };
         orders[order.id] = generation;
       }
-      const key = limitOrderKeys.create(order.id, generation.generation);
+      const key = createKeyOf(order.id, generation);
       if (inFlight.has(key) || known?.has(key)) continue;
       intents.push({
         kind: "createTrigger",

@@ -15,7 +15,9 @@ import {
  * sweep: when the wallet holds more of a token than it should keep (payouts of claims and closes
  * pile up in USDC, say), swap the excess into a target token through the swap build.
  *
- * Rounds, exactly: rule `id` runs in rounds; round r is one swap, intent key `sweep-<id>-<r>`.
+ * Rounds, exactly: rule `id` runs in rounds; round r is one swap, intent key
+ * `sweep-<wallet>-<id>-<r>` (each wallet sweeps its own balance; a round started before keys carried
+ * the wallet keeps its old key, `sweep-<id>-<r>`, so a swap in flight under it is not asked twice).
  * - A poll that sees `balance - keepRaw >= minSwapRaw` asks to swap that excess.
  * - While the round's swap is in flight nothing is asked.
  * - Once it is not in flight, the same round is asked again only while the balance is exactly the
@@ -61,6 +63,8 @@ const roundSchema = z.object({
   round: z.number().int().positive(),
   /** The balance the round's swap was asked at (raw units). */
   balance: z.string().regex(/^\d+$/),
+  /** The round's intent key; absent on a round started before keys carried the wallet. */
+  key: z.string().optional(),
 });
 type Round = z.infer<typeof roundSchema>;
 const stateSchema = z.object({ rules: z.record(z.string(), roundSchema) });
@@ -70,7 +74,12 @@ function readState(state: StrategyState): Record<string, Round> {
   return parsed.success ? parsed.data.rules : {};
 }
 
-export const sweepKey = (id: string, round: number) => `sweep-${id}-${round}`;
+export const sweepKey = (wallet: string, id: string, round: number) => `sweep-${wallet}-${id}-${round}`;
+
+/** The key a round was asked under: its own, or the wallet-less one of a round from before. */
+function keyOf(id: string, round: Round): string {
+  return round.key ?? `sweep-${id}-${round.round}`;
+}
 
 export const sweep = defineStrategy<SweepConfig>({
   name: STRATEGY_NAME,
@@ -83,16 +92,20 @@ export const sweep = defineStrategy<SweepConfig>({
     const intents: Intent[] = [];
     for (const rule of config.rules) {
       const current = rules[rule.id];
-      if (current && inFlight.has(sweepKey(rule.id, current.round))) continue;
+      if (current && inFlight.has(keyOf(rule.id, current))) continue;
       const held = snapshot.balances[rule.fromMint];
       if (held === undefined || !/^\d+$/.test(held)) continue;
       const excess = BigInt(held) - BigInt(rule.keepRaw);
       if (excess < BigInt(rule.minSwapRaw)) continue;
-      const round = current && current.balance === held ? current.round : (current?.round ?? 0) + 1;
-      rules[rule.id] = { round, balance: held };
+      const next = (current?.round ?? 0) + 1;
+      const round: Round =
+        current && current.balance === held
+          ? current
+          : { round: next, balance: held, key: sweepKey(snapshot.wallet, rule.id, next) };
+      rules[rule.id] = round;
       intents.push({
         kind: "swap",
-        key: sweepKey(rule.id, round),
+        key: keyOf(rule.id, round),
         wallet: snapshot.wallet,
         strategy: STRATEGY_NAME,
         inputMint: rule.fromMint,

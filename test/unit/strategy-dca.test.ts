@@ -23,7 +23,7 @@ const weekly = {
 function createRecurring(round: number, plan: typeof weekly = weekly) {
   return {
     kind: "createRecurring",
-    key: `dca-${plan.id}-${round}`,
+    key: `dca-${WALLET}-${plan.id}-${round}`,
     wallet: WALLET,
     strategy: "dca",
     inputMint: plan.inputMint,
@@ -71,7 +71,13 @@ describe("dca: rounds", () => {
     expect(result.intents).toEqual([createRecurring(1)]);
     expect(result.state).toEqual({
       plans: {
-        "weekly-sol": { round: 1, startedAt: T0, endsAt: T0 + 4 * DAY, retryUntil: T0 + DAY },
+        "weekly-sol": {
+          round: 1,
+          startedAt: T0,
+          endsAt: T0 + 4 * DAY,
+          retryUntil: T0 + DAY,
+          key: `dca-${WALLET}-weekly-sol-1`,
+        },
       },
     });
   });
@@ -81,49 +87,65 @@ describe("dca: rounds", () => {
       "not created again while its order is live",
       [weekly],
       [{ at: T0 }, { at: T0 + DAY }, { at: T0 + 2 * DAY }, { at: T0 + 4 * DAY - 1 }],
-      [["dca-weekly-sol-1"], [], [], []],
+      [[`dca-${WALLET}-weekly-sol-1`], [], [], []],
     ],
     [
       "asked again in the round's first interval only when not in flight (a failed create is retried)",
       [weekly],
       [
         { at: T0 },
-        { at: T0 + 60, inFlightKeys: ["dca-weekly-sol-1"] },
+        { at: T0 + 60, inFlightKeys: [`dca-${WALLET}-weekly-sol-1`] },
         { at: T0 + 120 },
         { at: T0 + DAY - 1 },
         { at: T0 + DAY },
       ],
-      [["dca-weekly-sol-1"], [], ["dca-weekly-sol-1"], ["dca-weekly-sol-1"], []],
+      [
+        [`dca-${WALLET}-weekly-sol-1`],
+        [],
+        [`dca-${WALLET}-weekly-sol-1`],
+        [`dca-${WALLET}-weekly-sol-1`],
+        [],
+      ],
     ],
     [
       "without repeat, the plan is done after its round",
       [weekly],
       [{ at: T0 }, { at: T0 + 4 * DAY }, { at: T0 + 9 * DAY }],
-      [["dca-weekly-sol-1"], [], []],
+      [[`dca-${WALLET}-weekly-sol-1`], [], []],
     ],
     [
       "with repeat, the next round starts when one ends",
       [{ ...weekly, repeat: true }],
       [{ at: T0 }, { at: T0 + DAY }, { at: T0 + 4 * DAY }, { at: T0 + 5 * DAY }, { at: T0 + 8 * DAY + 5 }],
-      [["dca-weekly-sol-1"], [], ["dca-weekly-sol-2"], [], ["dca-weekly-sol-3"]],
+      [
+        [`dca-${WALLET}-weekly-sol-1`],
+        [],
+        [`dca-${WALLET}-weekly-sol-2`],
+        [],
+        [`dca-${WALLET}-weekly-sol-3`],
+      ],
     ],
     [
       "waits for startAt",
       [{ ...weekly, startAt: T0 + 100 }],
       [{ at: T0 }, { at: T0 + 99 }, { at: T0 + 100 }],
-      [[], [], ["dca-weekly-sol-1"]],
+      [[], [], [`dca-${WALLET}-weekly-sol-1`]],
     ],
     [
       "plans run independently",
       [weekly, { ...weekly, id: "daily", intervalSeconds: 3600, numberOfOrders: 2, repeat: true }],
       [{ at: T0 }, { at: T0 + 7200 }, { at: T0 + 4 * DAY }],
-      [["dca-weekly-sol-1", "dca-daily-1"], ["dca-weekly-sol-1", "dca-daily-2"], ["dca-daily-3"]],
+      [
+        [`dca-${WALLET}-weekly-sol-1`, `dca-${WALLET}-daily-1`],
+        [`dca-${WALLET}-weekly-sol-1`, `dca-${WALLET}-daily-2`],
+        [`dca-${WALLET}-daily-3`],
+      ],
     ],
     [
       "a plan removed and added again continues its round numbering",
       [{ ...weekly, repeat: true }],
       [{ at: T0 }, { at: T0 + 5 * DAY, plans: [{ ...weekly, id: "other" }] }, { at: T0 + 6 * DAY }],
-      [["dca-weekly-sol-1"], ["dca-other-1"], ["dca-weekly-sol-2"]],
+      [[`dca-${WALLET}-weekly-sol-1`], [`dca-${WALLET}-other-1`], [`dca-${WALLET}-weekly-sol-2`]],
     ],
   ])("%s", (_label, plans, schedule, expected) => {
     expect(run(plans, schedule)).toEqual(expected);
@@ -149,7 +171,7 @@ describe("dca: rounds", () => {
 
   it("state it cannot read starts the plan again (the ledger refuses a round that is done)", () => {
     expect(run([weekly], [{ at: T0 }], { plans: { "weekly-sol": { round: "one" } } })).toEqual([
-      ["dca-weekly-sol-1"],
+      [`dca-${WALLET}-weekly-sol-1`],
     ]);
   });
 });

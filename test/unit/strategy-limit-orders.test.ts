@@ -87,7 +87,7 @@ describe("limit-orders: amounts, exactly", () => {
 function create(order: typeof sellSol, generation: number, createdAt = T0) {
   return {
     kind: "createTrigger",
-    key: `limit-${order.id}-${generation}`,
+    key: `limit-${WALLET}-${order.id}-${generation}`,
     wallet: WALLET,
     strategy: "limit-orders",
     inputMint: order.inputMint,
@@ -101,7 +101,7 @@ function create(order: typeof sellSol, generation: number, createdAt = T0) {
 function cancel(order: typeof sellSol, generation: number, account: string, reason: string) {
   return {
     kind: "cancelTrigger",
-    key: `limit-${order.id}-${generation}-cancel`,
+    key: `limit-${WALLET}-${order.id}-${generation}-cancel`,
     wallet: WALLET,
     strategy: "limit-orders",
     order: account,
@@ -146,8 +146,8 @@ describe("limit-orders: lifecycle", () => {
       "created once; not asked again while in flight or once its order is known",
       [
         { at: T0, orders: [sellSol], known: [] },
-        { at: T0 + 10, orders: [sellSol], known: [], inFlightKeys: ["limit-sell-sol-1"] },
-        { at: T0 + 20, orders: [sellSol], known: [known("limit-sell-sol-1", ORDER_1)] },
+        { at: T0 + 10, orders: [sellSol], known: [], inFlightKeys: [`limit-${WALLET}-sell-sol-1`] },
+        { at: T0 + 20, orders: [sellSol], known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)] },
       ],
       [[create(sellSol, 1)], [], []],
     ],
@@ -163,13 +163,13 @@ describe("limit-orders: lifecycle", () => {
       "cancelled when its TTL passed, once, and not placed again",
       [
         { at: T0, orders: [sellSol], known: [] },
-        { at: T0 + 3599, orders: [sellSol], known: [known("limit-sell-sol-1", ORDER_1)] },
-        { at: T0 + 3600, orders: [sellSol], known: [known("limit-sell-sol-1", ORDER_1)] },
+        { at: T0 + 3599, orders: [sellSol], known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)] },
+        { at: T0 + 3600, orders: [sellSol], known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)] },
         {
           at: T0 + 3700,
           orders: [sellSol],
-          known: [known("limit-sell-sol-1", ORDER_1)],
-          inFlightKeys: ["limit-sell-sol-1-cancel"],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)],
+          inFlightKeys: [`limit-${WALLET}-sell-sol-1-cancel`],
         },
         { at: T0 + 3800, orders: [sellSol], known: [] },
         { at: T0 + 9000, orders: [sellSol], known: [] },
@@ -190,9 +190,9 @@ describe("limit-orders: lifecycle", () => {
         {
           at: T0 + 10,
           orders: [buySol],
-          known: [known("limit-sell-sol-1", ORDER_1), known("limit-buy-sol-1", ORDER_2)],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1), known(`limit-${WALLET}-buy-sol-1`, ORDER_2)],
         },
-        { at: T0 + 20, orders: [buySol], known: [known("limit-buy-sol-1", ORDER_2)] },
+        { at: T0 + 20, orders: [buySol], known: [known(`limit-${WALLET}-buy-sol-1`, ORDER_2)] },
       ],
       [
         [create(sellSol, 1), create(buySol, 1)],
@@ -204,12 +204,16 @@ describe("limit-orders: lifecycle", () => {
       "a change of terms cancels the old order, then places generation 2",
       [
         { at: T0, orders: [sellSol], known: [] },
-        { at: T0 + 10, orders: [{ ...sellSol, price: "160" }], known: [known("limit-sell-sol-1", ORDER_1)] },
+        {
+          at: T0 + 10,
+          orders: [{ ...sellSol, price: "160" }],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)],
+        },
         {
           at: T0 + 20,
           orders: [{ ...sellSol, price: "160" }],
-          known: [known("limit-sell-sol-1", ORDER_1)],
-          inFlightKeys: ["limit-sell-sol-1-cancel"],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)],
+          inFlightKeys: [`limit-${WALLET}-sell-sol-1-cancel`],
         },
         { at: T0 + 30, orders: [{ ...sellSol, price: "160" }], known: [] },
       ],
@@ -227,12 +231,12 @@ describe("limit-orders: lifecycle", () => {
         {
           at: T0 + 10,
           orders: [{ ...sellSol, ttlSeconds: 7200, price: "150.250" }],
-          known: [known("limit-sell-sol-1", ORDER_1)],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)],
         },
         {
           at: T0 + 3600,
           orders: [{ ...sellSol, ttlSeconds: 7200 }],
-          known: [known("limit-sell-sol-1", ORDER_1)],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)],
         },
       ],
       [[create(sellSol, 1)], [], []],
@@ -241,7 +245,7 @@ describe("limit-orders: lifecycle", () => {
       "an expired order with new terms gets a new generation",
       [
         { at: T0, orders: [sellSol], known: [] },
-        { at: T0 + 3600, orders: [sellSol], known: [known("limit-sell-sol-1", ORDER_1)] },
+        { at: T0 + 3600, orders: [sellSol], known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)] },
         { at: T0 + 3700, orders: [sellSol], known: [] },
         { at: T0 + 3800, orders: [{ ...sellSol, amount: "2" }], known: [] },
       ],
@@ -256,8 +260,8 @@ describe("limit-orders: lifecycle", () => {
       "an id removed and added again continues at the next generation",
       [
         { at: T0, orders: [sellSol, buySol], known: [] },
-        { at: T0 + 10, orders: [buySol], known: [known("limit-buy-sol-1", ORDER_2)] },
-        { at: T0 + 20, orders: [sellSol, buySol], known: [known("limit-buy-sol-1", ORDER_2)] },
+        { at: T0 + 10, orders: [buySol], known: [known(`limit-${WALLET}-buy-sol-1`, ORDER_2)] },
+        { at: T0 + 20, orders: [sellSol, buySol], known: [known(`limit-${WALLET}-buy-sol-1`, ORDER_2)] },
       ],
       [[create(sellSol, 1), create(buySol, 1)], [], [create(sellSol, 2, T0 + 20)]],
     ],
@@ -265,8 +269,8 @@ describe("limit-orders: lifecycle", () => {
       "the TTL cancel waits while the create is still in flight",
       [
         { at: T0, orders: [sellSol], known: [] },
-        { at: T0 + 3600, orders: [sellSol], known: [], inFlightKeys: ["limit-sell-sol-1"] },
-        { at: T0 + 3700, orders: [sellSol], known: [known("limit-sell-sol-1", ORDER_1)] },
+        { at: T0 + 3600, orders: [sellSol], known: [], inFlightKeys: [`limit-${WALLET}-sell-sol-1`] },
+        { at: T0 + 3700, orders: [sellSol], known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)] },
       ],
       [
         [create(sellSol, 1)],
@@ -280,7 +284,7 @@ describe("limit-orders: lifecycle", () => {
         { at: T0, orders: [sellSol] },
         { at: T0 + 10, orders: [sellSol] },
         { at: T0 + 3600, orders: [sellSol] },
-        { at: T0 + 3700, orders: [sellSol], known: [known("limit-sell-sol-1", ORDER_1)] },
+        { at: T0 + 3700, orders: [sellSol], known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)] },
       ],
       [
         [create(sellSol, 1)],
@@ -309,6 +313,7 @@ describe("limit-orders: lifecycle", () => {
           inputMint: SOL,
           createdAt: T0,
           status: "open",
+          key: `limit-${WALLET}-sell-sol-1`,
         },
       },
       cancels: {},

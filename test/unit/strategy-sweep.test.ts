@@ -22,7 +22,7 @@ function poll(balance: string | undefined, state: StrategyState = {}, flying: In
 
 const swap = (round: number, amount: string, held: string) => ({
   kind: "swap",
-  key: `sweep-r-${round}`,
+  key: `sweep-${WALLET}-r-${round}`,
   wallet: WALLET,
   strategy: "sweep",
   inputMint: USDC,
@@ -50,7 +50,7 @@ describe("sweep: rounds across polls", () => {
     const first = poll("1500");
     expect(first.intents).toEqual([swap(1, "1000", "1500")]);
     // In flight: nothing.
-    expect(poll("1500", first.state, [inFlight("sweep-r-1", "swap")]).intents).toEqual([]);
+    expect(poll("1500", first.state, [inFlight(`sweep-${WALLET}-r-1`, "swap")]).intents).toEqual([]);
     // Not in flight, same balance: it failed; the same key again.
     expect(poll("1500", first.state).intents).toEqual([swap(1, "1000", "1500")]);
     // It landed (balance at what it keeps): nothing; then money came in: round 2.
