@@ -247,6 +247,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                 onIntent: (intent, admitted) => {
                   if (admitted) metrics.recordIntent(intent.strategy, intent.kind);
                 },
+                onIntentNotAdmitted: (intent, reason) =>
+                  metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
                 onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
                 onProtections: (evaluation) => {
                   for (const b of evaluation.breakers)

@@ -47,6 +47,23 @@ export interface AdmitResult {
   tries?: number;
 }
 
+/**
+ * Why an intent was not admitted, as a log field and metric label: its key is in flight, done
+ * (confirmed, or recorded in dry-run), failed and not due for another try, refused by the signer,
+ * or held by another wallet (a key that does not name its wallet: see strategies/README.md).
+ */
+export type NotAdmittedReason = "in_flight" | "done" | "failed" | "refused" | "other_wallet";
+
+export function notAdmittedReason(
+  status: LedgerStatus | undefined,
+  isOtherWallet: boolean,
+): NotAdmittedReason {
+  if (isOtherWallet) return "other_wallet";
+  if (status === "confirmed" || status === "dry-run") return "done";
+  if (status === "failed" || status === "refused") return status;
+  return "in_flight";
+}
+
 export interface LedgerOptions {
   /** A failed intent may be admitted again this many times in all. */
   maxTries: number;
@@ -138,6 +155,11 @@ export class Ledger {
     return Object.entries(open)
       .map(([key, order]) => ({ key, order }))
       .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  /** The wallet that recorded the key, if any (without reading the rest of the record). */
+  async walletOf(key: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.ledgerIntent(key), "wallet")) ?? undefined;
   }
 
   async get(key: string): Promise<LedgerRow | undefined> {

@@ -6,7 +6,7 @@ import { type Intent, intentKeys } from "../core/intent.js";
 import { formatUsd } from "../core/money.js";
 import type { StrategyState } from "../core/strategy.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "./circuit-breakers.js";
-import type { Ledger } from "./ledger.js";
+import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "./ledger.js";
 import { jobIds, type RedisKeys } from "./names.js";
 import type { PauseSwitch } from "./pause.js";
 import type { BreakerChange, Protections } from "./protections.js";
@@ -19,6 +19,8 @@ export interface PollEvents {
   onPollSucceeded?(wallet: string, durationMs: number): void;
   onPollSkipped?(reason: "paused" | "poll_running"): void;
   onIntent?(intent: Intent, admitted: boolean): void;
+  /** An intent the ledger did not admit, and why. */
+  onIntentNotAdmitted?(intent: Intent, reason: NotAdmittedReason): void;
   onStrategyError?(strategy: string): void;
   /** The circuit breakers as this poll saw them (for the gauge). */
   onProtections?(evaluation: ProtectionsEvaluation): void;
@@ -125,7 +127,16 @@ export async function processPoll(
           : candidate;
       const result = await deps.ledger.admit(intent, deps.mode === "dry-run" ? "dry-run" : "pending");
       deps.events?.onIntent?.(intent, result.admitted);
-      if (!result.admitted) continue;
+      if (!result.admitted) {
+        const owner = await deps.ledger.walletOf(intent.key);
+        const reason = notAdmittedReason(result.status, owner !== undefined && owner !== wallet);
+        log.debug(
+          { intent: intent.key, kind: intent.kind, strategy: intent.strategy, status: result.status, reason },
+          "intent not admitted",
+        );
+        deps.events?.onIntentNotAdmitted?.(intent, reason);
+        continue;
+      }
       admitted += 1;
       log.info(
         { intent: intent.key, kind: intent.kind, strategy: intent.strategy, mode: deps.mode },

@@ -120,6 +120,12 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["strategy", "kind"] as const,
     registers,
   });
+  const intentsNotAdmitted = new Counter({
+    name: "keeper_intents_not_admitted_total",
+    help: "Intents the ledger did not admit, by strategy, intent kind and why (done, in_flight, failed, refused, other_wallet)",
+    labelNames: ["strategy", "kind", "reason"] as const,
+    registers,
+  });
   const strategyErrors = new Counter({
     name: "keeper_strategy_errors_total",
     help: "Strategy evaluations that threw or returned invalid output, by strategy",
@@ -231,6 +237,7 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     queueJobs,
     jobs,
     intents,
+    intentsNotAdmitted,
     strategyErrors,
     transactions,
     confirmationDuration,
@@ -257,6 +264,9 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     },
     recordIntent(strategy: string, kind: IntentKind): void {
       intents.inc({ strategy, kind });
+    },
+    recordIntentNotAdmitted(strategy: string, kind: IntentKind, reason: string): void {
+      intentsNotAdmitted.inc({ strategy, kind, reason });
     },
     /** A transaction's final outcome; the confirmation time is observed for confirmed ones. */
     recordTransaction(kind: IntentKind, outcome: TransactionOutcome, confirmationSeconds?: number): void {
