@@ -79,16 +79,18 @@ describe("dca and limit-orders end to end: recurring and trigger orders through 
       "the recurring order, the trigger order and its cancel confirmed",
       async () => {
         const all = await first.ledger.list();
-        const done = ["dca-keep-weekly-1", "limit-buy-keep-1", "limit-buy-keep-1-cancel"].every(
-          (key) => all.find((r) => r.key === key)?.status === "confirmed",
-        );
+        const done = [
+          `dca-${wallet}-keep-weekly-1`,
+          `limit-${wallet}-buy-keep-1`,
+          `limit-${wallet}-buy-keep-1-cancel`,
+        ].every((key) => all.find((r) => r.key === key)?.status === "confirmed");
         return done ? all : undefined;
       },
       60_000,
     );
-    const dca = rows.find((r) => r.key === "dca-keep-weekly-1");
-    const create = rows.find((r) => r.key === "limit-buy-keep-1");
-    const cancel = rows.find((r) => r.key === "limit-buy-keep-1-cancel");
+    const dca = rows.find((r) => r.key === `dca-${wallet}-keep-weekly-1`);
+    const create = rows.find((r) => r.key === `limit-${wallet}-buy-keep-1`);
+    const cancel = rows.find((r) => r.key === `limit-${wallet}-buy-keep-1-cancel`);
     expect(dca).toMatchObject({ kind: "createRecurring", strategy: "dca" });
     expect(dca?.requestId).toBeTruthy();
     expect(dca?.intent).toMatchObject({ inputMint: sandbox.usdcMint, outputMint: keepMint });
@@ -118,7 +120,11 @@ describe("dca and limit-orders end to end: recurring and trigger orders through 
     await morePolls(keeper, wallet, 3);
     const after = await keeper.ledger.list();
     expect(after.map((r) => r.key).sort()).toEqual(
-      ["dca-keep-weekly-1", "limit-buy-keep-1", "limit-buy-keep-1-cancel"].sort(),
+      [
+        `dca-${wallet}-keep-weekly-1`,
+        `limit-${wallet}-buy-keep-1`,
+        `limit-${wallet}-buy-keep-1-cancel`,
+      ].sort(),
     );
     expect([...sandbox.world.swapOrders.values()].filter((o) => o.kind === "recurring")).toHaveLength(1);
   }, 120_000);

@@ -55,7 +55,7 @@ describe("sweep end to end: the excess of a token is swapped through the swap bu
     const row = await eventually(
       "the sweep confirmed",
       async () => {
-        const found = await running.ledger.get("sweep-usdc-to-keep-1");
+        const found = await running.ledger.get(`sweep-${wallet}-usdc-to-keep-1`);
         return found?.status === "confirmed" ? found : undefined;
       },
       60_000,
@@ -80,7 +80,7 @@ describe("sweep end to end: the excess of a token is swapped through the swap bu
     await eventually("two more polls", async () =>
       Number(await running.redis.hget(running.keys.lastPolls, wallet)) >= before + 2 ? true : undefined,
     );
-    expect((await running.ledger.list()).map((r) => r.key)).toEqual(["sweep-usdc-to-keep-1"]);
+    expect((await running.ledger.list()).map((r) => r.key)).toEqual([`sweep-${wallet}-usdc-to-keep-1`]);
     expect(await running.metrics.render()).toContain(
       'keeper_transactions_total{kind="swap",outcome="confirmed"} 1',
     );
