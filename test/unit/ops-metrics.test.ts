@@ -12,6 +12,7 @@ describe("createMetrics", () => {
     metrics.observeApiRequest("positions.list", 429, 0.01);
     metrics.recordJob("poll", "completed");
     metrics.recordIntent("auto-claim", "claim");
+    metrics.recordIntentNotAdmitted("dca", "createRecurring", "in_flight");
     metrics.strategyErrors.inc({ strategy: "take-profit" });
     metrics.recordTransaction("claim", "confirmed", 2.5);
     metrics.recordTransaction("close", "refused");
@@ -30,6 +31,7 @@ describe("createMetrics", () => {
       'keeper_api_rate_limited_total{endpoint="positions.list"} 1',
       'keeper_jobs_total{queue="poll",outcome="completed"} 1',
       'keeper_intents_total{strategy="auto-claim",kind="claim"} 1',
+      'keeper_intents_not_admitted_total{strategy="dca",kind="createRecurring",reason="in_flight"} 1',
       'keeper_strategy_errors_total{strategy="take-profit"} 1',
       'keeper_transactions_total{kind="claim",outcome="confirmed"} 1',
       'keeper_transactions_total{kind="close",outcome="refused"} 1',
