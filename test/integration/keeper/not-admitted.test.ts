@@ -5,10 +5,12 @@ import { defineStrategy } from "../../../src/core/strategy.js";
 import { Ledger } from "../../../src/keeper/ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
+import type { PollEvents } from "../../../src/keeper/poll-worker.js";
 import { processPoll } from "../../../src/keeper/poll-worker.js";
 import type { ActionJobData } from "../../../src/keeper/queues.js";
 import { StrategyStateStore } from "../../../src/keeper/strategy-state.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
+import { dca } from "../../../strategies/dca.js";
 import { captureLogger } from "../../helpers/capture-logger.js";
 import { OTHER_WALLET, WALLET } from "../../helpers/fixtures.js";
 import { testRedis } from "../../helpers/redis.js";
@@ -57,13 +59,13 @@ describe("an intent the ledger does not admit is logged and counted, with why", 
     await ctx.cleanup();
   });
 
-  it("in flight, done, failed (not yet due), refused, and held by another wallet", async () => {
-    const metrics = createMetrics({ defaultMetrics: false });
-    const { logger, lines } = captureLogger("debug");
-    const strategies: ConfiguredStrategy[] = [
-      { name: "same-key", strategy: sameKeyEverywhere as never, config: {} },
-    ];
-    const poll = (wallet: string) =>
+  const poller =
+    (
+      strategies: ConfiguredStrategy[],
+      logger: ReturnType<typeof captureLogger>["logger"],
+      events: PollEvents = {},
+    ) =>
+    (wallet: string) =>
       processPoll(
         { id: `poll-${wallet}-${now}`, data: { wallet, kind: "positions", tick: now } },
         {
@@ -78,12 +80,18 @@ describe("an intent the ledger does not admit is logged and counted, with why", 
           actions,
           logger,
           now: () => new Date(now * 1000),
-          events: {
-            onIntentNotAdmitted: (intent, reason) =>
-              metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
-          },
+          events,
         },
       );
+
+  it("in flight, done, failed (not yet due), refused, and held by another wallet", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const { logger, lines } = captureLogger("debug");
+    const strategies = [{ name: "same-key", strategy: sameKeyEverywhere as never, config: {} }];
+    const poll = poller(strategies, logger, {
+      onIntentNotAdmitted: (intent, reason) =>
+        metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
+    });
     const reasons = () =>
       lines()
         .filter((line) => line.msg === "intent not admitted")
@@ -115,5 +123,61 @@ describe("an intent the ledger does not admit is logged and counted, with why", 
       expect(text).toContain(
         `keeper_intents_not_admitted_total{strategy="same-key",kind="swap",reason="${reason}"} 1`,
       );
+  });
+
+  it("an upgrade: a DCA round done under its old key is not placed again; a new round of each wallet is its own", async () => {
+    const { logger } = captureLogger("debug");
+    const plan = {
+      id: "weekly",
+      inputMint: USDC,
+      outputMint: SOL,
+      inAmountRaw: "400000000",
+      numberOfOrders: 4,
+      intervalSeconds: 60,
+    };
+    const strategies = [
+      {
+        name: "dca",
+        strategy: dca as never,
+        config: dca.configSchema.parse({ plans: [{ ...plan, repeat: true }] }),
+      },
+    ];
+    const poll = poller(strategies, logger);
+    const states = new StrategyStateStore(ctx.redis, keys);
+    // As the keeper before the change left it: WALLET placed round 1 under `dca-weekly-1`; OTHER_WALLET's
+    // state says its round 1 started, but the ledger gave the key to WALLET.
+    const oldRound = { round: 1, startedAt: now, endsAt: now + 240, retryUntil: now + 60 };
+    const oldIntent = {
+      kind: "createRecurring" as const,
+      key: "dca-weekly-1",
+      wallet: WALLET,
+      strategy: "dca",
+      inputMint: USDC,
+      outputMint: SOL,
+      inAmount: plan.inAmountRaw,
+      numberOfOrders: 4,
+      intervalSeconds: 60,
+    };
+    await ledger.admit(oldIntent);
+    await ledger.update("dca-weekly-1", { status: "confirmed" });
+    for (const wallet of [WALLET, OTHER_WALLET])
+      await states.save(wallet, "dca", { plans: { weekly: oldRound } });
+
+    now += 10; // within the round's first interval: it is asked for on every poll
+    expect(await poll(WALLET)).toMatchObject({ intents: 1, admitted: 0 });
+    expect(await poll(OTHER_WALLET)).toMatchObject({ intents: 1, admitted: 0 });
+    expect((await ledger.list()).map((r) => r.key)).toEqual(["dca-weekly-1"]);
+
+    now += 240; // the round ended: the next one, under each wallet's own key
+    expect(await poll(WALLET)).toMatchObject({ admitted: 1 });
+    expect(await poll(OTHER_WALLET)).toMatchObject({ admitted: 1 });
+    const rows = await ledger.list();
+    expect(rows.map((r) => [r.key, r.wallet]).sort()).toEqual(
+      [
+        ["dca-weekly-1", WALLET],
+        [`dca-${WALLET}-weekly-2`, WALLET],
+        [`dca-${OTHER_WALLET}-weekly-2`, OTHER_WALLET],
+      ].sort(),
+    );
   });
 });
