@@ -154,6 +154,7 @@ type Generation = z.infer<typeof generationSchema>;
 function createKeyOf(id: string, generation: Generation): string {
   return generation.key ?? `limit-${id}-${generation.generation}`;
 }
+
 const cancelSchema = z.object({
   id: z.string(),
   generation: z.number().int().positive(),
