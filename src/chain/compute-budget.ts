@@ -16,17 +16,27 @@ const DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION = 3_000n;
 const MAX_UNITS = 1_400_000n;
 
 export interface ComputeBudget {
-  /** Micro-lamports per compute unit; 0 when not set. */
+  /** Micro-lamports per compute unit, the highest any SetComputeUnitPrice asks; 0 when not set. */
   unitPriceMicroLamports: bigint;
+  /** The highest any SetComputeUnitLimit asks (at most 1,400,000), else the runtime's default. */
   unitLimit: bigint;
   /** Lamports the priority fee can cost at most: price x limit, rounded up. */
   priorityFeeLamports: bigint;
+  /** How many SetComputeUnitPrice and SetComputeUnitLimit instructions there are. */
+  priceInstructions: number;
+  limitInstructions: number;
 }
 
-/** Reads the compute budget a transaction asks for (pure). Malformed data throws a RangeError. */
+/**
+ * Reads the compute budget a transaction asks for (pure). Where an instruction is repeated, the
+ * highest value counts: whichever one the runtime would honour, the fee is never above that. Malformed
+ * data throws a RangeError.
+ */
 export function readComputeBudget(instructions: readonly InstructionView[]): ComputeBudget {
   let price: bigint | undefined;
   let limit: bigint | undefined;
+  let priceInstructions = 0;
+  let limitInstructions = 0;
   let others = 0n;
   let budgetInstructions = 0n;
   for (const ix of instructions) {
@@ -40,11 +50,15 @@ export function readComputeBudget(instructions: readonly InstructionView[]): Com
     if (tag === SET_COMPUTE_UNIT_PRICE) {
       if (data.length !== 9)
         throw new RangeError(`instruction ${ix.index}: compute unit price data is ${data.length} bytes`);
-      price = data.readBigUInt64LE(1);
+      const value = data.readBigUInt64LE(1);
+      if (price === undefined || value > price) price = value;
+      priceInstructions += 1;
     } else if (tag === SET_COMPUTE_UNIT_LIMIT) {
       if (data.length !== 5)
         throw new RangeError(`instruction ${ix.index}: compute unit limit data is ${data.length} bytes`);
-      limit = BigInt(data.readUInt32LE(1));
+      const value = BigInt(data.readUInt32LE(1));
+      if (limit === undefined || value > limit) limit = value;
+      limitInstructions += 1;
     }
   }
   const unitPriceMicroLamports = price ?? 0n;
@@ -53,5 +67,5 @@ export function readComputeBudget(instructions: readonly InstructionView[]): Com
     others * DEFAULT_UNITS_PER_INSTRUCTION + budgetInstructions * DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION;
   if (unitLimit > MAX_UNITS) unitLimit = MAX_UNITS;
   const priorityFeeLamports = (unitPriceMicroLamports * unitLimit + 999_999n) / 1_000_000n;
-  return { unitPriceMicroLamports, unitLimit, priorityFeeLamports };
+  return { unitPriceMicroLamports, unitLimit, priorityFeeLamports, priceInstructions, limitInstructions };
 }

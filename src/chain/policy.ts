@@ -24,6 +24,8 @@ export interface PolicyConfig {
   allowedPrograms?: readonly string[];
   /** Refuse a SetComputeUnitPrice above this many micro-lamports per compute unit. */
   maxComputeUnitPriceMicroLamports: bigint;
+  /** Refuse a priority fee (unit limit x unit price, rounded up) above this many lamports. */
+  maxPriorityFeeLamports: bigint;
   /** Base fee per signature (5,000 lamports on mainnet). */
   lamportsPerSignature?: bigint;
   /** Commitment of the reads and the simulation (default confirmed). */
@@ -316,7 +318,7 @@ interface StaticContext {
   config: PolicyConfig;
 }
 
-/** The checks that need no RPC: fee payer, signers and signatures, programs, compute-unit price. */
+/** The checks that need no RPC: fee payer, signers and signatures, programs, compute budget and fee. */
 export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): ComputeBudget {
   const { wallet, wallets, config } = ctx;
   if (!wallets.has(wallet)) throw new PolicyRefusal("wallet_not_held", `Keeper holds no key for ${wallet}`);
@@ -357,6 +359,21 @@ export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): Co
     throw new PolicyRefusal(
       "compute_price_too_high",
       `compute unit price ${budget.unitPriceMicroLamports} micro-lamports, ceiling ${config.maxComputeUnitPriceMicroLamports}`,
+    );
+  }
+  if (budget.priorityFeeLamports > config.maxPriorityFeeLamports) {
+    throw new PolicyRefusal(
+      "priority_fee_too_high",
+      `priority fee ${budget.priorityFeeLamports} lamports (${budget.unitLimit} units x ${budget.unitPriceMicroLamports} micro-lamports), ceiling ${config.maxPriorityFeeLamports}`,
+    );
+  }
+  // The runtime refuses a transaction that repeats a compute budget instruction (DuplicateInstruction),
+  // so such a one can never land: a builder that sends one is broken or is trying which of the values
+  // gets read. Refused outright (after the fee checks above, which name the figures when one is too high).
+  if (budget.priceInstructions > 1 || budget.limitInstructions > 1) {
+    throw new PolicyRefusal(
+      "compute_budget_duplicate",
+      `${budget.priceInstructions} SetComputeUnitPrice and ${budget.limitInstructions} SetComputeUnitLimit instructions; at most one of each`,
     );
   }
   return budget;

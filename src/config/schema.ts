@@ -86,6 +86,12 @@ export const configSchema = z.strictObject({
       /** Program ids of the service, allowed on top of the default allow-list. */
       allowedPrograms: z.array(pubkey).default([]),
       maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(2_000_000),
+      /**
+       * Priority fee per transaction (unit limit x unit price), in lamports. 0.001 SOL is 200 base fees:
+       * a claim or close of ~200,000 units can pay the whole per-unit ceiling (0.0004 SOL), and only a
+       * transaction over 500,000 units is held to a lower price than the ceiling.
+       */
+      maxPriorityFeeLamports: z.number().int().min(0).default(1_000_000),
       maxRebuilds: z.number().int().min(0).max(10).default(3),
       rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
       concurrency: z.number().int().min(1).max(64).default(4),

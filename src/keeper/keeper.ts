@@ -325,6 +325,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   policyConfig: {
                     extraPrograms: config.signer.allowedPrograms,
                     maxComputeUnitPriceMicroLamports: BigInt(config.signer.maxComputeUnitPriceMicroLamports),
+                    maxPriorityFeeLamports: BigInt(config.signer.maxPriorityFeeLamports),
                     commitment: config.rpc.commitment,
                   },
                   attempts,

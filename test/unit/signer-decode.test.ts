@@ -148,7 +148,48 @@ describe("compute budget", () => {
     ],
   ] as const)("%s", (_name, ixs, price, limit, fee) => {
     const budget = readComputeBudget(view(...ixs).instructions);
-    expect(budget).toEqual({ unitPriceMicroLamports: price, unitLimit: limit, priorityFeeLamports: fee });
+    expect(budget).toMatchObject({
+      unitPriceMicroLamports: price,
+      unitLimit: limit,
+      priorityFeeLamports: fee,
+    });
+  });
+
+  const price = (microLamports: number) => ComputeBudgetProgram.setComputeUnitPrice({ microLamports });
+  const limit = (units: number) => ComputeBudgetProgram.setComputeUnitLimit({ units });
+
+  it.each([
+    ["the second price is the higher", [price(1_000), price(9_000_000), limit(200_000), transfer]],
+    ["the first price is the higher", [price(9_000_000), price(1_000), limit(200_000), transfer]],
+    ["a higher price after the transfer", [price(1_000), limit(200_000), transfer, price(9_000_000)]],
+  ] as const)("takes the highest of several prices: %s", (_name, ixs) => {
+    expect(readComputeBudget(view(...ixs).instructions)).toEqual({
+      unitPriceMicroLamports: 9_000_000n,
+      unitLimit: 200_000n,
+      // 200,000 units x 9,000,000 micro-lamports = 1,800,000 lamports.
+      priorityFeeLamports: 1_800_000n,
+      priceInstructions: 2,
+      limitInstructions: 1,
+    });
+  });
+
+  it.each([
+    ["the second limit is the higher", [limit(10_000), limit(1_000_000), price(1_000), transfer]],
+    ["the first limit is the higher", [limit(1_000_000), limit(10_000), price(1_000), transfer]],
+  ] as const)("takes the highest of several limits: %s", (_name, ixs) => {
+    expect(readComputeBudget(view(...ixs).instructions)).toEqual({
+      unitPriceMicroLamports: 1_000n,
+      unitLimit: 1_000_000n,
+      priorityFeeLamports: 1_000n,
+      priceInstructions: 1,
+      limitInstructions: 2,
+    });
+  });
+
+  it("caps a limit above the runtime's maximum at 1,400,000 units and rounds the fee up", () => {
+    const budget = readComputeBudget(view(limit(5_000_000), price(3), transfer).instructions);
+    // 1,400,000 x 3 = 4,200,000 micro-lamports = 4.2 lamports, charged as 5.
+    expect(budget).toMatchObject({ unitLimit: 1_400_000n, priorityFeeLamports: 5n });
   });
 
   it("throws on malformed compute budget data", () => {

@@ -116,7 +116,11 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
         lastValidBlockHeight: row.lastValidBlockHeight,
         wallets,
         connection,
-        policyConfig: { maxComputeUnitPriceMicroLamports: 2_000_000n, commitment: "confirmed" },
+        policyConfig: {
+          maxComputeUnitPriceMicroLamports: 2_000_000n,
+          maxPriorityFeeLamports: 1_000_000n,
+          commitment: "confirmed",
+        },
         attempts,
         logger: logs.logger,
         maxAttempts: (MAX_REBUILDS + 1) * 3,

@@ -152,7 +152,11 @@ export async function startSignerEnv(
     strangerT22,
     escrowT22,
     attempts,
-    policy: { maxComputeUnitPriceMicroLamports: 1_000_000n, checkBlockhashWithRpc: true },
+    policy: {
+      maxComputeUnitPriceMicroLamports: 1_000_000n,
+      maxPriorityFeeLamports: 1_000_000n,
+      checkBlockhashWithRpc: true,
+    },
     secretForms,
     get freshOwner() {
       return Keypair.generate().publicKey;

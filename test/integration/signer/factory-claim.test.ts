@@ -67,7 +67,7 @@ describe("a claim built by the sandbox's transaction factory", () => {
       lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
       wallets,
       connection: new Connection(local.url, "confirmed"),
-      policyConfig: { maxComputeUnitPriceMicroLamports: 100_000n },
+      policyConfig: { maxComputeUnitPriceMicroLamports: 100_000n, maxPriorityFeeLamports: 1_000_000n },
       attempts: new RedisAttemptStore(redis.redis, `${redis.prefix}:`),
       logger: captureLogger().logger,
       send: { rebroadcastIntervalMs: 200, pollIntervalMs: 50 },

@@ -327,6 +327,74 @@ const corpus: HostileCase[] = [
     }),
   },
   {
+    // The runtime would never run it (a repeated compute budget instruction), but a policy reading only
+    // the first price would have let 1,000,000,000 micro-lamports a unit through.
+    name: "two compute-unit prices, the second huge",
+    reason: "compute_price_too_high",
+    detail: /compute unit price 1000000000 micro-lamports, ceiling 1000000/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }),
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000_000 }),
+          memo("priority"),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "two compute-unit limits, the first the whole block's share (last one small)",
+    reason: "priority_fee_too_high",
+    detail: /priority fee 1260000 lamports \(1400000 units x 900000 micro-lamports\), ceiling 1000000/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 }),
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 900_000 }),
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 10_000 }),
+          memo("priority"),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "a price under the per-unit ceiling whose limit x price is over the lamport ceiling",
+    reason: "priority_fee_too_high",
+    detail: /priority fee 1260000 lamports \(1400000 units x 900000 micro-lamports\), ceiling 1000000/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 }),
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 900_000 }),
+          memo("priority"),
+        ],
+      }),
+    }),
+  },
+  {
+    name: "two modest compute-unit prices (a repeated compute budget instruction)",
+    reason: "compute_budget_duplicate",
+    detail: /2 SetComputeUnitPrice and 0 SetComputeUnitLimit/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 2_000 }),
+          memo("priority"),
+        ],
+      }),
+    }),
+  },
+  {
     name: "inner call to a program not on the allow-list (ATA program calling System)",
     reason: "program_not_allowed",
     build: (env, bh) => ({

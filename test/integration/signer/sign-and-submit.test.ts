@@ -424,7 +424,7 @@ describe("sandbox-built transactions under the policy", () => {
       lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
       wallets,
       connection,
-      policyConfig: { maxComputeUnitPriceMicroLamports: 100_000n },
+      policyConfig: { maxComputeUnitPriceMicroLamports: 100_000n, maxPriorityFeeLamports: 1_000_000n },
       attempts: env.attempts,
       logger: logs.logger,
       send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
