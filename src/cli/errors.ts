@@ -5,6 +5,11 @@ import { ConfigError, KeeperError, TransientError } from "../core/errors.js";
 /** Exit codes: 0 ok, 1 a failure at run time (unreachable service, Redis, RPC), 2 bad config or arguments. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
+/** A command-line argument the command cannot act on (an unknown key, say): exit code 2. */
+export class UsageError extends KeeperError {
+  override readonly name: string = "UsageError";
+}
+
 /**
  * Expected failures become one clear message and an exit code, never a stack trace. Unexpected ones
  * print their message too; KEEPER_DEBUG=1 adds the stack for a bug report.
@@ -19,7 +24,7 @@ export function reportError(
     write(`keeper: ${error.message}`);
     return EXIT.usage;
   }
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof UsageError) {
     write(`keeper: ${error.message}`);
     return EXIT.usage;
   }

@@ -6,8 +6,12 @@ import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.
 import { Ledger, type LedgerRow } from "../keeper/ledger.js";
 import { QUEUES, redisKeys } from "../keeper/names.js";
 import { PauseSwitch } from "../keeper/pause.js";
+import { jobOptions } from "../keeper/queues.js";
 import { connectRedis } from "../keeper/redis-connection.js";
+import { type RetryResult, retryIntent } from "../keeper/retry-intent.js";
+import { RedisAttemptStore } from "../signer/attempt-store.js";
 import type { CliContext } from "./context.js";
+import { UsageError } from "./errors.js";
 import { formatCsv, formatJson, formatTable, isoTime } from "./output.js";
 import { breakerRows, protectionsOf } from "./protection-commands.js";
 
@@ -163,6 +167,44 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
       console.log("resumed");
     });
 
+  program
+    .command("retry <intent-key>")
+    .description("admit a refused or failed intent again, after a look: a fresh transaction is built")
+    .option("--json", "print JSON")
+    .action(async (key: string, opts: { json?: boolean }) => {
+      const config = await ctx.config();
+      const result = await withRedis(config, async (redis) => {
+        const keys = redisKeys(config.redis.prefix, config.mode);
+        const actions = new Queue(QUEUES.actions, {
+          connection: redis,
+          prefix: keys.bullPrefix,
+          defaultJobOptions: jobOptions(config, QUEUES.actions),
+        });
+        try {
+          return await retryIntent(
+            {
+              ledger: new Ledger(redis, keys),
+              attempts: new RedisAttemptStore(redis, keys.attemptsPrefix),
+              actions,
+            },
+            key,
+          );
+        } finally {
+          await actions.close();
+        }
+      });
+      if (result.outcome !== "retried") throw new UsageError(retryRefusal(key, result));
+      const { previous, row } = result;
+      if (opts.json) {
+        console.log(formatJson({ ...ledgerRecord(row), previous }));
+        return;
+      }
+      const why = [previous.reason, previous.error].filter(Boolean).join(": ");
+      console.log(
+        `${key}: was ${previous.status}${why ? ` (${why})` : ""}; now ${row.status}, try ${row.tries}: a fresh transaction will be built and checked`,
+      );
+    });
+
   const configCommand = program.command("config").description("configuration");
   configCommand
     .command("check")
@@ -183,4 +225,15 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
         }`,
       );
     });
+}
+
+function retryRefusal(key: string, result: Exclude<RetryResult, { outcome: "retried" }>): string {
+  switch (result.outcome) {
+    case "unknown":
+      return `retry: no intent ${key} in the ledger (keeper ledger lists them)`;
+    case "not_retryable":
+      return `retry: ${key} is ${result.status}; only a refused or failed intent can be retried (nothing changed)`;
+    case "transaction_on_record":
+      return `retry: the signer holds a ${result.status === "sent" ? "transaction in flight" : "confirmed transaction"} of ${key}; nothing changed`;
+  }
 }

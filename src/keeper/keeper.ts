@@ -291,7 +291,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       const keyring = options.wallets ?? (await loadKeyring(config, logger));
       for (const wallet of walletList)
         if (!keyring.has(wallet)) throw new ConfigError([`wallets: no key loaded for ${wallet}`]);
-      const attempts = new RedisAttemptStore(redis, `${keys.bullPrefix.replace(/-bull$/, "")}:`);
+      const attempts = new RedisAttemptStore(redis, keys.attemptsPrefix);
       const maxRebuilds = config.signer.maxRebuilds;
       const signWorker = new Worker(
         QUEUES.sign,
@@ -345,7 +345,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                       ? outcome.confirmationMs / 1000
                       : undefined;
                   metrics.recordTransaction(row.kind, outcome.outcome, seconds);
-                  if (outcome.outcome === "refused") metrics.policyRefusals.inc({ reason: outcome.reason });
+                  if (outcome.outcome === "refused")
+                    metrics.policyRefusals.inc({ kind: row.kind, reason: outcome.reason });
                   if (outcome.outcome === "confirmed" && row.kind === "claim" && row.amountMicroUsd)
                     metrics.addClaimedMicroUsd(BigInt(row.amountMicroUsd));
                   notify(notifier, row, outcome);
@@ -473,6 +474,7 @@ function notify(
     wallet: string;
     strategy: string;
     amountMicroUsd?: string;
+    tries: number;
   },
   outcome: SignOutcome,
 ) {
@@ -489,7 +491,13 @@ function notify(
       });
       break;
     case "refused":
-      notifier.notify({ kind: "refused", ...base, reason: outcome.reason, detail: outcome.detail });
+      notifier.notify({
+        kind: "refused",
+        ...base,
+        reason: outcome.reason,
+        detail: outcome.detail,
+        tries: row.tries,
+      });
       break;
     case "failed":
       notifier.notify({ kind: "failed", ...base, error: outcome.error });

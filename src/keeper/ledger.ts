@@ -93,6 +93,20 @@ if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
 return {1, '1'}
 `;
 
+// A person's retry: only a refused or failed intent, unbounded by maxTries (a person decided), as a
+// new try (its job ids differ from the last try's, which BullMQ may still hold).
+const READMIT = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {0, ''} end
+if status ~= 'refused' and status ~= 'failed' then return {0, status} end
+local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
+redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0, 'updatedAt', ARGV[2],
+  'reason', ARGV[3])
+redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction')
+redis.call('SADD', KEYS[2], ARGV[1])
+return {1, tostring(tries + 1)}
+`;
+
 type Fields = Partial<Omit<LedgerRow, "key" | "intent" | "kind" | "wallet" | "strategy" | "createdAt">>;
 
 export class Ledger {
@@ -124,6 +138,24 @@ export class Ledger {
     )) as [number, string];
     if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
     return { admitted: false, status: result[1] as LedgerStatus };
+  }
+
+  /**
+   * `keeper retry`: admits a refused or failed intent again as a new try (status pending, no build
+   * yet), whatever its tries. Anything else is left as it is and its status returned.
+   */
+  async readmit(row: LedgerRow): Promise<AdmitResult> {
+    const result = (await this.redis.eval(
+      READMIT,
+      2,
+      this.keys.ledgerIntent(row.key),
+      this.keys.ledgerInFlight(row.wallet),
+      row.key,
+      String(this.nowSeconds()),
+      row.intent.reason ?? "",
+    )) as [number, string];
+    if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
+    return result[1] === "" ? { admitted: false } : { admitted: false, status: result[1] as LedgerStatus };
   }
 
   /** Moves a record along; terminal statuses leave the wallet's in-flight set. */

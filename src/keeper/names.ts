@@ -4,6 +4,8 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 export interface RedisKeys {
   readonly bullPrefix: string;
+  /** Prefix of the signer's attempt records (RedisAttemptStore). */
+  readonly attemptsPrefix: string;
   ledgerIntent(key: string): string;
   readonly ledgerIndex: string;
   ledgerInFlight(wallet: string): string;
@@ -28,6 +30,7 @@ export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
   const p = mode === "dry-run" ? `${prefix}-dry-run` : prefix;
   return {
     bullPrefix: `${p}-bull`,
+    attemptsPrefix: `${p}:`,
     ledgerIntent: (key) => `${p}:ledger:intent:${key}`,
     ledgerIndex: `${p}:ledger:index`,
     ledgerInFlight: (wallet) => `${p}:ledger:inflight:${wallet}`,

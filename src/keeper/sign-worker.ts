@@ -89,7 +89,12 @@ export async function processSign(
         reason: outcome.reason,
         error: outcome.detail,
       });
-      log.warn({ reason: outcome.reason, detail: outcome.detail }, "transaction refused by policy");
+      // An error, not a warning: Keeper never tries a refused intent again by itself, so whatever it
+      // was for (a claim, a close) waits for a person.
+      log.error(
+        { intentKey, kind: row.kind, wallet: row.wallet, reason: outcome.reason, detail: outcome.detail },
+        `transaction refused by policy, nothing signed; after a look, \`keeper retry ${intentKey}\` admits it again`,
+      );
       break;
     case "expired":
       if (build > deps.maxRebuilds) {

@@ -147,8 +147,8 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
   });
   const policyRefusals = new Counter({
     name: "keeper_policy_refusals_total",
-    help: "Transactions the signer refused to sign, by policy reason code",
-    labelNames: ["reason"] as const,
+    help: "Transactions the signer refused to sign, by intent kind and policy reason code",
+    labelNames: ["kind", "reason"] as const,
     registers,
   });
   const claimedUsd = new Counter({

@@ -19,6 +19,8 @@ export type NotificationEvent =
       intentKind: IntentKind;
       reason: string;
       detail?: string;
+      /** Which try of the intent (1, then +1 per re-admission or `keeper retry`). */
+      tries?: number;
     }
   | { kind: "failed"; wallet: string; intent: string; intentKind: IntentKind; error: string }
   | { kind: "stale"; staleWallets: number; totalWallets: number; oldestAgeSeconds: number }
@@ -48,7 +50,8 @@ export function dedupeKey(event: NotificationEvent): string {
     case "failed":
       return `${event.kind}-${event.intent}`;
     case "refused":
-      return `refused-${event.intent}-${event.reason}`;
+      // A retried intent refused again is news; a re-run of the same try is not.
+      return `refused-${event.intent}-${event.tries ?? 1}-${event.reason}`;
     case "stale":
       return "stale";
     case "breaker":
@@ -76,7 +79,7 @@ function describe(event: NotificationEvent): string {
     }
     case "refused": {
       const detail = event.detail === undefined ? "" : ` (${truncate(event.detail, MAX_FREE_TEXT)})`;
-      return `${event.intentKind} refused by policy: ${event.reason}${detail}, wallet ${short(event.wallet)}, intent ${event.intent}`;
+      return `${event.intentKind} refused by policy: ${event.reason}${detail}, wallet ${short(event.wallet)}, intent ${event.intent}. ${untouched(event.intentKind)} Keeper will not try it again by itself: look at why, then run \`keeper retry ${event.intent}\`.`;
     }
     case "failed":
       return `${event.intentKind} failed: ${truncate(event.error, MAX_FREE_TEXT)}, wallet ${short(event.wallet)}, intent ${event.intent}`;
@@ -86,6 +89,23 @@ function describe(event: NotificationEvent): string {
       const detail = event.detail === undefined ? "" : `: ${truncate(event.detail, MAX_FREE_TEXT)}`;
       return `circuit breaker ${event.breaker} ${event.tripped ? "tripped" : "reset"}${detail}`;
     }
+  }
+}
+
+/** What a refusal left as it was (nothing was signed), so a person knows what still waits. */
+export function untouched(kind: IntentKind): string {
+  switch (kind) {
+    case "claim":
+      return "Nothing was signed: the position is still unclaimed.";
+    case "close":
+    case "closeAll":
+      return "Nothing was signed: the position is still open.";
+    case "cancelTrigger":
+      return "Nothing was signed: the order is still open.";
+    case "createTrigger":
+    case "createRecurring":
+    case "swap":
+      return "Nothing was signed: no order was placed.";
   }
 }
 

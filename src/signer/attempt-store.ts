@@ -86,6 +86,14 @@ redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[4])
 return 1
 `;
 
+// A person's retry: drop a finished attempt record, never one in flight or confirmed.
+const CLEAR_FINISHED = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'sent' or status == 'confirmed' then return status end
+redis.call('DEL', KEYS[1])
+return status or ''
+`;
+
 // Finish only the attempt we sent: a late writer of an older attempt must not overwrite a newer one.
 const FINISH = `
 if redis.call('HGET', KEYS[1], 'signature') ~= ARGV[1] then return 0 end
@@ -154,6 +162,21 @@ export class RedisAttemptStore implements AttemptStore {
       intentKey,
     );
     return result === 1;
+  }
+
+  /**
+   * For `keeper retry`: forgets a finished attempt (refused, failed or expired) so the intent's next
+   * try starts with the whole bound of attempts again. The bound is there to stop Keeper from looping
+   * on its own; a person who looked and retries asks for a fresh start. Forgetting it cannot let
+   * anything land twice: the record stops a second transaction only while one is in flight (`sent`)
+   * or done (`confirmed`), and those are kept, their status returned (nothing may be retried then). A
+   * refused attempt signed nothing; a failed one landed with an error and an expired one's blockhash
+   * passed unseen, so neither can land any more.
+   */
+  async clearFinished(intentKey: string): Promise<{ cleared: boolean; status?: AttemptStatus }> {
+    const status = (await this.redis.eval(CLEAR_FINISHED, 1, this.key(intentKey))) as string;
+    if (status === "sent" || status === "confirmed") return { cleared: false, status };
+    return status === "" ? { cleared: false } : { cleared: true, status: status as AttemptStatus };
   }
 
   async finish(intentKey: string, signature: string, finish: AttemptFinish): Promise<void> {

@@ -16,7 +16,7 @@ describe("createMetrics", () => {
     metrics.strategyErrors.inc({ strategy: "take-profit" });
     metrics.recordTransaction("claim", "confirmed", 2.5);
     metrics.recordTransaction("close", "refused");
-    metrics.policyRefusals.inc({ reason: "unknown_program" });
+    metrics.policyRefusals.inc({ kind: "close", reason: "unknown_program" });
     metrics.addClaimedMicroUsd(1_500_000n);
     metrics.pollSkipped.inc({ reason: "previous_running" });
     metrics.pollDuration.observe({ kind: "positions" }, 0.3);
@@ -36,7 +36,7 @@ describe("createMetrics", () => {
       'keeper_transactions_total{kind="claim",outcome="confirmed"} 1',
       'keeper_transactions_total{kind="close",outcome="refused"} 1',
       'keeper_confirmation_duration_seconds_count{kind="claim"} 1',
-      'keeper_policy_refusals_total{reason="unknown_program"} 1',
+      'keeper_policy_refusals_total{kind="close",reason="unknown_program"} 1',
       "keeper_claimed_usd_total 1.5",
       'keeper_poll_skipped_total{reason="previous_running"} 1',
       'keeper_poll_duration_seconds_count{kind="positions"} 1',

@@ -28,7 +28,7 @@ describe("buildPayload", () => {
         reason: "unknown_program",
         detail: "Prog111",
       },
-      "Keeper: close refused by policy: unknown_program (Prog111), wallet 7xKX…gAsU, intent close-P",
+      "Keeper: close refused by policy: unknown_program (Prog111), wallet 7xKX…gAsU, intent close-P. Nothing was signed: the position is still open. Keeper will not try it again by itself: look at why, then run `keeper retry close-P`.",
     ],
     [
       "failed",
@@ -50,6 +50,16 @@ describe("buildPayload", () => {
     expect(payload.keeper).toMatchObject({ event: kind, at: "2026-01-02T03:04:05.000Z" });
   });
 
+  it("tells of each claim or close left waiting what to do about it", () => {
+    const base = { kind: "refused", wallet, reason: "outflow_sol" } as const;
+    const claim = buildPayload({ ...base, intent: "claim-P", intentKind: "claim" }, at).text;
+    expect(claim).toContain("the position is still unclaimed");
+    expect(claim).toContain("run `keeper retry claim-P`");
+    const close = buildPayload({ ...base, intent: "close-P", intentKind: "close" }, at).text;
+    expect(close).toContain("the position is still open");
+    expect(close).toContain("run `keeper retry close-P`");
+  });
+
   it("keeps messages within Discord's 2,000 characters", () => {
     const payload = buildPayload(
       { kind: "failed", wallet, intent: "claim-P", intentKind: "claim", error: "x".repeat(10_000) },
@@ -66,7 +76,11 @@ describe("dedupeKey", () => {
     [{ kind: "breaker", breaker: "api", tripped: false }, "breaker-api-closed"],
     [
       { kind: "refused", wallet, intent: "claim-P", intentKind: "claim", reason: "outflow" },
-      "refused-claim-P-outflow",
+      "refused-claim-P-1-outflow",
+    ],
+    [
+      { kind: "refused", wallet, intent: "claim-P", intentKind: "claim", reason: "outflow", tries: 2 },
+      "refused-claim-P-2-outflow",
     ],
   ] as Array<[NotificationEvent, string]>)("%o -> %s", (event, key) => {
     expect(dedupeKey(event)).toBe(key);
