@@ -93,7 +93,7 @@ function describe(event: NotificationEvent): string {
 }
 
 /** What a refusal left as it was (nothing was signed), so a person knows what still waits. */
-export function untouched(kind: IntentKind): string {
+function untouched(kind: IntentKind): string {
   switch (kind) {
     case "claim":
       return "Nothing was signed: the position is still unclaimed.";

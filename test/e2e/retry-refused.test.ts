@@ -187,7 +187,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     expect(await running.ledger.get(key)).toEqual(before);
   }, 180_000);
 
-  it("refuses an unknown key, an intent in flight and a missing argument with exit code 2, changing nothing", async () => {
+  it("prints what it retried; refuses an unknown key, an intent in flight and a missing argument with exit code 2", async () => {
     const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
     const unknown = await keeperCli(["retry", "claim-nothing-here"], configFile);
     expect(unknown.code).toBe(2);
@@ -210,6 +210,22 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     expect(inFlight.stdout).toBe("");
     expect(inFlight.stderr).toContain("claim-in-flight is pending; only a refused or failed intent");
     expect(await ledger.get(intent.key)).toEqual(before);
+
+    // A refused one is admitted again, and the table output says what it was and what it is now.
+    const refusedIntent: Intent = { ...intent, key: "claim-refused-by-hand" };
+    await ledger.admit(refusedIntent);
+    await ledger.update(refusedIntent.key, {
+      status: "refused",
+      reason: "outflow_sol",
+      error: "simulation: the wallet loses 5 lamports",
+    });
+    const retried = await keeperCli(["retry", refusedIntent.key], configFile);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stdout).toContain(
+      "claim-refused-by-hand: was refused (outflow_sol: simulation: the wallet loses 5 lamports); now pending, try 2",
+    );
+    // The running keeper takes it at once (and the service knows no such position): the try counts.
+    expect((await ledger.get(refusedIntent.key))?.tries).toBe(2);
 
     const missing = await keeperCli(["retry"], configFile);
     expect(missing.code).toBe(2);
