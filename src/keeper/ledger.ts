@@ -8,6 +8,8 @@ import type { RedisKeys } from "./names.js";
  *
  * Lifecycle: pending -> building -> built -> sending -> confirmed | failed | refused,
  * with expired -> building again (a fresh transaction, bounded) and dry-run as a terminal record.
+ * A failed intent is admitted again by a later poll (bounded by maxTries); a refused one only by a
+ * person, `keeper retry` (as is a failed one at once), both as a new try: refused | failed -> pending.
  */
 export const IN_FLIGHT_STATUSES = ["pending", "building", "built", "sending", "expired"] as const;
 export const TERMINAL_STATUSES = ["confirmed", "failed", "refused", "dry-run"] as const;

@@ -6,6 +6,7 @@ import type { Redis } from "ioredis";
  *
  *  sent ──▶ confirmed | failed | expired       refused (nothing signed)
  *  expired / failed / refused ──▶ sent (the next attempt, bounded by the caller)
+ *  expired / failed / refused ──▶ no record (`keeper retry`: the next try starts at attempt 1)
  */
 export type AttemptStatus = "sent" | "confirmed" | "failed" | "expired" | "refused";
 

@@ -39,6 +39,22 @@ describe("RedisAttemptStore", () => {
     expect(await store.get("claim-a")).toMatchObject({ status: "confirmed", slot: 77, attempt: 1 });
   });
 
+  it("forgets a finished attempt for keeper retry, never one in flight or confirmed", async () => {
+    expect(await store.clearFinished("claim-none")).toEqual({ cleared: false });
+    await store.recordSigned("claim-e", signed(1, "e1"));
+    await store.finish("claim-e", "e1", { status: "expired" });
+    await store.recordRefused("claim-r", 4, "outflow_sol", "drains");
+    expect(await store.clearFinished("claim-e")).toEqual({ cleared: true, status: "expired" });
+    expect(await store.clearFinished("claim-r")).toEqual({ cleared: true, status: "refused" });
+    expect(await store.get("claim-e")).toBeUndefined();
+    // The next try starts at attempt 1 again.
+    expect(await store.recordSigned("claim-r", signed(1, "r1"))).toBe(true);
+    expect(await store.clearFinished("claim-r")).toEqual({ cleared: false, status: "sent" });
+    await store.finish("claim-r", "r1", { status: "confirmed", slot: 9 });
+    expect(await store.clearFinished("claim-r")).toEqual({ cleared: false, status: "confirmed" });
+    expect(await store.get("claim-r")).toMatchObject({ attempt: 1, status: "confirmed", signature: "r1" });
+  });
+
   it("lets only one run claim an attempt, and none while one is in flight or confirmed", async () => {
     const results = await Promise.all([
       store.recordSigned("claim-b", signed(1, "sigA")),
