@@ -346,6 +346,23 @@ const corpus: HostileCase[] = [
     }),
   },
   {
+    name: "two compute-unit prices, the first huge (the last one small)",
+    reason: "compute_price_too_high",
+    detail: /compute unit price 1000000000 micro-lamports, ceiling 1000000/,
+    build: (env, bh) => ({
+      tx: buildTransaction({
+        payer: env.wallet,
+        blockhash: bh.blockhash,
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000_000 }),
+          ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }),
+          ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+          memo("priority"),
+        ],
+      }),
+    }),
+  },
+  {
     name: "two compute-unit limits, the first the whole block's share (last one small)",
     reason: "priority_fee_too_high",
     detail: /priority fee 1260000 lamports \(1400000 units x 900000 micro-lamports\), ceiling 1000000/,
