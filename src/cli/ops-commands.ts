@@ -194,14 +194,17 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
         }
       });
       if (result.outcome !== "retried") throw new UsageError(retryRefusal(key, result));
-      const { previous, row } = result;
+      const { previous, row, resumesSent } = result;
       if (opts.json) {
-        console.log(formatJson({ ...ledgerRecord(row), previous }));
+        console.log(formatJson({ ...ledgerRecord(row), previous, resumesSent }));
         return;
       }
       const why = [previous.reason, previous.error].filter(Boolean).join(": ");
+      const next = resumesSent
+        ? "the transaction already sent is watched again (never a second one)"
+        : "a fresh transaction will be built and checked";
       console.log(
-        `${key}: was ${previous.status}${why ? ` (${why})` : ""}; now ${row.status}, try ${row.tries}: a fresh transaction will be built and checked`,
+        `${key}: was ${previous.status}${why ? ` (${why})` : ""}; now ${row.status}, try ${row.tries}: ${next}`,
       );
     });
 
@@ -233,7 +236,7 @@ function retryRefusal(key: string, result: Exclude<RetryResult, { outcome: "retr
       return `retry: no intent ${key} in the ledger (keeper ledger lists them)`;
     case "not_retryable":
       return `retry: ${key} is ${result.status}; only a refused or failed intent can be retried (nothing changed)`;
-    case "transaction_on_record":
-      return `retry: the signer holds a ${result.status === "sent" ? "transaction in flight" : "confirmed transaction"} of ${key}; nothing changed`;
+    case "confirmed_on_record":
+      return `retry: the signer recorded a confirmed transaction of ${key}: it is done (nothing changed)`;
   }
 }

@@ -170,7 +170,7 @@ export class RedisAttemptStore implements AttemptStore {
    * try starts with the whole bound of attempts again. The bound is there to stop Keeper from looping
    * on its own; a person who looked and retries asks for a fresh start. Forgetting it cannot let
    * anything land twice: the record stops a second transaction only while one is in flight (`sent`)
-   * or done (`confirmed`), and those are kept, their status returned (nothing may be retried then). A
+   * or done (`confirmed`), and those are kept, their status returned (resumed, or done). A
    * refused attempt signed nothing; a failed one landed with an error and an expired one's blockhash
    * passed unseen, so neither can land any more.
    */

@@ -83,6 +83,7 @@ describe("retryIntent", () => {
 
     expect(result).toMatchObject({
       outcome: "retried",
+      resumesSent: false,
       previous: {
         status: "refused",
         reason: "priority_fee_too_high",
@@ -135,14 +136,27 @@ describe("retryIntent", () => {
     expect(await actions.getJobCounts("waiting", "delayed")).toEqual({ waiting: 0, delayed: 0 });
   });
 
-  it("refuses a refused intent whose signer still holds a transaction in flight, and changes nothing", async () => {
+  it("admits a failed intent whose transaction was sent, keeping it for the signer to resume", async () => {
+    // A sign job that ran out of attempts while the RPC was down fails its intent, its send on record.
     await ledger.admit(claim);
     await attempts.recordSigned(KEY, signed(1));
-    await ledger.update(KEY, { status: "refused", reason: "attempts_exhausted" });
+    await ledger.update(KEY, { status: "failed", error: "getSignatureStatuses: fetch failed" });
+    expect(await retry()).toMatchObject({
+      outcome: "retried",
+      resumesSent: true,
+      row: { status: "pending", tries: 2 },
+    });
+    expect(await attempts.get(KEY)).toMatchObject({ attempt: 1, status: "sent", signature: "sig-1" });
+  });
+
+  it("refuses a failed intent whose signer recorded it confirmed, and changes nothing", async () => {
+    await ledger.admit(claim);
+    await attempts.recordSigned(KEY, signed(1));
+    await attempts.finish(KEY, "sig-1", { status: "confirmed", slot: 5 });
+    await ledger.update(KEY, { status: "failed", error: "sign job stalled" });
     const before = await snapshot();
-    expect(await retry()).toEqual({ outcome: "transaction_on_record", status: "sent" });
+    expect(await retry()).toEqual({ outcome: "confirmed_on_record" });
     expect(await snapshot()).toEqual(before);
-    expect(await attempts.get(KEY)).toMatchObject({ status: "sent", signature: "sig-1" });
   });
 
   it("admits once when retried twice over", async () => {
