@@ -85,9 +85,10 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
   const attempt = (existing?.attempt ?? 0) + 1;
   const maxAttempts = input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (attempt > maxAttempts) {
-    const detail = `${existing?.attempt ?? 0} transactions tried, at most ${maxAttempts}`;
+    // Not a refusal: nothing is wrong with this transaction, the intent used up its transactions.
+    const error = `${existing?.attempt ?? 0} transactions tried, at most ${maxAttempts}`;
     log.warn({ attempt, maxAttempts }, "no attempts left for this intent");
-    return { outcome: "refused", reason: "attempts_exhausted", detail, attempt: attempt - 1, resumed: false };
+    return { outcome: "failed", error, attempt: attempt - 1, resumed: false };
   }
 
   let signed: { bytes: Uint8Array; signature: string; recentBlockhash: string };

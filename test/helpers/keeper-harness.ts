@@ -15,6 +15,10 @@ import { Wallets } from "../../src/signer/keys.js";
 import { recordTestOutput, recordTestSecret, TEST_API_KEY } from "./test-secrets.js";
 
 /** A sandbox (service and chain) with a driven clock, and a config pointing a keeper at it. */
+/**
+ * Slots of 100 ms: a blockhash lives 15 s, so a busy machine's slowness between build and send never
+ * expires one by itself. Tests about expiry bring it on with `fastForward`.
+ */
 export async function startTestSandbox(options: { walletCount?: number; slotMs?: number } = {}) {
   const clock = new DrivenClock();
   const sandbox = await startSandbox({
@@ -22,7 +26,7 @@ export async function startTestSandbox(options: { walletCount?: number; slotMs?:
     apiKey: TEST_API_KEY,
     clock,
     rateLimit: false,
-    chain: { port: 0, slotMs: options.slotMs ?? 25 },
+    chain: { port: 0, slotMs: options.slotMs ?? 100 },
     ...(options.walletCount ? { walletCount: options.walletCount } : {}),
   });
   return { sandbox, clock };
@@ -78,6 +82,14 @@ function sandboxSecretKey(sandbox: RunningSandbox, index: number): Uint8Array {
 
 export function sandboxWallets(sandbox: RunningSandbox): Wallets {
   return Wallets.fromSecretKeys(sandbox.wallets.map((_, i) => sandboxSecretKey(sandbox, i)));
+}
+
+/** Moves the sandbox's chain on quickly (ten slots every 20 ms) until the returned stop is called. */
+export function fastForward(sandbox: RunningSandbox): () => void {
+  const chain = sandbox.chain?.chain;
+  if (!chain) throw new Error("the sandbox runs no chain");
+  const timer = setInterval(() => chain.advanceSlots(10), 20);
+  return () => clearInterval(timer);
 }
 
 export async function startTestKeeper(

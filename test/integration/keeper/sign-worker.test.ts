@@ -17,7 +17,13 @@ import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../src/signer/keys.js";
 import { signAndSubmit } from "../../../src/signer/sign-transaction.js";
 import { captureLogger } from "../../helpers/capture-logger.js";
-import { positionsOf, sandboxWallets, startTestSandbox, usdcBalance } from "../../helpers/keeper-harness.js";
+import {
+  fastForward,
+  positionsOf,
+  sandboxWallets,
+  startTestSandbox,
+  usdcBalance,
+} from "../../helpers/keeper-harness.js";
 import { testRedis } from "../../helpers/redis.js";
 
 /** One fresh transaction after an expired one, then the intent gives up for this try. */
@@ -185,7 +191,8 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
 
     // The chain loses every send of the first transaction: it can only expire.
     chain.dropFirstSends(DROP_EVERY_SEND);
-    const first = await runSign(key, 1);
+    const stop = fastForward(sandbox);
+    const first = await runSign(key, 1).finally(stop);
     expect(first?.outcome).toBe("expired");
     const firstSignature = first?.outcome === "expired" ? first.signature : undefined;
     expect(firstSignature).toBeDefined();
@@ -254,7 +261,7 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     const built = await runBuild(key, 1);
     const lastValid = built.lastValidBlockHeight ?? 0;
     // The sign job sits in the queue until the chain is past the transaction's last valid height.
-    while (chain.blockHeight <= lastValid) await new Promise((r) => setTimeout(r, 50));
+    chain.advanceSlots(lastValid - chain.blockHeight + 1);
 
     const first = await runSign(key, 1);
     expect(first).toMatchObject({ outcome: "expired" });
@@ -364,9 +371,11 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     const { position, key, paidBefore } = await admitClaim();
     chain.dropFirstSends(DROP_EVERY_SEND);
     await runBuild(key, 1);
-    expect((await runSign(key, 1))?.outcome).toBe("expired");
+    let stop = fastForward(sandbox);
+    expect((await runSign(key, 1).finally(stop))?.outcome).toBe("expired");
     expect(await runBuild(key, 2)).toMatchObject({ status: "built", builds: 2 });
-    const last = await runSign(key, 2);
+    stop = fastForward(sandbox);
+    const last = await runSign(key, 2).finally(stop);
     expect(last?.outcome).toBe("expired");
 
     expect(await ledger.get(key)).toMatchObject({

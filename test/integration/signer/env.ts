@@ -66,7 +66,8 @@ export async function startSignerEnv(
   label: string,
   options: { slotMs?: number; seed?: number } = {},
 ): Promise<SignerEnv> {
-  const chain = new LocalChain({ slotMs: options.slotMs ?? 20, seed: options.seed ?? 7 });
+  // 100 ms slots: a blockhash lives 15 s, longer than a busy machine takes between build and check.
+  const chain = new LocalChain({ slotMs: options.slotMs ?? 100, seed: options.seed ?? 7 });
   const rpc = await startRpcServer(chain, { port: 0 });
   const connection = new Connection(rpc.url, "confirmed");
   const redis = await testRedis(label);
