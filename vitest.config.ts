@@ -2,7 +2,11 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    globalSetup: ["test/setup/global-log-dir.ts", "test/setup/global-redis.ts"],
+    globalSetup: [
+      "test/setup/global-log-dir.ts",
+      "test/setup/global-redis.ts",
+      "test/setup/global-openapi-tally.ts",
+    ],
     // Integration tests share one Redis (each uses its own key prefix); the machine has 2 cores.
     maxWorkers: 2,
     projects: [

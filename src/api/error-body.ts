@@ -11,7 +11,7 @@ export interface ParsedErrorBody {
 type Shape = keyof typeof errorBodies;
 
 /** The shape each area answers in (api-gaps); token search, swap and send share the plain `{ error }`. */
-const SHAPE_OF_AREA: Record<Area, Shape> = {
+export const SHAPE_OF_AREA: Readonly<Record<Area, Shape>> = {
   prediction: "prediction",
   trigger: "trigger",
   recurring: "recurring",

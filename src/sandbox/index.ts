@@ -4,6 +4,7 @@ import { putCatalogueOnChain } from "./chain/catalogue-mints.js";
 import { type RunningLocalChain, startLocalChain } from "./chain/index.js";
 import type { FaultController, FaultSettings } from "./http/faults.js";
 import type { RateLimitPlan } from "./http/rate-limit.js";
+import { ResponseCheck } from "./http/response-check.js";
 import { buildSandboxServer, type SandboxServer } from "./server.js";
 import { type Clock, DrivenClock, WallClock } from "./world/clock.js";
 import { createHandlers } from "./world/handlers.js";
@@ -32,6 +33,11 @@ export interface StartSandboxOptions {
   readonly chain?: { readonly port?: number; readonly slotMs?: number } | false;
   /** What the sandbox wallets hold on the chain at start (see `WalletFunding`). */
   readonly walletFunding?: WalletFunding;
+  /**
+   * Check every response against the OpenAPI document (`/openapi.json`); `close()` then throws listing
+   * the ones that did not match. Tests turn it on; default off.
+   */
+  readonly checkResponses?: boolean;
 }
 
 /**
@@ -76,6 +82,9 @@ export interface RunningSandbox {
   readonly usdcMint: string;
   /** Mint of every catalogue token by catalogue key (`usdc`, `sol`, `keep`, ...): real mints on the chain. */
   readonly tokenMints: Readonly<Record<string, string>>;
+  /** The check of responses against the OpenAPI document, when `checkResponses` is on. */
+  readonly responseCheck?: ResponseCheck;
+  /** Stops the service and the chain; throws then if a checked response did not match the document. */
   close(): Promise<void>;
 }
 
@@ -124,12 +133,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     ...(catalogue === undefined ? {} : { tokenMints: catalogue.tokenMints }),
   });
   if (chain && catalogue) fundWallets(chain, world, catalogue.tokenMints, options.walletFunding);
+  const responseCheck = options.checkResponses ? new ResponseCheck() : undefined;
   const server = buildSandboxServer({
     handlers: createHandlers(world, chain?.port),
     apiKeys: [apiKey],
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     faults: { seed, ...options.faults },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(responseCheck === undefined ? {} : { responseCheck }),
   });
   let url: string;
   try {
@@ -149,9 +160,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     ...(chain ? { chain } : {}),
     usdcMint: chain ? chain.assets.usdcMint.toBase58() : (world.tokens.byKey("usdc")?.mint ?? ""),
     tokenMints: Object.fromEntries(world.tokens.tokens.map((t) => [t.key, t.mint])),
+    ...(responseCheck === undefined ? {} : { responseCheck }),
     async close() {
       await server.close();
       await chain?.close();
+      responseCheck?.assertNoViolations();
     },
   };
 }

@@ -7,13 +7,16 @@ import Fastify, {
 } from "fastify";
 import type { z } from "zod";
 import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints.js";
+import { buildOpenApiDocument } from "../api/openapi.js";
 import { registerAdminRoutes } from "./http/admin.js";
 import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
 import { corruptBody } from "./http/body-faults.js";
 import { areaOfUrl, type ErrorArea, errorBody, HttpProblem } from "./http/errors.js";
 import { FaultController, type FaultSettings } from "./http/faults.js";
 import { toJson } from "./http/json.js";
+import { registerOpenApiRoute } from "./http/openapi-route.js";
 import { RateLimiter, type RateLimitPlan, rateLimitHeaders } from "./http/rate-limit.js";
+import type { ResponseCheck } from "./http/response-check.js";
 import { toHttpProblem } from "./http/to-problem.js";
 import { parseInput } from "./http/validate.js";
 
@@ -42,6 +45,8 @@ export interface SandboxServerOptions {
   readonly logger?: FastifyBaseLogger;
   /** Wall clock of the rate limiter, in ms; tests pass their own to move windows without waiting. */
   readonly nowMs?: () => number;
+  /** Checks every response of a described route against the OpenAPI document (tests pass one). */
+  readonly responseCheck?: ResponseCheck;
 }
 
 export type SandboxServer = FastifyInstance & {
@@ -82,6 +87,17 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+
+  // Bodies a fault knob broke on purpose are not the sandbox drifting from the document.
+  const brokenOnPurpose = new WeakSet<FastifyRequest>();
+  const check = options.responseCheck;
+  if (check !== undefined)
+    app.addHook("onSend", async (request, reply, payload) => {
+      const route = request.routeOptions.url;
+      if (route !== undefined && !brokenOnPurpose.has(request) && typeof payload === "string")
+        check.check(request.method, route, reply.statusCode, payload);
+      return payload;
+    });
 
   // Runs before the body is read, so an unauthenticated or limited request is refused before any work.
   async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
@@ -142,6 +158,7 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
         const body = def.body === undefined ? undefined : parseInput(def.body, request.body, "body");
         const result = await handle({ params, body });
         const json = toJson(result);
+        if (plan.bodyFault !== undefined) brokenOnPurpose.add(request);
         const payload =
           plan.bodyFault === undefined ? json : corruptBody(plan.bodyFault, result, json, def.response);
         return reply.code(200).type("application/json").send(payload);
@@ -150,6 +167,7 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
   }
 
   registerAdminRoutes(app, faults, rateLimiter);
+  registerOpenApiRoute(app, check?.document ?? buildOpenApiDocument());
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toHttpProblem(error);

@@ -3,7 +3,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
 import { testRedis } from "../helpers/redis.js";
 import { recordTestOutput } from "../helpers/test-secrets.js";
 
@@ -36,7 +37,7 @@ describe("the keeper CLI against the sandbox", () => {
   let redis: Awaited<ReturnType<typeof testRedis>>;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, chain: false, rateLimit: false });
+    sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: false });
     redis = await testRedis("e2e-cli");
     const dir = await mkdtemp(join(tmpdir(), "keeper-cli-"));
     const file = join(dir, "keeper.yaml");

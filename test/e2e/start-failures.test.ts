@@ -2,7 +2,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
 import { spawnKeeper } from "../helpers/keeper-harness.js";
 
 const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -13,7 +14,7 @@ describe("keeper start refuses to run with one clear message", () => {
   let sandbox: RunningSandbox;
   let dir: string;
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0 });
+    sandbox = await startCheckedSandbox({ port: 0 });
     dir = await mkdtemp(join(tmpdir(), "keeper-start-"));
   });
   afterAll(() => sandbox?.close());

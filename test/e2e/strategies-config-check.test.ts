@@ -3,7 +3,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
 import { recordTestOutput } from "../helpers/test-secrets.js";
 
 function configCheck(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -170,7 +171,7 @@ describe("keeper config check: each bad strategy config is refused with its path
   let sandbox: RunningSandbox;
   let dir: string;
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, chain: false, rateLimit: false });
+    sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: false });
     dir = await mkdtemp(join(tmpdir(), "keeper-config-check-"));
   });
   afterAll(() => sandbox?.close());

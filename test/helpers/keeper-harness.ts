@@ -9,9 +9,10 @@ import type { Position } from "../../src/api/schemas/prediction.js";
 import { type KeeperConfig, loadConfig } from "../../src/config/load-config.js";
 import { ALL_ROLES, type Role, type RunningKeeper, startKeeper } from "../../src/keeper/keeper.js";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
-import { type RunningSandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { DrivenClock } from "../../src/sandbox/world/clock.js";
 import { Wallets } from "../../src/signer/keys.js";
+import { startCheckedSandbox } from "./checked-sandbox.js";
 import { recordTestOutput, recordTestSecret, TEST_API_KEY } from "./test-secrets.js";
 
 /** A sandbox (service and chain) with a driven clock, and a config pointing a keeper at it. */
@@ -21,7 +22,7 @@ import { recordTestOutput, recordTestSecret, TEST_API_KEY } from "./test-secrets
  */
 export async function startTestSandbox(options: { walletCount?: number; slotMs?: number } = {}) {
   const clock = new DrivenClock();
-  const sandbox = await startSandbox({
+  const sandbox = await startCheckedSandbox({
     port: 0,
     apiKey: TEST_API_KEY,
     clock,

@@ -6,7 +6,7 @@ import { describeIssue } from "./validate.js";
 export const ADMIN_PREFIX = "/__sandbox";
 
 /** Loopback peers only: the admin routes change what every client of the sandbox sees. */
-function isLoopback(request: FastifyRequest): boolean {
+export function isLoopback(request: FastifyRequest): boolean {
   const address = request.socket.remoteAddress ?? "";
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 }

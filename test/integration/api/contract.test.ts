@@ -13,8 +13,9 @@ import {
   iteratePositions,
 } from "../../../src/api/pagination.js";
 import type { LeaderboardEntry } from "../../../src/api/schemas/prediction.js";
-import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 
 /**
  * The client against the sandbox: every endpoint answers through the typed client (which validates
@@ -26,7 +27,7 @@ let wallet: string;
 const answered = new Set<EndpointName>();
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
+  sandbox = await startCheckedSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
   client = createApiClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.apiKey,

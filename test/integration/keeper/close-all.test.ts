@@ -8,7 +8,8 @@ import { processAction } from "../../../src/keeper/action-worker.js";
 import { Ledger } from "../../../src/keeper/ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import type { SignJobData } from "../../../src/keeper/queues.js";
-import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { testRedis } from "../../helpers/redis.js";
 
 describe("close-all against the sandbox and real Redis: one close per position, deduplicated", () => {
@@ -22,7 +23,7 @@ describe("close-all against the sandbox and real Redis: one close per position, 
   let open: Position[];
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
+    sandbox = await startCheckedSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
     ctx = await testRedis("close-all");
     keys = redisKeys(ctx.prefix, "live");
     sign = new Queue<SignJobData>(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });

@@ -1,10 +1,12 @@
 import { type EndpointName, endpoints } from "../../../src/api/endpoints.js";
+import { ResponseCheck } from "../../../src/sandbox/http/response-check.js";
 import {
   buildSandboxServer,
   type EndpointHandlers,
   type SandboxServer,
   type SandboxServerOptions,
 } from "../../../src/sandbox/server.js";
+import { tallyCheckedResponses } from "../../helpers/checked-sandbox.js";
 
 export const KEY = "test-key";
 /** Valid base58 public keys, 32 and 43/44 characters. */
@@ -34,8 +36,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * The HTTP layer on echo handlers. Its error answers are the sandbox's own, so they are checked against
+ * /openapi.json (the echoed successes are not the service's bodies); `close()` throws on a mismatch.
+ */
 export async function startTestServer(options: Partial<SandboxServerOptions> = {}): Promise<RunningServer> {
-  const server = buildSandboxServer({ handlers: echoHandlers(), apiKeys: [KEY], ...options });
+  const responseCheck = options.responseCheck ?? new ResponseCheck({ errorsOnly: true });
+  const server = buildSandboxServer({ handlers: echoHandlers(), apiKeys: [KEY], responseCheck, ...options });
   const url = await server.listen({ port: 0, host: "127.0.0.1" });
   return {
     server,
@@ -47,6 +54,10 @@ export async function startTestServer(options: Partial<SandboxServerOptions> = {
         headers: { "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      tallyCheckedResponses(responseCheck);
+      responseCheck.assertNoViolations();
+    },
   };
 }

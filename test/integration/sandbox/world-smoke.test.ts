@@ -1,8 +1,9 @@
 import { VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EndpointName, endpoints } from "../../../src/api/endpoints.js";
-import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 
 /**
  * Every endpoint of the table, called over HTTP against the real world: each answers 200 with a body
@@ -12,7 +13,7 @@ let sandbox: RunningSandbox;
 const answered = new Set<EndpointName>();
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
+  sandbox = await startCheckedSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
 });
 afterAll(() => sandbox.close());
 

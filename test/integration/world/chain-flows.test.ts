@@ -12,8 +12,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiInstruction } from "../../../src/api/schemas/common.js";
 import { swapBuildResponseSchema } from "../../../src/api/schemas/swap.js";
-import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { waitFor } from "../chain/chain-harness.js";
 
 /**
@@ -28,7 +29,7 @@ let connection: Connection;
 const TOKEN_WALLETS = 2;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
+  sandbox = await startCheckedSandbox({
     port: 0,
     clock: new DrivenClock(),
     rateLimit: false,
