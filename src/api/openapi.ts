@@ -58,19 +58,19 @@ const BIGINT_ON_THE_WIRE: JsonSchema = { type: "string", pattern: "^-?\\d+$" };
  * `.superRefine`: cross-field rules, "must be positive" on integer strings) have no JSON Schema form and
  * are left out: the document is as strict as every other rule, never stricter than zod.
  */
-export function wireSchema(schema: z.ZodType): JsonSchema {
+export function wireSchema(schema: z.ZodType, where: string): JsonSchema {
   const json = z.toJSONSchema(schema, {
     io: "input",
     target: "draft-2020-12",
     unrepresentable: ({ zodSchema, message }) => {
       if (zodSchema._zod.def.type === "bigint") return BIGINT_ON_THE_WIRE;
-      throw new Error(`${message}: change the schema to one the document can describe`);
+      throw new Error(`${where}: ${message}; change the schema to one the document can describe`);
     },
   }) as JsonSchema;
   const { $schema: _dialect, ...rest } = json;
   // Embedded in the document, a "#/$defs/..." reference would resolve against the document's root.
   if ("$defs" in rest || JSON.stringify(rest).includes('"$ref"'))
-    throw new Error("a schema with references (recursive or shared by id) cannot be embedded inline");
+    throw new Error(`${where}: a schema with references (recursive or shared by id) cannot be inlined`);
   return rest;
 }
 
@@ -98,7 +98,9 @@ function asObjectSchema(
 function parametersOf(def: EndpointDef): OpenApiParameter[] {
   const inPath = pathParamNames(def.path);
   const { properties, required } =
-    def.params === undefined ? { properties: {}, required: [] } : asObjectSchema(def, wireSchema(def.params));
+    def.params === undefined
+      ? { properties: {}, required: [] }
+      : asObjectSchema(def, wireSchema(def.params, `${def.name} params`));
   for (const name of inPath)
     if (!(name in properties)) throw new Error(`${def.name}: path parameter ${name} is not in params`);
   return Object.entries(properties).map(([name, schema]) => ({
@@ -110,7 +112,7 @@ function parametersOf(def: EndpointDef): OpenApiParameter[] {
 }
 
 function errorSchemaOf(def: EndpointDef): JsonSchema {
-  return wireSchema(errorBodies[SHAPE_OF_AREA[def.area]]);
+  return wireSchema(errorBodies[SHAPE_OF_AREA[def.area]], `${def.area} error body`);
 }
 
 function operationOf(def: EndpointDef): OpenApiOperation {
@@ -126,13 +128,13 @@ function operationOf(def: EndpointDef): OpenApiOperation {
       : {
           requestBody: {
             required: !def.body.safeParse(undefined).success,
-            content: { "application/json": { schema: wireSchema(def.body) } },
+            content: { "application/json": { schema: wireSchema(def.body, `${def.name} body`) } },
           },
         }),
     responses: {
       "200": {
         description: "Success",
-        content: { "application/json": { schema: wireSchema(def.response) } },
+        content: { "application/json": { schema: wireSchema(def.response, `${def.name} response`) } },
       },
       default: {
         description: `Error, in the ${def.area} area's shape (a 4xx or 5xx status)`,
