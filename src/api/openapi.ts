@@ -56,7 +56,7 @@ const BIGINT_ON_THE_WIRE: JsonSchema = { type: "string", pattern: "^-?\\d+$" };
  * zod parse: the sandbox parses requests, the client parses responses. So `io: "input"` is the wire
  * form: before query strings become numbers, optional fields stay optional. Refinements (`.refine`,
  * `.superRefine`: cross-field rules, "must be positive" on integer strings) have no JSON Schema form and
- * are left out: the document is as strict as every other rule, never stricter than zod.
+ * are left out: the document holds every other rule, and is never stricter than zod.
  */
 export function wireSchema(schema: z.ZodType, where: string): JsonSchema {
   const json = z.toJSONSchema(schema, {

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ConfigError } from "../core/errors.js";
+import { OPENAPI_PATH } from "./http/openapi-route.js";
 import type { RunningSandbox } from "./index.js";
 
 /** What scripts may rely on when they start the sandbox without flags (issue 2). */
@@ -30,7 +31,11 @@ export interface SandboxCommandIo {
 
 /** The lines `keeper sandbox` prints: what a person or a script needs to point Keeper at it. */
 export function describeSandbox(sandbox: RunningSandbox): string[] {
-  const lines = [`sandbox service  ${sandbox.url}`, `api key          ${sandbox.apiKey}`];
+  const lines = [
+    `sandbox service  ${sandbox.url}`,
+    `api key          ${sandbox.apiKey}`,
+    `openapi          ${sandbox.url}${OPENAPI_PATH}`,
+  ];
   if (sandbox.chain !== undefined) lines.push(`chain rpc        ${sandbox.chain.url}`);
   const mints = ["usdc", "sol", "usdt", "keep", "wave", "bolt"].map(
     (key) => `${key.toUpperCase()} ${sandbox.tokenMints[key] ?? "?"}`,

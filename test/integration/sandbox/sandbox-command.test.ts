@@ -52,6 +52,7 @@ describe("keeper sandbox", () => {
     const sandbox = started as RunningSandbox;
     expect(lines[0]).toBe(`sandbox service  ${sandbox.url}`);
     expect(lines).toContain("api key          cli-key");
+    expect(lines).toContain(`openapi          ${sandbox.url}/openapi.json`);
     for (const wallet of sandbox.wallets) expect(lines).toContain(`  ${wallet}`);
     const response = await fetch(`${sandbox.url}/prediction/v1/leaderboards`, {
       headers: { "x-api-key": "cli-key" },
