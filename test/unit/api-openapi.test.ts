@@ -123,22 +123,33 @@ describe("the OpenAPI document", () => {
   it("picks up a new endpoint and a changed schema from the table by itself", () => {
     const table = {
       ...endpoints,
-      getTriggerOrders: {
-        name: "getTriggerOrders",
+      getMarket: { ...endpoints.getMarket, response: z.looseObject({ marketId: z.string().nullable() }) },
+      listWidgets: {
+        name: "listWidgets",
         area: "trigger",
         method: "GET",
-        path: "/trigger/v1/getTriggerOrders",
-        params: z.strictObject({ user: z.string(), page: z.number().int().optional() }),
-        response: z.looseObject({ orders: z.array(z.looseObject({ id: z.string() })), hasMore: z.boolean() }),
+        path: "/trigger/v1/widgets/:owner",
+        params: z.strictObject({ owner: z.string(), page: z.number().int().optional() }),
+        response: z.looseObject({
+          widgets: z.array(z.looseObject({ id: z.string() })),
+          hasMore: z.boolean(),
+        }),
         idempotent: true,
       },
     } satisfies Record<string, EndpointDef>;
     const doc = buildOpenApiDocument(table);
-    const op = doc.paths["/trigger/v1/getTriggerOrders"]?.get;
-    expect(op?.operationId).toBe("getTriggerOrders");
-    expect(op?.parameters?.map((p) => p.name)).toEqual(["user", "page"]);
-    expect(op?.responses["200"].content["application/json"].schema.required).toEqual(["orders", "hasMore"]);
+    const op = doc.paths["/trigger/v1/widgets/{owner}"]?.get;
+    expect(op?.operationId).toBe("listWidgets");
+    expect(op?.parameters?.map((p) => [p.name, p.in])).toEqual([
+      ["owner", "path"],
+      ["page", "query"],
+    ]);
+    expect(op?.responses["200"].content["application/json"].schema.required).toEqual(["widgets", "hasMore"]);
     expect(operations(doc)).toHaveLength(operations().length + 1);
+    const market = doc.paths["/prediction/v1/markets/{marketId}"]?.get?.responses["200"];
+    expect(market?.content["application/json"].schema.properties).toEqual({
+      marketId: { type: ["string", "null"] },
+    });
   });
 
   it("refuses a schema it cannot describe, naming the endpoint and the part", () => {
