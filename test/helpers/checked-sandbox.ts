@@ -6,10 +6,12 @@ import { type RunningSandbox, type StartSandboxOptions, startSandbox } from "../
 export function tallyCheckedResponses(check: ResponseCheck): void {
   const file = process.env.KEEPER_TEST_OPENAPI_TALLY;
   if (file === undefined) return;
-  appendFileSync(
-    file,
-    `${JSON.stringify({ validated: check.validated, violations: check.violationCount })}\n`,
-  );
+  const line = {
+    validated: check.validated,
+    violations: check.violationCount,
+    operations: [...check.byOperation.keys()],
+  };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 
 /**

@@ -39,6 +39,7 @@ export class ResponseCheck {
   readonly #ajv = createSchemaValidator();
   readonly #validators = new Map<string, ValidateFunction>();
   readonly #kept: string[] = [];
+  readonly #byOperation = new Map<string, number>();
   #validated = 0;
   #violations = 0;
 
@@ -68,6 +69,11 @@ export class ResponseCheck {
     return this.#kept;
   }
 
+  /** Responses checked per operation and kind (`getMarket 200`, `getMarket error`): what a run covered. */
+  get byOperation(): ReadonlyMap<string, number> {
+    return this.#byOperation;
+  }
+
   /**
    * Checks one response. `route` is the route as the server declares it (`/events/:eventId`), `body`
    * the bytes sent. Returns whether the response was checked (a route the document describes).
@@ -78,6 +84,8 @@ export class ResponseCheck {
     if (operation === undefined || (this.#errorsOnly && status === 200)) return false;
     const key = status === 200 ? "200" : "default";
     this.#validated++;
+    const kind = `${operation.operationId} ${key === "200" ? "200" : "error"}`;
+    this.#byOperation.set(kind, (this.#byOperation.get(kind) ?? 0) + 1);
     const where = `${method} ${route} -> ${status} (${operation.operationId})`;
     let json: unknown;
     try {

@@ -117,6 +117,10 @@ describe("a sandbox that drifts from the document", () => {
     expect(response.status).toBe(200);
     expect(responseCheck.validated).toBe(2);
     expect(responseCheck.violationCount).toBe(1);
+    expect([...responseCheck.byOperation]).toEqual([
+      ["listEvents 200", 1],
+      ["getMarket 200", 1],
+    ]);
     expect(responseCheck.violations[0]).toBe(
       `GET ${MARKET_ROUTE} -> 200 (getMarket): body/pricing/buyYesPriceUsd must be number`,
     );
