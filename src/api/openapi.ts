@@ -166,8 +166,8 @@ export function buildOpenApiDocument(
       title: "Prediction-market and trading service, as Keeper and its sandbox speak it",
       version: "1",
       description:
-        "Generated from Keeper's endpoint table (src/api/endpoints.ts) and zod schemas. Rules zod checks in code (cross-field rules, refinements) are " +
-        "not in the schemas.",
+        "Generated from Keeper's endpoint table (src/api/endpoints.ts) and its zod schemas. Rules zod " +
+        "checks in code (cross-field rules, refinements) are not in the schemas.",
     },
     jsonSchemaDialect: DIALECT,
     components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
