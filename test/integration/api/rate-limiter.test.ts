@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../../src/api/client.js";
 import { ApiRateLimiter, apiKeyFingerprint } from "../../../src/api/rate-limiter.js";
-import { startSandbox } from "../../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { testRedis } from "../../helpers/redis.js";
 import { json, startStub } from "./stub-server.js";
 
@@ -30,7 +30,7 @@ const PLAN = { requestsPerSecond: 20, windowSeconds: 10, retryAfter: true } as c
 const WINDOW_LIMIT = PLAN.requestsPerSecond * PLAN.windowSeconds;
 
 async function sandboxOnPlan() {
-  const sandbox = await startSandbox({ port: 0, chain: false, rateLimit: PLAN });
+  const sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: PLAN });
   cleanups.push(() => sandbox.close());
   const probe = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
   const events = await probe.prediction.listEvents({ includeMarkets: true, end: 1 });

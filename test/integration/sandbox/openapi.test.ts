@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../../src/api/openapi.js";
 import { ResponseCheck } from "../../../src/sandbox/http/response-check.js";
@@ -125,5 +127,22 @@ describe("a sandbox that drifts from the document", () => {
       `GET ${MARKET_ROUTE} -> 200 (getMarket): body/pricing/buyYesPriceUsd must be number`,
     );
     expect(() => responseCheck.assertNoViolations()).toThrow(/did not match \/openapi\.json/);
+  });
+});
+
+describe("the tests' own sandboxes", () => {
+  // Started bare only where a test means to (this file, and the helper that checks every other one).
+  const BARE_ALLOWED = ["test/helpers/checked-sandbox.ts", "test/integration/sandbox/openapi.test.ts"];
+
+  it("are all started checked: no other test calls startSandbox directly", () => {
+    const root = join(import.meta.dirname, "../../..");
+    const files = readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => relative(root, join(root, "test", f)));
+    const bare = files.filter(
+      (f) => !BARE_ALLOWED.includes(f) && /\bstartSandbox\(/.test(readFileSync(join(root, f), "utf8")),
+    );
+    expect(files.length).toBeGreaterThan(50);
+    expect(bare, "start them with startCheckedSandbox (test/helpers/checked-sandbox.ts)").toEqual([]);
   });
 });
