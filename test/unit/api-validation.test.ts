@@ -445,6 +445,92 @@ const cases: Case[] = [
     "signedTransaction",
     "required",
   ],
+  // POST /trigger/v1/cancelOrders, GET /trigger/v1/getTriggerOrders (live, beyond the spec)
+  [
+    "cancelOrders maker required",
+    (c) => c.trigger.cancelOrders(untyped({ orders: [OTHER_WALLET] })),
+    "maker",
+    "required",
+  ],
+  [
+    "cancelOrders orders not empty",
+    (c) => c.trigger.cancelOrders({ maker: WALLET, orders: [] }),
+    "orders",
+    "at least one order",
+  ],
+  [
+    "cancelOrders each order a public key",
+    (c) => c.trigger.cancelOrders({ maker: WALLET, orders: [OTHER_WALLET, NOT_BASE58] }),
+    "orders[1]",
+    "base58",
+  ],
+  [
+    "cancelOrders at most 100",
+    (c) => c.trigger.cancelOrders({ maker: WALLET, orders: Array.from({ length: 101 }, () => OTHER_WALLET) }),
+    "orders",
+    "at most 100",
+  ],
+  [
+    "getTriggerOrders user required",
+    (c) => c.trigger.getOrders(untyped({ orderStatus: "active" })),
+    "user",
+    "required",
+  ],
+  [
+    "getTriggerOrders orderStatus enum",
+    (c) => c.trigger.getOrders({ user: WALLET, orderStatus: untyped("open") }),
+    "orderStatus",
+    '"active" or "history"',
+  ],
+  [
+    "getTriggerOrders page >= 1",
+    (c) => c.trigger.getOrders({ user: WALLET, orderStatus: "history", page: 0 }),
+    "page",
+    ">= 1",
+  ],
+  // POST /recurring/v1/cancelOrder, GET /recurring/v1/getRecurringOrders (live, beyond the spec)
+  [
+    "recurring cancel order required",
+    (c) => c.recurring.cancelOrder(untyped({ user: WALLET })),
+    "order",
+    "required",
+  ],
+  [
+    "recurring cancel user shape",
+    (c) => c.recurring.cancelOrder({ user: SHORT_KEY, order: OTHER_WALLET }),
+    "user",
+    "base58",
+  ],
+  [
+    "recurring cancel recurringType enum",
+    (c) => c.recurring.cancelOrder({ user: WALLET, order: OTHER_WALLET, recurringType: untyped("all") }),
+    "recurringType",
+    '"time" or "price"',
+  ],
+  [
+    "getRecurringOrders recurringType required",
+    (c) => c.recurring.getOrders(untyped({ user: WALLET, orderStatus: "active" })),
+    "recurringType",
+    "required",
+  ],
+  [
+    "getRecurringOrders orderStatus enum",
+    (c) => c.recurring.getOrders({ user: WALLET, orderStatus: untyped("done"), recurringType: "time" }),
+    "orderStatus",
+    '"active" or "history"',
+  ],
+  [
+    "getRecurringOrders includeFailedTx boolean",
+    (c) =>
+      c.recurring.getOrders({
+        user: WALLET,
+        orderStatus: "active",
+        recurringType: "all",
+        includeFailedTx: untyped("yes"),
+      }),
+    "includeFailedTx",
+    "boolean",
+  ],
   // POST /recurring/v1/createOrder, /execute
   [
     "recurring exactly one of time or price (both)",
@@ -580,6 +666,11 @@ describe("the client refuses every broken rule before sending", () => {
         }),
       (c) => c.swap.build({ ...swap, slippageBps: 10_000, maxAccounts: 1, blockhashSlotsToExpiry: 1 }),
       (c) => c.recurring.createOrder({ ...recurring, params: { time: { ...time, numberOfOrders: 2 } } }),
+      (c) =>
+        c.trigger.cancelOrders({ maker: WALLET, orders: Array.from({ length: 100 }, () => OTHER_WALLET) }),
+      (c) => c.trigger.cancelOrders({ maker: WALLET }),
+      (c) => c.trigger.getOrders({ user: WALLET, orderStatus: "active", page: 1 }),
+      (c) => c.recurring.getOrders({ user: WALLET, orderStatus: "history", recurringType: "all", page: 1 }),
     ];
     for (const call of edges) {
       // The empty answer breaks the response schema: what matters is that the request was sent.

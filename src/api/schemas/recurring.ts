@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pubkey } from "./common.js";
+import { pubkey, queryBool, queryInt, rawAmount } from "./common.js";
 
 /** Service minimums (api-gaps): at least 2 orders; USD minimums are checked where a price is known. */
 export const RECURRING_MIN_ORDERS = 2;
@@ -54,13 +54,92 @@ export const recurringCreateResponseSchema = z.looseObject({
   transaction: z.string().min(1),
 });
 
+/** The live service may answer `error: null` on success (api-live). */
 export const recurringExecuteResponseSchema = z.looseObject({
   signature: z.string(),
   status: z.enum(["Success", "Failed"]),
   order: z.string().nullable().optional(),
-  error: z.string().optional(),
+  error: z.string().nullable().optional(),
+});
+
+/**
+ * POST /recurring/v1/cancelOrder (live, beyond the spec): closes a recurring order and returns what is
+ * left of its deposit. `recurringType` says which kind of order it is (default time).
+ */
+export const recurringCancelBody = z.strictObject({
+  order: pubkey,
+  user: pubkey,
+  recurringType: z
+    .enum(["time", "price"], {
+      error: (issue) => (issue.input === undefined ? "is required" : 'expected "time" or "price"'),
+    })
+    .optional(),
+});
+
+export const recurringCancelResponseSchema = z.looseObject({
+  requestId: z.string().min(1),
+  transaction: z.string().min(1),
+});
+
+/**
+ * GET /recurring/v1/getRecurringOrders (live, beyond the spec): a user's recurring orders, `active`
+ * or `history` (completed or closed by the user), of one type or `all`, by page from 1.
+ */
+export const recurringOrdersParams = z.strictObject({
+  user: pubkey,
+  orderStatus: z.enum(["active", "history"], {
+    error: (issue) => (issue.input === undefined ? "is required" : 'expected "active" or "history"'),
+  }),
+  recurringType: z.enum(["time", "price", "all"], {
+    error: (issue) => (issue.input === undefined ? "is required" : 'expected "time", "price" or "all"'),
+  }),
+  page: queryInt.pipe(z.number().min(1, "must be >= 1")).optional(),
+  includeFailedTx: queryBool.optional(),
+});
+
+/**
+ * One listed recurring order. The members Keeper reads are required; the others are optional
+ * because the reference does not settle their presence or type. `status` may be missing: an order
+ * is then open when listed `active`, and completed (or cancelled, when `userClosed`) in `history`.
+ */
+export const recurringOrderSchema = z.looseObject({
+  orderKey: pubkey,
+  userPubkey: pubkey,
+  inputMint: pubkey,
+  outputMint: pubkey,
+  /** Raw units of the input deposited, where given. */
+  rawInDeposited: rawAmount.optional(),
+  inDeposited: z.string().optional(),
+  inUsed: z.string().nullable().optional(),
+  outReceived: z.string().nullable().optional(),
+  /** Seconds between orders. */
+  cycleFrequency: z.union([z.number(), z.string()]).optional(),
+  numberOfOrders: z.number().int().optional(),
+  status: z.string().min(1).optional(),
+  userClosed: z.boolean().optional(),
+  /** ISO 8601 in the reference; a number of Unix seconds is accepted too. */
+  createdAt: z.union([z.string(), z.number()]),
+  updatedAt: z.union([z.string(), z.number()]).nullable().optional(),
+  openTx: z.string().nullable().optional(),
+  closeTx: z.string().nullable().optional(),
+});
+
+/** The orders come under the key of the asked `recurringType` (`time`, `price` or `all`). */
+export const recurringOrdersResponseSchema = z.looseObject({
+  user: pubkey.optional(),
+  orderStatus: z.string().optional(),
+  time: z.array(recurringOrderSchema).optional(),
+  price: z.array(recurringOrderSchema).optional(),
+  all: z.array(recurringOrderSchema).optional(),
+  page: z.number().int().optional(),
+  totalPages: z.number().int().optional(),
 });
 
 export type RecurringCreateBody = z.input<typeof recurringCreateBody>;
 export type RecurringCreateResponse = z.infer<typeof recurringCreateResponseSchema>;
 export type RecurringExecuteResponse = z.infer<typeof recurringExecuteResponseSchema>;
+export type RecurringCancelBody = z.input<typeof recurringCancelBody>;
+export type RecurringCancelResponse = z.infer<typeof recurringCancelResponseSchema>;
+export type RecurringOrdersParams = z.input<typeof recurringOrdersParams>;
+export type RecurringOrder = z.infer<typeof recurringOrderSchema>;
+export type RecurringOrdersResponse = z.infer<typeof recurringOrdersResponseSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pubkey, rawAmount } from "./common.js";
+import { pubkey, queryInt, rawAmount } from "./common.js";
 
 /** `auto` (95th percentile of priority fees) or an integer of microlamports. */
 export const computeUnitPrice = z.union([
@@ -43,10 +43,11 @@ export const triggerCreateBody = z
       });
   });
 
+/** The live service may leave `order` out (api-live): the order account is then learnt from its list. */
 export const triggerCreateResponseSchema = z.looseObject({
   requestId: z.string().min(1),
   transaction: z.string().min(1),
-  order: pubkey,
+  order: pubkey.optional(),
 });
 
 export const triggerCancelBody = z.strictObject({
@@ -65,11 +66,82 @@ export const executeBody = z.strictObject({
   signedTransaction: z.string().min(1, "is required"),
 });
 
+/** The live service may answer `{ signature, status }` without `code` (api-live). */
 export const triggerExecuteResponseSchema = z.looseObject({
   signature: z.string(),
   status: z.enum(["Success", "Failed"]),
-  code: z.number(),
-  error: z.string().optional(),
+  code: z.number().optional(),
+  error: z.string().nullable().optional(),
+});
+
+/**
+ * POST /trigger/v1/cancelOrders (live, beyond the spec): several orders of one maker at once; without
+ * `orders`, every open order of the maker. The service answers one requestId and one transaction per
+ * batch of orders; each goes to POST /trigger/v1/execute with that requestId.
+ */
+export const TRIGGER_CANCEL_MANY_MAX = 100;
+export const triggerCancelManyBody = z.strictObject({
+  maker: pubkey,
+  orders: z
+    .array(pubkey)
+    .min(1, "must name at least one order (leave it out to cancel every open order)")
+    .max(TRIGGER_CANCEL_MANY_MAX, `must name at most ${TRIGGER_CANCEL_MANY_MAX} orders`)
+    .optional(),
+  computeUnitPrice: computeUnitPrice.optional(),
+});
+
+export const triggerCancelManyResponseSchema = z.looseObject({
+  requestId: z.string().min(1),
+  transactions: z.array(z.string().min(1)),
+});
+
+/**
+ * GET /trigger/v1/getTriggerOrders (live, beyond the spec): a maker's orders, `active` (open) or
+ * `history` (filled, cancelled, expired), by page from 1.
+ */
+export const triggerOrdersParams = z.strictObject({
+  user: pubkey,
+  orderStatus: z.enum(["active", "history"], {
+    error: (issue) => (issue.input === undefined ? "is required" : 'expected "active" or "history"'),
+  }),
+  page: queryInt.pipe(z.number().min(1, "must be >= 1")).optional(),
+  inputMint: pubkey.optional(),
+  outputMint: pubkey.optional(),
+});
+
+/**
+ * One listed trigger order. The reference documents the list but not every member: the ones Keeper
+ * reads are required; the rest are optional because their presence or type is not certain.
+ * `status` is kept as a string (values seen: open/active, completed/filled, cancelled, expired); read
+ * it through `listedOrderState` (src/core/service-orders.ts), never as a closed set.
+ */
+export const triggerOrderSchema = z.looseObject({
+  orderKey: pubkey,
+  userPubkey: pubkey,
+  inputMint: pubkey,
+  outputMint: pubkey,
+  /** Amounts as the service shows them (possibly in whole tokens, with decimals). */
+  makingAmount: z.string(),
+  takingAmount: z.string(),
+  /** Raw token units, where given (not certain on every item). */
+  rawMakingAmount: rawAmount.optional(),
+  rawTakingAmount: rawAmount.optional(),
+  remainingMakingAmount: z.string().nullable().optional(),
+  status: z.string().min(1),
+  /** ISO 8601 in the reference; a number of Unix seconds is accepted too. */
+  createdAt: z.union([z.string(), z.number()]),
+  updatedAt: z.union([z.string(), z.number()]).nullable().optional(),
+  expiredAt: z.union([z.string(), z.number()]).nullable().optional(),
+  openTx: z.string().nullable().optional(),
+  closeTx: z.string().nullable().optional(),
+});
+
+export const triggerOrdersResponseSchema = z.looseObject({
+  user: pubkey.optional(),
+  orderStatus: z.string().optional(),
+  orders: z.array(triggerOrderSchema),
+  page: z.number().int().optional(),
+  totalPages: z.number().int().optional(),
 });
 
 export type TriggerCreateBody = z.input<typeof triggerCreateBody>;
@@ -78,3 +150,8 @@ export type TriggerCancelBody = z.input<typeof triggerCancelBody>;
 export type TriggerCancelResponse = z.infer<typeof triggerCancelResponseSchema>;
 export type ExecuteBody = z.input<typeof executeBody>;
 export type TriggerExecuteResponse = z.infer<typeof triggerExecuteResponseSchema>;
+export type TriggerCancelManyBody = z.input<typeof triggerCancelManyBody>;
+export type TriggerCancelManyResponse = z.infer<typeof triggerCancelManyResponseSchema>;
+export type TriggerOrdersParams = z.input<typeof triggerOrdersParams>;
+export type TriggerOrder = z.infer<typeof triggerOrderSchema>;
+export type TriggerOrdersResponse = z.infer<typeof triggerOrdersResponseSchema>;

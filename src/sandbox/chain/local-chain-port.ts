@@ -9,6 +9,7 @@ import bs58 from "bs58";
 import type {
   BuiltTransaction,
   LandedTransaction,
+  OrderCancelKind,
   SubmitOutcome,
   SwapLegs,
   WorldChainPort,
@@ -127,11 +128,20 @@ export class LocalChainPort implements WorldChainPort {
     return built;
   }
 
-  async buildTriggerCancel(args: { maker: PublicKey; order: PublicKey }): Promise<BuiltTransaction> {
+  async buildTriggerCancel(args: {
+    maker: PublicKey;
+    order: PublicKey;
+    kind?: OrderCancelKind;
+  }): Promise<BuiltTransaction> {
     const orderRef = args.order.toBase58();
     const escrowed = this.escrowed.get(orderRef);
     if (escrowed === undefined) throw new Error(`no escrow recorded for order ${orderRef}`);
-    return this.factory.buildTriggerCancel({ maker: args.maker, orderRef, ...escrowed });
+    return this.factory.buildTriggerCancel({
+      maker: args.maker,
+      orderRef,
+      kind: args.kind ?? "trigger-cancel",
+      ...escrowed,
+    });
   }
 
   async buildSwapLegs(args: {

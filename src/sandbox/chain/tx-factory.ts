@@ -117,7 +117,8 @@ export class TxFactory {
   }
 
   /**
-   * Escrow → maker refund of a cancelled trigger order (legacy, escrow-signed). Wrapped SOL is unwrapped
+   * Escrow → maker refund of a cancelled trigger or recurring order (legacy, escrow-signed; the memo
+   * says which). Wrapped SOL is unwrapped
    * back to SOL when the maker had no wrapped SOL account before (the refund creates and closes it).
    */
   buildTriggerCancel(args: {
@@ -125,6 +126,7 @@ export class TxFactory {
     inputMint: PublicKey;
     amountRaw: bigint;
     orderRef: string;
+    kind?: "trigger-cancel" | "recurring-cancel";
   }): BuiltTransaction {
     const unwrap =
       args.inputMint.equals(NATIVE_MINT) && !this.hasTokenAccount(NATIVE_MINT, args.maker)
@@ -139,7 +141,7 @@ export class TxFactory {
         amountRaw: args.amountRaw,
       }),
       ...unwrap,
-      sandboxMemoInstruction("trigger-cancel", args.orderRef),
+      sandboxMemoInstruction(args.kind ?? "trigger-cancel", args.orderRef),
     ];
     return this.build(args.maker, instructions, [this.assets.escrow], "legacy");
   }

@@ -57,7 +57,12 @@ export interface WorldChainPort {
     amountRaw: bigint;
     orderRef: string;
   }): Promise<BuiltTransaction>;
-  buildTriggerCancel(args: { maker: PublicKey; order: PublicKey }): Promise<BuiltTransaction>;
+  /** Refund of an order's escrow to its maker; `kind` tags the memo (default `trigger-cancel`). */
+  buildTriggerCancel(args: {
+    maker: PublicKey;
+    order: PublicKey;
+    kind?: OrderCancelKind;
+  }): Promise<BuiltTransaction>;
   buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;
@@ -69,6 +74,8 @@ export interface WorldChainPort {
   submitSigned(base64: string): Promise<SubmitOutcome>;
   onLanded(listener: (landed: LandedTransaction) => void): () => void;
 }
+
+export type OrderCancelKind = "trigger-cancel" | "recurring-cancel";
 
 /** Memo tag of every sandbox transaction: `keeper-sandbox:<kind>:<ref>`. */
 export const MEMO_PREFIX = "keeper-sandbox";

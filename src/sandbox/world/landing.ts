@@ -37,7 +37,8 @@ export function applyLanded(world: World, pending: PendingActions, landed: Lande
         break;
       }
       case "trigger-cancel":
-        world.applyOrderCancelled(tag.ref);
+      case "recurring-cancel":
+        world.applyOrderCancelled(tag.ref, landed.signature);
         break;
       default:
         break;

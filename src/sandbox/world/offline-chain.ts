@@ -4,6 +4,7 @@ import bs58 from "bs58";
 import type {
   BuiltTransaction,
   LandedTransaction,
+  OrderCancelKind,
   SubmitOutcome,
   SwapLegs,
   WorldChainPort,
@@ -81,8 +82,12 @@ export class OfflineChain implements WorldChainPort {
     return this.build(args.maker, sandboxMemo(args.kind, args.orderRef));
   }
 
-  async buildTriggerCancel(args: { maker: PublicKey; order: PublicKey }): Promise<BuiltTransaction> {
-    return this.build(args.maker, sandboxMemo("trigger-cancel", args.order.toBase58()));
+  async buildTriggerCancel(args: {
+    maker: PublicKey;
+    order: PublicKey;
+    kind?: OrderCancelKind;
+  }): Promise<BuiltTransaction> {
+    return this.build(args.maker, sandboxMemo(args.kind ?? "trigger-cancel", args.order.toBase58()));
   }
 
   async buildSwapLegs(args: { taker: PublicKey; ref: string }): Promise<SwapLegs> {

@@ -2,7 +2,7 @@ import type { SwapOrderRecord } from "./world.js";
 
 export type OrderDraft = Omit<SwapOrderRecord, "status" | "createdAt" | "signature">;
 
-export type RequestKind = "trigger" | "trigger-cancel" | "recurring";
+export type RequestKind = "trigger" | "trigger-cancel" | "recurring" | "recurring-cancel";
 
 export interface ExecuteResult {
   readonly signature: string;
@@ -15,8 +15,13 @@ export interface PendingRequest {
   readonly kind: RequestKind;
   /** The memo ref the transaction carries: the order account. */
   readonly ref: string;
-  /** The first successful execution, returned again if the same request is executed twice. */
-  executed?: ExecuteResult;
+  /**
+   * Every order account the request's transactions carry, `ref` first: a cancel of several orders
+   * (cancelOrders) answers one requestId for one transaction per order.
+   */
+  readonly refs: readonly string[];
+  /** The first successful execution of each ref's transaction, returned again if executed twice. */
+  readonly executed: Map<string, ExecuteResult>;
 }
 
 /**
@@ -39,10 +44,17 @@ export class PendingActions {
     return `${prefix}-${this.seed}-${String(this.counter).padStart(6, "0")}`;
   }
 
-  /** Records a build; `refFor` names the order account, which may derive from the request id. */
-  addRequest(kind: RequestKind, refFor: (requestId: string) => string): PendingRequest {
-    const requestId = this.nextId(kind === "recurring" ? "rec" : "trg");
-    const request: PendingRequest = { requestId, kind, ref: refFor(requestId) };
+  /**
+   * Records a build; `refFor` names the order account (or accounts), which may derive from the
+   * request id.
+   */
+  addRequest(kind: RequestKind, refFor: (requestId: string) => string | readonly string[]): PendingRequest {
+    const requestId = this.nextId(kind.startsWith("recurring") ? "rec" : "trg");
+    const named = refFor(requestId);
+    const refs = typeof named === "string" ? [named] : [...named];
+    const ref = refs[0];
+    if (ref === undefined) throw new Error("a request needs at least one order account");
+    const request: PendingRequest = { requestId, kind, ref, refs, executed: new Map() };
     this.requests.set(request.requestId, request);
     return request;
   }

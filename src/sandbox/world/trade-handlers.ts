@@ -12,10 +12,11 @@ import { sandboxMemo } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";
 import { INVITES_PER_PAGE, invitesOf } from "./invites.js";
 import { MEMO_PROGRAM_ID } from "./offline-chain.js";
+import { ordersOf, pageOf, recurringOrderView, triggerOrderView } from "./order-views.js";
 import type { PendingActions, PendingRequest, RequestKind } from "./pending-actions.js";
 import { derivePubkey } from "./rng.js";
 import type { CatalogueToken } from "./tokens.js";
-import type { World } from "./world.js";
+import { isCancellable, type SwapOrderRecord, type World } from "./world.js";
 
 type Out<S extends z.ZodType> = z.output<S>;
 
@@ -76,19 +77,22 @@ function requireRequest(
   return request;
 }
 
+/** Executes one of the request's transactions (a cancel of several orders has one per order). */
 async function execute(
   chain: WorldChainPort,
   request: PendingRequest,
   signedTransaction: string,
 ): Promise<{ signature: string; ok: boolean; error?: string }> {
-  if (request.executed !== undefined) return request.executed;
-  const memo = sandboxMemo(request.kind, request.ref);
-  if (!memosOf(signedTransaction).includes(memo))
+  const memos = memosOf(signedTransaction);
+  const ref = request.refs.find((r) => memos.includes(sandboxMemo(request.kind, r)));
+  if (ref === undefined)
     throw badRequest(
       "signedTransaction",
       "request_mismatch",
       "is not the transaction built for this requestId",
     );
+  const done = request.executed.get(ref);
+  if (done !== undefined) return done;
   const outcome = await chain.submitSigned(signedTransaction);
   if (outcome.err !== null && outcome.err !== undefined)
     return {
@@ -97,8 +101,25 @@ async function execute(
       error: typeof outcome.err === "string" ? outcome.err : JSON.stringify(outcome.err),
     };
   const result = { signature: outcome.signature, ok: true };
-  request.executed = result;
+  request.executed.set(ref, result);
   return result;
+}
+
+/** The maker's order of `kind` that may be cancelled, or the refusal naming the field to blame. */
+function cancellableOrder(
+  world: World,
+  kind: SwapOrderRecord["kind"],
+  order: string,
+  maker: { readonly field: string; readonly pubkey: string },
+  orderField = "order",
+): SwapOrderRecord {
+  const record = world.swapOrders.get(order);
+  if (record === undefined || record.kind !== kind) throw notFound(`${kind} order`, order, orderField);
+  if (record.maker !== maker.pubkey)
+    throw badRequest(maker.field, "maker_mismatch", `is not the maker of order ${order}`);
+  if (!isCancellable(record))
+    throw badRequest(orderField, "order_not_open", `order ${order} is ${record.status}`);
+  return record;
 }
 
 function recurringPlan(world: World, body: Out<typeof s.recurringCreateBody>, input: CatalogueToken) {
@@ -241,6 +262,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         outputMint: body.outputMint,
         inAmountRaw: makingRaw,
         outAmountRaw: BigInt(body.params.takingAmount),
+        ...(body.params.expiredAt === undefined ? {} : { expiredAt: Number(body.params.expiredAt) }),
       });
       const built = await chain.buildOrderEscrow({
         kind: "trigger",
@@ -253,12 +275,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
     },
 
     async cancelTriggerOrder({ body }: { body: Out<typeof s.triggerCancelBody> }) {
-      const order = world.swapOrders.get(body.order);
-      if (order === undefined || order.kind !== "trigger")
-        throw notFound("trigger order", body.order, "order");
-      if (order.maker !== body.maker)
-        throw badRequest("maker", "maker_mismatch", "is not the maker of this order");
-      if (order.status !== "open") throw badRequest("order", "order_not_open", `order is ${order.status}`);
+      cancellableOrder(world, "trigger", body.order, { field: "maker", pubkey: body.maker });
       const request = pending.addRequest("trigger-cancel", () => body.order);
       const built = await chain.buildTriggerCancel({
         maker: new PublicKey(body.maker),
@@ -267,11 +284,65 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
       return { requestId: request.requestId, transaction: built.transaction };
     },
 
+    async cancelTriggerOrders({ body }: { body: Out<typeof s.triggerCancelManyBody> }) {
+      const orders =
+        body.orders === undefined
+          ? [...world.swapOrders.values()]
+              .filter((o) => o.kind === "trigger" && o.maker === body.maker && isCancellable(o))
+              .map((o) => o.order)
+          : body.orders.map(
+              (order, i) =>
+                cancellableOrder(
+                  world,
+                  "trigger",
+                  order,
+                  { field: "maker", pubkey: body.maker },
+                  `orders[${i}]`,
+                ).order,
+            );
+      if (orders.length === 0)
+        throw badRequest("maker", "no_open_orders", "has no open trigger orders to cancel");
+      if (new Set(orders).size !== orders.length)
+        throw badRequest("orders", "duplicate_order", "names an order more than once");
+      const request = pending.addRequest("trigger-cancel", () => orders);
+      const transactions: string[] = [];
+      for (const order of orders) {
+        const built = await chain.buildTriggerCancel({
+          maker: new PublicKey(body.maker),
+          order: new PublicKey(order),
+        });
+        transactions.push(built.transaction);
+      }
+      return { requestId: request.requestId, transactions };
+    },
+
+    getTriggerOrders({ params }: { params: Out<typeof s.triggerOrdersParams> }) {
+      const all = ordersOf(
+        world,
+        "trigger",
+        params.user,
+        params.orderStatus,
+        (o) =>
+          (params.inputMint === undefined || o.inputMint === params.inputMint) &&
+          (params.outputMint === undefined || o.outputMint === params.outputMint),
+      );
+      const page = params.page ?? 1;
+      const { items, totalPages } = pageOf(all, page);
+      return {
+        user: params.user,
+        orderStatus: params.orderStatus,
+        orders: items.map((o) => triggerOrderView(world, o)),
+        page,
+        totalPages,
+      };
+    },
+
     async executeTrigger({ body }: { body: Out<typeof s.executeBody> }) {
       const request = requireRequest(pending, body.requestId, ["trigger", "trigger-cancel"]);
       const result = await execute(chain, request, body.signedTransaction);
+      // As the live service may: a success without `code`.
       return result.ok
-        ? { signature: result.signature, status: "Success" as const, code: 0 }
+        ? { signature: result.signature, status: "Success" as const }
         : {
             signature: result.signature,
             status: "Failed" as const,
@@ -288,6 +359,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         derivePubkey(`recurring-order:${id}`, world.seed).toBase58(),
       );
       const order = request.ref;
+      const time = body.params.time;
       pending.orderDrafts.set(order, {
         kind: "recurring",
         order,
@@ -296,6 +368,10 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         outputMint: body.outputMint,
         inAmountRaw: amountRaw,
         outAmountRaw: null,
+        recurringType: time === undefined ? "price" : "time",
+        ...(time === undefined
+          ? { intervalSeconds: body.params.price?.interval ?? 0 }
+          : { numberOfOrders: time.numberOfOrders, intervalSeconds: time.interval }),
       });
       const built = await chain.buildOrderEscrow({
         kind: "recurring",
@@ -307,11 +383,53 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
       return { requestId: request.requestId, transaction: built.transaction };
     },
 
+    async cancelRecurringOrder({ body }: { body: Out<typeof s.recurringCancelBody> }) {
+      const record = cancellableOrder(world, "recurring", body.order, { field: "user", pubkey: body.user });
+      if (body.recurringType !== undefined && body.recurringType !== record.recurringType)
+        throw badRequest(
+          "recurringType",
+          "type_mismatch",
+          `order ${body.order} is a ${record.recurringType ?? "time"} order`,
+        );
+      const request = pending.addRequest("recurring-cancel", () => body.order);
+      const built = await chain.buildTriggerCancel({
+        maker: new PublicKey(body.user),
+        order: new PublicKey(body.order),
+        kind: "recurring-cancel",
+      });
+      return { requestId: request.requestId, transaction: built.transaction };
+    },
+
+    getRecurringOrders({ params }: { params: Out<typeof s.recurringOrdersParams> }) {
+      const all = ordersOf(
+        world,
+        "recurring",
+        params.user,
+        params.orderStatus,
+        (o) => params.recurringType === "all" || (o.recurringType ?? "time") === params.recurringType,
+      );
+      const page = params.page ?? 1;
+      const { items, totalPages } = pageOf(all, page);
+      return {
+        user: params.user,
+        orderStatus: params.orderStatus,
+        [params.recurringType]: items.map((o) => recurringOrderView(world, o)),
+        page,
+        totalPages,
+      };
+    },
+
     async executeRecurring({ body }: { body: Out<typeof s.executeBody> }) {
-      const request = requireRequest(pending, body.requestId, ["recurring"]);
+      const request = requireRequest(pending, body.requestId, ["recurring", "recurring-cancel"]);
       const result = await execute(chain, request, body.signedTransaction);
+      // As the live service: `error: null` on success, and the created order's account.
       return result.ok
-        ? { signature: result.signature, status: "Success" as const, order: request.ref }
+        ? {
+            signature: result.signature,
+            status: "Success" as const,
+            order: request.kind === "recurring" ? request.ref : null,
+            error: null,
+          }
         : {
             signature: result.signature,
             status: "Failed" as const,

@@ -45,6 +45,12 @@ export interface LiveHistoryEntry {
   readonly feeMicro: number;
 }
 
+/**
+ * What became of an order: `filled` (a trigger order that traded), `completed` (a recurring order that
+ * ran all its orders), `expired` (a trigger order past its expiredAt, set by a test), or `cancelled`.
+ */
+export type SwapOrderStatus = "open" | "cancelled" | "filled" | "completed" | "expired";
+
 /** A trigger or recurring order that exists because its creating transaction landed. */
 export interface SwapOrderRecord {
   readonly kind: "trigger" | "recurring";
@@ -54,10 +60,20 @@ export interface SwapOrderRecord {
   readonly outputMint: string;
   readonly inAmountRaw: bigint;
   readonly outAmountRaw: bigint | null;
+  /** Recurring: `time` or `price`. */
+  readonly recurringType?: "time" | "price";
+  /** Recurring time orders: how many orders and how far apart (seconds). */
+  readonly numberOfOrders?: number;
+  readonly intervalSeconds?: number;
+  /** Trigger: Unix seconds, when the maker set one. */
+  readonly expiredAt?: number;
   readonly createdAt: number;
   readonly signature: string;
-  status: "open" | "cancelled";
+  status: SwapOrderStatus;
   cancelledAt?: number;
+  /** When it left `open` (cancelled, filled, completed or expired). */
+  closedAt?: number;
+  closeSignature?: string;
 }
 
 /** History ids of generated records are `position index × 8 + k`; records made later come after them. */
@@ -331,13 +347,31 @@ export class World {
     this.swapOrders.set(order.order, { ...order, status: "open", createdAt: this.now() });
   }
 
-  /** A trigger cancel landed: the order is cancelled. */
-  applyOrderCancelled(orderPubkey: string): boolean {
+  /** A trigger or recurring cancel landed: the order is cancelled. */
+  applyOrderCancelled(orderPubkey: string, signature?: string): boolean {
     const order = this.swapOrders.get(orderPubkey);
-    if (order === undefined || order.status !== "open") return false;
+    if (order === undefined || !isCancellable(order)) return false;
     order.status = "cancelled";
     order.cancelledAt = this.now();
+    order.closedAt = order.cancelledAt;
+    if (signature !== undefined) order.closeSignature = signature;
     return true;
+  }
+
+  /**
+   * Test hook: the service finished an open order by itself: a trigger order `filled` or `expired`, a
+   * recurring order `completed`. Its escrow stays where it is (the sandbox trades nothing); an expired
+   * trigger order may still be cancelled for its deposit.
+   */
+  settleOrder(orderPubkey: string, status: "filled" | "completed" | "expired"): void {
+    const order = this.swapOrders.get(orderPubkey);
+    if (order === undefined) throw notFound("order", orderPubkey, "order");
+    if (order.status !== "open") throw new RangeError(`order ${orderPubkey} is ${order.status}, not open`);
+    const allowed = order.kind === "trigger" ? ["filled", "expired"] : ["completed"];
+    if (!allowed.includes(status))
+      throw new RangeError(`a ${order.kind} order cannot become ${status} (allowed: ${allowed.join(", ")})`);
+    order.status = status;
+    order.closedAt = this.now();
   }
 
   private pushLive(entry: Omit<LiveHistoryEntry, "id" | "timestamp">): void {
@@ -347,6 +381,11 @@ export class World {
 
   /** The slot layout of the first wallets, for tests that look for a state by position. */
   static readonly richTemplate = RICH_TEMPLATE;
+}
+
+/** Open orders may be cancelled; so may an expired trigger order, whose deposit is still escrowed. */
+export function isCancellable(order: SwapOrderRecord): boolean {
+  return order.status === "open" || (order.kind === "trigger" && order.status === "expired");
 }
 
 export function createWorld(options: WorldOptions = {}): World {

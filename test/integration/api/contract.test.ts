@@ -95,7 +95,12 @@ describe("contract: the client against the sandbox", () => {
       signedTransaction: signAs(0, trigger.transaction),
     });
     expect(executed.status).toBe("Success");
-    await client.trigger.cancelOrder({ maker: wallet, order: trigger.order });
+    const order = trigger.order ?? "";
+    await client.trigger.cancelOrder({ maker: wallet, order });
+    const listed = await client.trigger.getOrders({ user: wallet, orderStatus: "active" });
+    expect(listed.orders.map((o) => o.orderKey)).toContain(order);
+    const cancelMany = await client.trigger.cancelOrders({ maker: wallet, orders: [order] });
+    expect(cancelMany.transactions).toHaveLength(1);
 
     const recurring = await client.recurring.createOrder({
       user: wallet,
@@ -103,13 +108,86 @@ describe("contract: the client against the sandbox", () => {
       outputMint: sol,
       params: { time: { inAmount: 200_000_000, numberOfOrders: 2, interval: 86_400 } },
     });
-    await client.recurring.execute({
+    const placed = await client.recurring.execute({
       requestId: recurring.requestId,
       signedTransaction: signAs(0, recurring.transaction),
     });
+    const recurringOrders = await client.recurring.getOrders({
+      user: wallet,
+      orderStatus: "active",
+      recurringType: "time",
+    });
+    expect(recurringOrders.time?.map((o) => o.orderKey)).toContain(placed.order);
+    await client.recurring.cancelOrder({ user: wallet, order: placed.order ?? "" });
     await client.send.inviteHistory({ address: wallet });
 
     expect([...answered].sort()).toEqual(Object.keys(endpoints).sort());
+  });
+
+  it("lists trigger and recurring orders as they move from active to history, cancelled through the client", async () => {
+    const owner = sandbox.wallets[1] as string;
+    const tokens = await client.tokens.search({ query: "USDC,SOL" });
+    const mintOf = (symbol: string) => tokens.find((t) => t.symbol === symbol)?.id ?? "";
+    const [usdc, sol] = [mintOf("USDC"), mintOf("SOL")];
+    const placed: string[] = [];
+    for (const making of ["10000000", "20000000"]) {
+      const built = await client.trigger.createOrder({
+        inputMint: usdc,
+        outputMint: sol,
+        maker: owner,
+        payer: owner,
+        params: { makingAmount: making, takingAmount: "50000000" },
+      });
+      // The live-shaped success: `{ signature, status }` without `code`.
+      const executed = await client.trigger.execute({
+        requestId: built.requestId,
+        signedTransaction: signAs(1, built.transaction),
+      });
+      expect(executed).toEqual({ signature: expect.any(String), status: "Success" });
+      placed.push(built.order ?? "");
+    }
+    const [filled, open] = placed as [string, string];
+    sandbox.world.settleOrder(filled, "filled");
+    const active = await client.trigger.getOrders({ user: owner, orderStatus: "active" });
+    expect(active.orders.map((o) => o.orderKey)).toEqual([open]);
+    const history = await client.trigger.getOrders({ user: owner, orderStatus: "history" });
+    expect(history.orders.map((o) => [o.orderKey, o.status])).toEqual([[filled, "filled"]]);
+
+    // cancelOrders without `orders`: every open order of the maker, one transaction each.
+    const cancel = await client.trigger.cancelOrders({ maker: owner });
+    expect(cancel.transactions).toHaveLength(1);
+    await client.trigger.execute({
+      requestId: cancel.requestId,
+      signedTransaction: signAs(1, cancel.transactions[0] ?? ""),
+    });
+    expect(sandbox.world.swapOrders.get(open)?.status).toBe("cancelled");
+    expect((await client.trigger.getOrders({ user: owner, orderStatus: "active" })).orders).toEqual([]);
+
+    const recurring = await client.recurring.createOrder({
+      user: owner,
+      inputMint: usdc,
+      outputMint: sol,
+      params: { time: { inAmount: 200_000_000, numberOfOrders: 2, interval: 86_400 } },
+    });
+    const created = await client.recurring.execute({
+      requestId: recurring.requestId,
+      signedTransaction: signAs(1, recurring.transaction),
+    });
+    // The live-shaped success: `error: null`.
+    expect(created).toMatchObject({ status: "Success", error: null });
+    const stop = await client.recurring.cancelOrder({ user: owner, order: created.order ?? "" });
+    await client.recurring.execute({
+      requestId: stop.requestId,
+      signedTransaction: signAs(1, stop.transaction),
+    });
+    const done = await client.recurring.getOrders({
+      user: owner,
+      orderStatus: "history",
+      recurringType: "all",
+    });
+    expect(done.all?.map((o) => [o.orderKey, o.status, o.userClosed])).toEqual([
+      [created.order, "cancelled", true],
+    ]);
   });
 
   it("walks every paginated list to the end with the page size", async () => {
