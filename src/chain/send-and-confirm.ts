@@ -10,8 +10,13 @@ export type SendOutcome =
   | { outcome: "failed"; signature: string; error: string }
   | { outcome: "expired"; signature: string };
 
-/** Hands the signed transaction to someone else first (the trigger/recurring execute endpoints). */
-export type SubmitSigned = (signedBase64: string) => Promise<{ signature: string }>;
+/**
+ * Hands the signed transaction to someone else first (the trigger/recurring execute endpoints). Their
+ * answer is a report, not the outcome: `status: "Failed"` is logged, the chain's status decides.
+ */
+export type SubmitSigned = (
+  signedBase64: string,
+) => Promise<{ signature: string; status?: string; error?: string | null }>;
 
 export interface SendAndConfirmInput {
   connection: Connection;
@@ -75,6 +80,8 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
             "execute endpoint reported another signature; tracking ours",
           );
         }
+        if (answer.status === "Failed")
+          log.warn({ error: answer.error ?? undefined }, "execute endpoint reported the transaction failed");
       } else {
         await rpcCall(
           "sendTransaction",
@@ -85,7 +92,14 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
       }
     } catch (error) {
       // A refused or lost send changes nothing: the status decides, and the next rebroadcast retries.
-      log.debug({ err: error, sends }, "send failed; will rebroadcast");
+      // The execute endpoint's failure is said out loud, though: a refusal or an answer outside its
+      // schema (a PermanentError) means the service and Keeper disagree, which an operator must see.
+      if (sends === 1 && input.submit)
+        log[error instanceof PermanentError ? "error" : "warn"](
+          { err: error },
+          "execute endpoint failed or answered outside its schema; tracking the signature on the chain",
+        );
+      else log.debug({ err: error, sends }, "send failed; will rebroadcast");
     }
   };
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createApiClient } from "../../src/api/client.js";
 import { parseErrorBody } from "../../src/api/error-body.js";
+import { ValidationError } from "../../src/api/errors.js";
 import { buildUrl, encodeJsonBody, encodeValue } from "../../src/api/request-url.js";
 import { serverRequestedDelayMs } from "../../src/api/retry-after.js";
 import type { Area } from "../../src/api/schemas/common.js";
@@ -143,5 +145,96 @@ describe("field paths", () => {
     [[], ""],
   ])("%j → %s", (path, text) => {
     expect(formatPath(path)).toBe(text);
+  });
+});
+
+describe("trigger and recurring answers as the live service sends them", () => {
+  const MAKER = "8Vx4Wq1GkJv3rT9uPzN2mYc5Hd7LbE6sFa1QwXyZk3Pn";
+  const ORDER = "5Fh1kT9qWz3Rr8NcVb2Lm4Xy6Pd7Js1Qa9Ge3Ku5Tw2M";
+  const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+  const SOL = "So11111111111111111111111111111111111111112";
+  const answering = (body: unknown) =>
+    createApiClient({
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: "unit-key",
+      retries: 0,
+      fetch: async () => new Response(JSON.stringify(body), { status: 200 }),
+    });
+  const execute = { requestId: "r1", signedTransaction: "AQID" };
+
+  it("reads a trigger execute success without code, and a failure with one", async () => {
+    expect(await answering({ signature: "5ig", status: "Success" }).trigger.execute(execute)).toEqual({
+      signature: "5ig",
+      status: "Success",
+    });
+    const failed = { signature: "5ig", status: "Failed", code: 6001, error: "slippage" };
+    expect(await answering(failed).trigger.execute(execute)).toEqual(failed);
+  });
+
+  it("reads a recurring execute success with error: null", async () => {
+    const answer = { signature: "5ig", status: "Success", order: ORDER, error: null };
+    expect(await answering(answer).recurring.execute(execute)).toEqual(answer);
+  });
+
+  it("reads a trigger createOrder answer without order", async () => {
+    const built = await answering({ requestId: "r1", transaction: "AQID" }).trigger.createOrder({
+      inputMint: MINT,
+      outputMint: SOL,
+      maker: MAKER,
+      payer: MAKER,
+      params: { makingAmount: "10000000", takingAmount: "1" },
+    });
+    expect(built).toEqual({ requestId: "r1", transaction: "AQID" });
+  });
+
+  it.each<[string, unknown, string]>([
+    ["a status outside Success/Failed", { signature: "5ig", status: "Pending" }, "status"],
+    ["no signature", { status: "Success" }, "signature"],
+    ["a code that is not a number", { signature: "5ig", status: "Success", code: "zero" }, "code"],
+  ])("an execute answer with %s is a response ValidationError naming the field", async (_n, body, field) => {
+    const error = await answering(body)
+      .trigger.execute(execute)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).phase).toBe("response");
+    expect((error as ValidationError).field).toBe(field);
+    expect((error as ValidationError).message).toContain(`executeTrigger: response ${field}: `);
+  });
+
+  it("reads order lists with ISO or numeric times and unknown extra members", async () => {
+    const trigger = await answering({
+      user: MAKER,
+      orderStatus: "history",
+      orders: [
+        {
+          orderKey: ORDER,
+          userPubkey: MAKER,
+          inputMint: MINT,
+          outputMint: SOL,
+          makingAmount: "10.5",
+          takingAmount: "0.07",
+          status: "Completed",
+          createdAt: "2026-01-01T00:00:00Z",
+          expiredAt: null,
+          trades: [],
+        },
+      ],
+      page: 1,
+      totalPages: 1,
+    }).trigger.getOrders({ user: MAKER, orderStatus: "history" });
+    expect(trigger.orders[0]).toMatchObject({ orderKey: ORDER, status: "Completed", trades: [] });
+    const recurring = await answering({
+      time: [
+        {
+          orderKey: ORDER,
+          userPubkey: MAKER,
+          inputMint: MINT,
+          outputMint: SOL,
+          createdAt: 1_767_225_600,
+          userClosed: false,
+        },
+      ],
+    }).recurring.getOrders({ user: MAKER, orderStatus: "active", recurringType: "time" });
+    expect(recurring.time?.[0]?.orderKey).toBe(ORDER);
   });
 });

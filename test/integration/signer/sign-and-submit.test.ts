@@ -10,6 +10,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ValidationError } from "../../../src/api/errors.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { type RunningLocalChain, startLocalChain } from "../../../src/sandbox/chain/index.js";
 import type { AttemptStore } from "../../../src/signer/attempt-store.js";
@@ -206,6 +207,28 @@ describe("signAndSubmit on the local chain", () => {
     expect(outcome.outcome).toBe("confirmed");
     expect(submitted).toHaveLength(1);
     expect(usdcOf()).toBe(before + PAYOUT);
+  });
+
+  it("an execute answer outside its schema is logged as an error naming the field, and the chain still decides", async () => {
+    const before = usdcOf();
+    const submit = async (signedBase64: string) => {
+      await env.connection.sendRawTransaction(Buffer.from(signedBase64, "base64"), { skipPreflight: true });
+      throw new ValidationError("executeTrigger", "response", [
+        { field: "status", rule: "must be one of Success, Failed" },
+      ]);
+    };
+    const seen = logs.lines().length;
+    const outcome = await signAndSubmit({ ...input(env.claimIntent(), await buildClaim()), submit });
+    expect(outcome.outcome).toBe("confirmed");
+    expect(usdcOf()).toBe(before + PAYOUT);
+    const errors = logs
+      .lines()
+      .slice(seen)
+      .filter((line) => line.level === 50 || line.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain(
+      "executeTrigger: response status: must be one of Success, Failed",
+    );
   });
 
   it("returns the recorded outcome for a confirmed intent without signing again", async () => {
