@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Intent } from "../src/core/intent.js";
 import { formatUsd } from "../src/core/money.js";
+import { isFinished, type ListedOrder } from "../src/core/service-orders.js";
 import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
 import {
   expectedObject,
@@ -30,6 +31,17 @@ import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.
  * - A plan's state outlives its removal from config, so re-adding the id continues the round
  *   numbering instead of repeating a key the ledger already holds as done.
  * A change to a plan's amounts takes effect with its next round; the live order is not touched.
+ *
+ * The service's list of recurring orders (`listedRecurringOrders`) is the rounds' true state, where
+ * the snapshot carries it. A round's order is the open listed order of the plan's mints (and amount,
+ * where listed) that no other plan holds, learnt once its create is no longer in flight. Then:
+ * - while the service lists the round's order open, the round is live, whatever `endsAt` says;
+ * - once it lists it completed (or cancelled), the round is over at once: with `repeat` the next
+ *   round starts on that poll;
+ * - a plan Keeper has no state for, whose order the service lists open, takes that order as its
+ *   round 1 instead of placing a second one;
+ * - a plan removed from config whose round's order is listed open is stopped: its order is
+ *   cancelled (`cancelRecurring`, key `<round key>-cancel`) and what is left of it comes back.
  */
 
 export const STRATEGY_NAME = "dca";
@@ -127,6 +139,8 @@ const roundSchema = z.object({
   retryUntil: z.number().int(),
   /** The round's intent key; absent on a round started before keys carried the wallet. */
   key: z.string().optional(),
+  /** The round's recurring order, once learnt from the service's list. */
+  order: z.string().optional(),
 });
 type Round = z.infer<typeof roundSchema>;
 const stateSchema = z.object({ plans: z.record(z.string(), roundSchema) });
@@ -145,6 +159,50 @@ function keyOf(planId: string, round: Round): string {
   return round.key ?? `dca-${planId}-${round.round}`;
 }
 
+/** The open listed order of the plan's mints and amount that no plan holds yet. */
+function openOrderOfPlan(
+  listed: readonly ListedOrder[],
+  plan: DcaPlan,
+  taken: ReadonlySet<string>,
+): ListedOrder | undefined {
+  return listed.find(
+    (o) =>
+      o.state === "open" &&
+      !taken.has(o.order) &&
+      o.inputMint === plan.inputMint &&
+      o.outputMint === plan.outputMint &&
+      (o.inAmountRaw === undefined || o.inAmountRaw === plan.inAmountRaw),
+  );
+}
+
+/** Cancels of the open orders of plans no longer configured (their state is kept, see "Rounds"). */
+function stopRemovedPlans(
+  plans: Readonly<Record<string, Round>>,
+  config: DcaConfig,
+  listed: ReadonlyMap<string, ListedOrder>,
+  inFlight: ReadonlySet<string>,
+  wallet: string,
+): Intent[] {
+  const configured = new Set(config.plans.map((p) => p.id));
+  const intents: Intent[] = [];
+  for (const [id, round] of Object.entries(plans)) {
+    const order = round.order === undefined ? undefined : listed.get(round.order);
+    if (configured.has(id) || order?.state !== "open") continue;
+    const key = `${keyOf(id, round)}-cancel`;
+    if (inFlight.has(key)) continue;
+    intents.push({
+      kind: "cancelRecurring",
+      key,
+      wallet,
+      strategy: STRATEGY_NAME,
+      order: order.order,
+      inputMint: order.inputMint,
+      reason: `dca: plan ${id} is no longer configured; stopping round ${round.round}`,
+    });
+  }
+  return intents;
+}
+
 export const dca = defineStrategy<DcaConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -156,12 +214,42 @@ export const dca = defineStrategy<DcaConfig>({
     // Keep every plan's last round, configured or not (see "Rounds" above).
     const plans: Record<string, Round> = { ...readState(state) };
     const intents: Intent[] = [];
+    const service = snapshot.listedRecurringOrders;
+    const listed = new Map((service ?? []).map((o) => [o.order, o]));
+    const taken = new Set(Object.values(plans).flatMap((r) => (r.order === undefined ? [] : [r.order])));
 
     for (const plan of config.plans) {
-      const current = plans[plan.id];
+      let current = plans[plan.id];
+      if (service && current?.order === undefined) {
+        const found = openOrderOfPlan(service, plan, taken);
+        if (found && !current) {
+          // Listed open, but Keeper has no state for the plan: that order is its round 1.
+          taken.add(found.order);
+          plans[plan.id] = {
+            round: 1,
+            startedAt: nowSeconds,
+            endsAt: nowSeconds + plan.numberOfOrders * plan.intervalSeconds,
+            retryUntil: nowSeconds,
+            key: dcaKey(snapshot.wallet, plan.id, 1),
+            order: found.order,
+          };
+          continue;
+        }
+        if (found && current && !inFlight.has(keyOf(plan.id, current))) {
+          taken.add(found.order);
+          current = { ...current, order: found.order };
+          plans[plan.id] = current;
+        }
+      }
+      const listedState = current?.order === undefined ? undefined : listed.get(current.order)?.state;
+      const isLive =
+        current !== undefined &&
+        (listedState === "open" ||
+          (nowSeconds < current.endsAt && (listedState === undefined || !isFinished(listedState))));
       let round: Round | undefined;
-      if (current && nowSeconds < current.endsAt) {
-        if (nowSeconds < current.retryUntil) round = current;
+      if (current && isLive) {
+        // Its order already listed: nothing to ask for again.
+        if (nowSeconds < current.retryUntil && current.order === undefined) round = current;
       } else if (current ? plan.repeat : plan.startAt === undefined || nowSeconds >= plan.startAt) {
         const number = (current?.round ?? 0) + 1;
         round = {
@@ -189,6 +277,7 @@ export const dca = defineStrategy<DcaConfig>({
         reason: `dca: plan ${plan.id} round ${round.round}, ${plan.numberOfOrders} orders every ${plan.intervalSeconds}s`,
       });
     }
+    if (service) intents.push(...stopRemovedPlans(plans, config, listed, inFlight, snapshot.wallet));
     return { intents, state: { plans } };
   },
 });

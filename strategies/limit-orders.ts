@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Intent } from "../src/core/intent.js";
+import { isFinished, type ListedOrder } from "../src/core/service-orders.js";
 import type { Snapshot } from "../src/core/snapshot.js";
 import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
 import {
@@ -31,8 +32,16 @@ import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
  * - A new generation (g+1) starts when the terms changed, or the id came back after removal, and
  *   no earlier generation of the id is still waiting for its cancel: one order per id at a time.
  *   An order that expired is not placed again with the same terms (change them, or the id).
- * The order account comes from the ledger (the service has no list endpoint): see
- * `TriggerOrdersSnapshot`. Without that field the strategy creates but never cancels or forgets.
+ * The order account comes from the ledger (`TriggerOrdersSnapshot`), or, when the create's answer
+ * left it out, from the service's list (`listedTriggerOrders`: an open order of the same terms).
+ * Without either the strategy creates but never cancels or forgets.
+ *
+ * The service's list is the orders' true state, where the snapshot carries it:
+ * - A generation whose order the service lists as filled, cancelled or expired is `settled`: nothing
+ *   is cancelled, and the same terms are not placed again (as after a TTL).
+ * - A retired generation whose order the service lists as finished needs no cancel: it is forgotten.
+ * - An id Keeper has no state for, whose terms match an order the service lists open, adopts that
+ *   order as its generation 1 instead of placing a second one (state lost, or placed by hand).
  */
 
 export const STRATEGY_NAME = "limit-orders";
@@ -143,8 +152,13 @@ const generationSchema = z.object({
   /** Kept for the cancel, which may come after the order left the config. */
   inputMint: z.string(),
   createdAt: z.number().int(),
-  /** open: placed (or being placed); expired, replaced, removed: retired, its cancel is pending or done. */
-  status: z.enum(["open", "expired", "replaced", "removed"]),
+  /**
+   * open: placed (or being placed); expired, replaced, removed: retired, its cancel is pending or done;
+   * settled: the service finished it (filled, cancelled or expired), nothing to cancel.
+   */
+  status: z.enum(["open", "expired", "replaced", "removed", "settled"]),
+  /** The order account, when learnt from the service's list rather than the ledger. */
+  order: z.string().optional(),
   /** The create intent key; absent on a generation started before keys carried the wallet. */
   key: z.string().optional(),
 });
@@ -160,6 +174,7 @@ const cancelSchema = z.object({
   generation: z.number().int().positive(),
   inputMint: z.string(),
   reason: z.string(),
+  order: z.string().optional(),
 });
 type PendingCancel = z.infer<typeof cancelSchema>;
 const stateSchema = z.object({
@@ -173,6 +188,36 @@ function readState(state: StrategyState): z.infer<typeof stateSchema> {
   return parsed.success ? parsed.data : { orders: {}, cancels: {} };
 }
 
+/** An order the service lists open whose mints and raw amounts are `terms`, not one of `taken`. */
+function openOrderWithTerms(
+  listed: Iterable<ListedOrder>,
+  terms: string,
+  taken: ReadonlySet<string>,
+): string | undefined {
+  const [, inputMint, outputMint, making, taking] = terms.split("|");
+  for (const o of listed)
+    if (
+      o.state === "open" &&
+      !taken.has(o.order) &&
+      o.inputMint === inputMint &&
+      o.outputMint === outputMint &&
+      o.inAmountRaw === making &&
+      o.outAmountRaw === taking
+    )
+      return o.order;
+  return undefined;
+}
+
+/** Order accounts Keeper already holds for one of its generations. */
+function ownOrders(
+  orders: Record<string, Generation>,
+  known: ReadonlyMap<string, string> | undefined,
+): Set<string> {
+  const own = new Set<string>(known?.values() ?? []);
+  for (const g of Object.values(orders)) if (g.order !== undefined) own.add(g.order);
+  return own;
+}
+
 export const limitOrders = defineStrategy<LimitOrdersConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -181,14 +226,41 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
-    const listed = (snapshot as TriggerOrdersSnapshot).triggerOrders;
-    const known = listed ? new Map(listed.map((o) => [o.key, o.order])) : undefined;
+    const ledgerOrders = (snapshot as TriggerOrdersSnapshot).triggerOrders;
+    const known = ledgerOrders ? new Map(ledgerOrders.map((o) => [o.key, o.order])) : undefined;
+    const service = snapshot.listedTriggerOrders
+      ? new Map(snapshot.listedTriggerOrders.map((o) => [o.order, o]))
+      : undefined;
     const configured = new Map(config.orders.map((order) => [order.id, order]));
     const previous = readState(state);
     const orders: Record<string, Generation> = { ...previous.orders };
     const cancels: Record<string, PendingCancel> = { ...previous.cancels };
     const intents: Intent[] = [];
     const base = { wallet: snapshot.wallet, strategy: STRATEGY_NAME };
+
+    // 0. What the service lists: learn missing order accounts, settle generations it finished.
+    if (service) {
+      const claimed = new Set<string>();
+      for (const [id, current] of Object.entries(orders)) {
+        const order = known?.get(createKeyOf(id, current)) ?? current.order;
+        if (order !== undefined) claimed.add(order);
+      }
+      for (const [id, current] of Object.entries(orders)) {
+        if (current.status !== "open") continue;
+        const key = createKeyOf(id, current);
+        let order = known?.get(key) ?? current.order;
+        if (order === undefined && !inFlight.has(key)) {
+          order = openOrderWithTerms(service.values(), current.terms, claimed);
+          if (order !== undefined) {
+            claimed.add(order);
+            orders[id] = { ...current, order };
+          }
+        }
+        const state = order === undefined ? undefined : service.get(order)?.state;
+        if (state !== undefined && isFinished(state))
+          orders[id] = { ...(orders[id] ?? current), status: "settled" };
+      }
+    }
 
     // 1. Retire open generations whose order was removed, changed or outlived its TTL.
     for (const [id, current] of Object.entries(orders)) {
@@ -213,14 +285,17 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
         generation: current.generation,
         inputMint: current.inputMint,
         reason,
+        ...(current.order === undefined ? {} : { order: current.order }),
       };
     }
 
     // 2. Cancel retired orders that are open; forget those that are gone.
     for (const [createKey, cancel] of Object.entries(cancels)) {
-      if (inFlight.has(createKey) || !known) continue; // still being created, or nothing to go by
-      const order = known.get(createKey);
-      if (order === undefined) {
+      if (inFlight.has(createKey) || (!known && !service)) continue; // still being created, or nothing to go by
+      const order = known?.get(createKey) ?? cancel.order;
+      const state = order === undefined ? undefined : service?.get(order)?.state;
+      // Gone from the ledger's open orders, or finished by the service: nothing left to cancel.
+      if (order === undefined || (state !== undefined && isFinished(state))) {
         delete cancels[createKey];
         continue;
       }
@@ -242,10 +317,29 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
       const current = orders[order.id];
       const terms = termsOf(order);
       let generation: Generation;
+      const adopted =
+        current === undefined && service
+          ? openOrderWithTerms(service.values(), terms, ownOrders(orders, known))
+          : undefined;
       if (current?.status === "open") {
         generation = current;
-      } else if (current?.status === "expired" && current.terms === terms) {
-        continue; // it had its time; the same terms are not placed again
+      } else if (
+        (current?.status === "expired" || current?.status === "settled") &&
+        current.terms === terms
+      ) {
+        continue; // it had its time (or the service finished it); the same terms are not placed again
+      } else if (adopted !== undefined) {
+        // Listed open with these terms, but Keeper has no state for the id: that order is generation 1.
+        orders[order.id] = {
+          generation: 1,
+          terms,
+          inputMint: order.inputMint,
+          createdAt: nowSeconds,
+          status: "open",
+          key: limitOrderKeys.create(snapshot.wallet, order.id, 1),
+          order: adopted,
+        };
+        continue;
       } else {
         if (waitingForCancel.has(order.id)) continue; // one order per id at a time
         const number = (current?.generation ?? 0) + 1;
@@ -260,7 +354,7 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
         orders[order.id] = generation;
       }
       const key = createKeyOf(order.id, generation);
-      if (inFlight.has(key) || known?.has(key)) continue;
+      if (inFlight.has(key) || known?.has(key) || generation.order !== undefined) continue;
       intents.push({
         kind: "createTrigger",
         key,

@@ -33,6 +33,7 @@ export function allowanceFor(intent: Intent, options: AllowanceOptions = {}): Ou
     case "close":
     case "closeAll":
     case "cancelTrigger":
+    case "cancelRecurring":
       return { maxLamports: 0n, tokens: new Map() };
     case "createTrigger":
       return spend(intent.inputMint, intent.makingAmount, orderRent);

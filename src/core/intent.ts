@@ -60,6 +60,8 @@ export const intentSchema = z.discriminatedUnion("kind", [
     numberOfOrders: z.number().int().min(2),
     intervalSeconds: z.number().int().min(1),
   }),
+  /** Stops a recurring order: what is left of its deposit comes back. */
+  z.object({ ...base, kind: z.literal("cancelRecurring"), order: pubkey, inputMint: pubkey.optional() }),
   z.object({
     ...base,
     kind: z.literal("swap"),

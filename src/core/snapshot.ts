@@ -1,6 +1,7 @@
 import type { Order, Position } from "../api/schemas/prediction.js";
 import type { EventDetails } from "./event-details.js";
 import type { IntentKind } from "./intent.js";
+import type { ListedOrder } from "./service-orders.js";
 
 /**
  * Everything a strategy may know about one wallet at one moment: plain data, no handles.
@@ -19,11 +20,18 @@ export interface Snapshot {
   /** Raw token balances by mint, where a strategy asked for them. */
   readonly balances: Readonly<Record<string, string>>;
   /**
-   * Trigger orders Keeper created for this wallet and still considers open, from the ledger (the
-   * service has no list endpoint): confirmed creates with a recorded order account and no confirmed
-   * cancel of that order.
+   * Trigger orders Keeper created for this wallet and still considers open, from the ledger:
+   * confirmed creates with a recorded order account and no confirmed cancel of that order. What the
+   * service lists (`listedTriggerOrders`) says whether they truly are.
    */
   readonly triggerOrders?: readonly KnownTriggerOrder[];
+  /**
+   * The wallet's trigger orders as the service lists them (open ones, and the latest finished ones):
+   * the orders' true state. Present only when limit-orders is configured.
+   */
+  readonly listedTriggerOrders?: readonly ListedOrder[];
+  /** The wallet's recurring (time) orders as the service lists them. Present only when dca is configured. */
+  readonly listedRecurringOrders?: readonly ListedOrder[];
   /**
    * Category, subcategory, tags (and provider, when known) of the events the wallet holds positions
    * in, by event id. Present only when a configured strategy declared it needs them; an event whose

@@ -1,5 +1,10 @@
 import type { ClaimPreview, ClosePreview } from "../api/schemas/prediction.js";
-import type { RecurringCreateBody, RecurringCreateResponse } from "../api/schemas/recurring.js";
+import type {
+  RecurringCancelBody,
+  RecurringCancelResponse,
+  RecurringCreateBody,
+  RecurringCreateResponse,
+} from "../api/schemas/recurring.js";
 import type { SwapBuildResponse } from "../api/schemas/swap.js";
 import type {
   TriggerCancelBody,
@@ -21,6 +26,7 @@ export interface BuildApi {
   createTriggerOrder(body: TriggerCreateBody): Promise<TriggerCreateResponse>;
   cancelTriggerOrder(body: TriggerCancelBody): Promise<TriggerCancelResponse>;
   createRecurringOrder(body: RecurringCreateBody): Promise<RecurringCreateResponse>;
+  cancelRecurringOrder(body: RecurringCancelBody): Promise<RecurringCancelResponse>;
   /** GET /swap/v2/build: the instructions of a swap, assembled here into a v0 transaction. */
   buildSwap?(params: {
     inputMint: string;
@@ -46,7 +52,7 @@ export interface BuiltTransaction {
   requestId?: string;
   /** Money the intent expects to bring in, for the ledger and metrics. */
   amountMicroUsd?: string;
-  /** The order account a create built, for the ledger (the service has no list endpoint). */
+  /** The order account a create built, for the ledger (the live service may leave it out). */
   order?: string;
 }
 
@@ -106,6 +112,10 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
           },
         },
       });
+      return { transaction: built.transaction, requestId: built.requestId };
+    }
+    case "cancelRecurring": {
+      const built = await api.cancelRecurringOrder({ user: intent.wallet, order: intent.order });
       return { transaction: built.transaction, requestId: built.requestId };
     }
     case "swap": {

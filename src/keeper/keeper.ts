@@ -36,6 +36,7 @@ import { Protections } from "./protections.js";
 import { createQueues, type KeeperQueues, type PollJobData } from "./queues.js";
 import { checkRedisForKeeper, connectRedis } from "./redis-connection.js";
 import { Scheduler } from "./scheduler.js";
+import { orderListsFor } from "./service-orders.js";
 import { processSign, type SignOutcome } from "./sign-worker.js";
 import { type SnapshotSource, snapshotNeeds } from "./snapshot.js";
 import { StrategyStateStore } from "./strategy-state.js";
@@ -217,6 +218,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             )
           ).filter((o) => o.status === "pending"),
         balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
+        // The orders' true state, read only for the strategies that place them.
+        ...orderListsFor(strategies, client),
         ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
       };
       const states = new StrategyStateStore(redis, keys);
@@ -311,7 +314,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   requestId && (row.kind === "createTrigger" || row.kind === "cancelTrigger")
                     ? async (signedTransaction: string) =>
                         client.trigger.execute({ requestId, signedTransaction })
-                    : requestId && row.kind === "createRecurring"
+                    : requestId && (row.kind === "createRecurring" || row.kind === "cancelRecurring")
                       ? async (signedTransaction: string) =>
                           client.recurring.execute({ requestId, signedTransaction })
                       : undefined;
@@ -460,6 +463,7 @@ function buildApi(client: ApiClient, connection: Connection) {
     createTriggerOrder: client.trigger.createOrder,
     cancelTriggerOrder: client.trigger.cancelOrder,
     createRecurringOrder: client.recurring.createOrder,
+    cancelRecurringOrder: client.recurring.cancelOrder,
     closeAllPositions: client.prediction.closeAllPositions,
     buildSwap: client.swap.build,
     simulateUnits: simulateUnitsOn(connection),

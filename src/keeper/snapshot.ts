@@ -2,6 +2,7 @@ import type { Order, Position } from "../api/schemas/prediction.js";
 import type { ConfiguredStrategy } from "../config/load-config.js";
 import { ConfigError } from "../core/errors.js";
 import type { EventDetails, SnapshotNeeds } from "../core/event-details.js";
+import type { ListedOrder } from "../core/service-orders.js";
 import type { InFlightIntent, KnownTriggerOrder, Snapshot } from "../core/snapshot.js";
 import type { LedgerRow } from "./ledger.js";
 
@@ -19,6 +20,12 @@ export interface SnapshotSource {
   eventDetails?(
     events: ReadonlyArray<{ eventId: string; title: string }>,
   ): Promise<Record<string, EventDetails>>;
+  /**
+   * The wallet's trigger and recurring orders as the service lists them. Wired only when a strategy
+   * reads them (see `orderListsFor`), so their presence is what makes a snapshot carry the lists.
+   */
+  triggerOrders?(wallet: string): Promise<ListedOrder[]>;
+  recurringOrders?(wallet: string): Promise<ListedOrder[]>;
 }
 
 export interface TakeSnapshotInput {
@@ -41,12 +48,14 @@ export interface TakeSnapshotInput {
 export async function takeSnapshot(input: TakeSnapshotInput): Promise<Snapshot> {
   const mints = input.balanceMints ?? [];
   const eventDetails = input.source.eventDetails?.bind(input.source);
-  const [positions, openOrders, balances] = await Promise.all([
+  const [positions, openOrders, balances, listedTriggerOrders, listedRecurringOrders] = await Promise.all([
     input.source.positions(input.wallet),
     input.withOrders ? input.source.pendingOrders(input.wallet) : Promise.resolve([]),
     mints.length > 0 && input.source.balances
       ? input.source.balances(input.wallet, mints)
       : Promise.resolve({}),
+    input.source.triggerOrders?.(input.wallet),
+    input.source.recurringOrders?.(input.wallet),
   ]);
   // Only positions that can still be exited need their event: a long history of claimed or settled
   // positions costs no requests.
@@ -62,6 +71,8 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<Snapshot> 
     inFlight: input.inFlight.map(toInFlight),
     balances,
     ...(input.triggerOrders ? { triggerOrders: input.triggerOrders } : {}),
+    ...(listedTriggerOrders ? { listedTriggerOrders } : {}),
+    ...(listedRecurringOrders ? { listedRecurringOrders } : {}),
     ...(events ? { events } : {}),
   };
 }

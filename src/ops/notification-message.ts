@@ -101,6 +101,7 @@ function untouched(kind: IntentKind): string {
     case "closeAll":
       return "Nothing was signed: the position is still open.";
     case "cancelTrigger":
+    case "cancelRecurring":
       return "Nothing was signed: the order is still open.";
     case "createTrigger":
     case "createRecurring":

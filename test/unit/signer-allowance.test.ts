@@ -16,6 +16,7 @@ describe("allowanceFor", () => {
     ["close", { ...base, key: "close-p", kind: "close", positionPubkey: out }, 0n, []],
     ["closeAll", { ...base, key: "close-all", kind: "closeAll" }, 0n, []],
     ["cancelTrigger", { ...base, key: "cancel", kind: "cancelTrigger", order: out }, 0n, []],
+    ["cancelRecurring", { ...base, key: "stop", kind: "cancelRecurring", order: out }, 0n, []],
     [
       "createTrigger",
       {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { formatIssues } from "../../src/config/format-issues.js";
 import { intentSchema } from "../../src/core/intent.js";
+import type { ListedOrder } from "../../src/core/service-orders.js";
 import type { InFlightIntent } from "../../src/core/snapshot.js";
 import type { StrategyState } from "../../src/core/strategy.js";
 import { checkDcaMinimums, dca } from "../../strategies/dca.js";
-import { inFlight, snapshot, WALLET } from "../helpers/fixtures.js";
+import { fakePubkey, inFlight, snapshot, WALLET } from "../helpers/fixtures.js";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const SOL = "So11111111111111111111111111111111111111112";
@@ -301,5 +302,140 @@ describe("dca: config refusals", () => {
 
   it("defaults", () => {
     expect(dca.configSchema.parse({ plans: [weekly] })).toEqual({ plans: [{ ...weekly, repeat: false }] });
+  });
+});
+
+describe("dca: the service's list of recurring orders is the rounds' true state", () => {
+  const ORDER = fakePubkey("Rec");
+  const OTHER = fakePubkey("Rec");
+  const repeating = { ...weekly, repeat: true };
+  const listedOrder = (state: ListedOrder["state"], order = ORDER, plan = weekly): ListedOrder => ({
+    order,
+    inputMint: plan.inputMint,
+    outputMint: plan.outputMint,
+    inAmountRaw: plan.inAmountRaw,
+    state,
+  });
+
+  interface ListedPoll extends Poll {
+    listed: ListedOrder[];
+  }
+
+  /** One poll per entry with the service's list, state carried; returns each poll's intents. */
+  function runListed(plans: Array<Record<string, unknown>>, schedule: ListedPoll[]) {
+    let state: StrategyState = {};
+    return schedule.map((poll) => {
+      const result = dca.evaluate({
+        snapshot: snapshot({
+          inFlight: (poll.inFlightKeys ?? []).map((key) =>
+            inFlight(key, "createRecurring", { strategy: "dca" }),
+          ),
+          listedRecurringOrders: poll.listed,
+        }),
+        state,
+        config: dca.configSchema.parse({ plans: poll.plans ?? plans }),
+        now: new Date(poll.at * 1000),
+      });
+      state = result.state;
+      for (const intent of result.intents) intentSchema.parse(intent);
+      return result.intents;
+    });
+  }
+  const keys = (polls: ReadonlyArray<ReadonlyArray<{ key: string }>>) =>
+    polls.map((intents) => intents.map((i) => i.key));
+
+  it("a round the service lists completed lets the next round start at once (repeat)", () => {
+    const polls = runListed(
+      [repeating],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 10, listed: [], inFlightKeys: [`dca-${WALLET}-weekly-sol-1`] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("open")] },
+        // Completed well before the four days the round was planned for.
+        { at: T0 + DAY + 10, listed: [listedOrder("completed")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`], [], [], [], [`dca-${WALLET}-weekly-sol-2`]]);
+  });
+
+  it("without repeat, a completed round ends the plan; a completed earlier order is not the next round's", () => {
+    const polls = runListed(
+      [weekly],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("completed")] },
+        { at: T0 + 10 * DAY, listed: [listedOrder("completed")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`], [], [], []]);
+  });
+
+  it("a round whose order is still listed open stays live past its planned end: no second order", () => {
+    const polls = runListed(
+      [repeating],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + 5 * DAY, listed: [listedOrder("open")] },
+        { at: T0 + 5 * DAY + 10, listed: [listedOrder("completed")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`], [], [], [`dca-${WALLET}-weekly-sol-2`]]);
+  });
+
+  it("an order listed open that Keeper has no state for is taken as round 1, not placed again", () => {
+    const polls = runListed(
+      [weekly],
+      [
+        { at: T0, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("open")] },
+        { at: T0 + 10 * DAY, listed: [listedOrder("open")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[], [], []]);
+  });
+
+  it("an order of other mints or another amount is not the plan's", () => {
+    const other = { ...weekly, id: "other", inAmountRaw: "500000000" };
+    const polls = runListed([weekly], [{ at: T0, listed: [listedOrder("open", OTHER, other)] }]);
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`]]);
+  });
+
+  it("a plan removed from config is stopped: its open order is cancelled, once it is cancelled nothing more", () => {
+    const daily = { ...weekly, id: "daily", inAmountRaw: "200000000", numberOfOrders: 2 };
+    const dailyOrder = listedOrder("open", OTHER, daily);
+    const polls = runListed(
+      [weekly, daily],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open"), dailyOrder] },
+        { at: T0 + 30, plans: [daily], listed: [listedOrder("open"), dailyOrder] },
+        {
+          at: T0 + 40,
+          plans: [daily],
+          listed: [listedOrder("open"), dailyOrder],
+          inFlightKeys: [`dca-${WALLET}-weekly-sol-1-cancel`],
+        },
+        { at: T0 + 50, plans: [daily], listed: [listedOrder("cancelled"), dailyOrder] },
+      ],
+    );
+    expect(keys(polls)).toEqual([
+      [`dca-${WALLET}-weekly-sol-1`, `dca-${WALLET}-daily-1`],
+      [],
+      [`dca-${WALLET}-weekly-sol-1-cancel`],
+      [],
+      [],
+    ]);
+    expect(polls[2]?.[0]).toEqual({
+      kind: "cancelRecurring",
+      key: `dca-${WALLET}-weekly-sol-1-cancel`,
+      wallet: WALLET,
+      strategy: "dca",
+      order: ORDER,
+      inputMint: USDC,
+      reason: "dca: plan weekly-sol is no longer configured; stopping round 1",
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatIssues } from "../../src/config/format-issues.js";
 import { intentSchema } from "../../src/core/intent.js";
+import type { ListedOrder } from "../../src/core/service-orders.js";
 import type { StrategyState } from "../../src/core/strategy.js";
 import {
   type KnownTriggerOrder,
@@ -368,5 +369,135 @@ describe("limit-orders: config refusals", () => {
     const parsed = limitOrders.configSchema.safeParse(config);
     expect(parsed.success).toBe(false);
     expect(parsed.error && formatIssues(parsed.error)).toEqual(expected);
+  });
+});
+
+describe("limit-orders: the service's list of trigger orders is the orders' true state", () => {
+  const listed = (order: typeof sellSol, account: string, state: ListedOrder["state"]): ListedOrder => {
+    const amounts = triggerAmounts({ ...order, side: order.side as "sell" | "buy" });
+    return {
+      order: account,
+      inputMint: order.inputMint,
+      outputMint: order.outputMint,
+      inAmountRaw: amounts.makingAmount,
+      outAmountRaw: amounts.takingAmount,
+      state,
+    };
+  };
+
+  interface ListedPoll extends Poll {
+    listed: ListedOrder[];
+  }
+
+  function runListed(schedule: ListedPoll[]) {
+    let state: StrategyState = {};
+    return schedule.map((poll) => {
+      const snap: TriggerOrdersSnapshot = {
+        ...snapshot({
+          inFlight: (poll.inFlightKeys ?? []).map((key) => inFlight(key, "createTrigger")),
+          listedTriggerOrders: poll.listed,
+        }),
+        ...(poll.known ? { triggerOrders: poll.known } : {}),
+      };
+      const result = limitOrders.evaluate({
+        snapshot: snap,
+        state,
+        config: limitOrders.configSchema.parse({ orders: poll.orders }),
+        now: new Date(poll.at * 1000),
+      });
+      state = result.state;
+      for (const intent of result.intents) intentSchema.parse(intent);
+      return result.intents;
+    });
+  }
+  const mine = [known(`limit-${WALLET}-sell-sol-1`, ORDER_1)];
+
+  it.each<[string, ListedOrder["state"]]>([
+    ["filled", "filled"],
+    ["cancelled", "cancelled"],
+    ["expired", "expired"],
+  ])(
+    "an order Keeper believes open but the service lists %s moves on: no cancel, not placed again",
+    (_n, state) => {
+      const polls = runListed([
+        { at: T0, orders: [sellSol], known: [], listed: [] },
+        { at: T0 + 10, orders: [sellSol], known: mine, listed: [listed(sellSol, ORDER_1, "open")] },
+        { at: T0 + 20, orders: [sellSol], known: mine, listed: [listed(sellSol, ORDER_1, state)] },
+        // Past its TTL: nothing to cancel. Removed: nothing to cancel either.
+        { at: T0 + 3600, orders: [sellSol], known: mine, listed: [listed(sellSol, ORDER_1, state)] },
+        { at: T0 + 3700, orders: [buySol], known: mine, listed: [listed(sellSol, ORDER_1, state)] },
+      ]);
+      expect(polls).toEqual([[create(sellSol, 1)], [], [], [], [create(buySol, 1, T0 + 3700)]]);
+    },
+  );
+
+  it("a retired order whose cancel is pending is forgotten once the service lists it finished", () => {
+    const polls = runListed([
+      { at: T0, orders: [sellSol], known: [], listed: [] },
+      { at: T0 + 3600, orders: [sellSol], known: mine, listed: [listed(sellSol, ORDER_1, "open")] },
+      // The service filled it before the cancel was built: the cancel is not asked for again.
+      { at: T0 + 3610, orders: [sellSol], known: mine, listed: [listed(sellSol, ORDER_1, "filled")] },
+    ]);
+    expect(polls).toEqual([
+      [create(sellSol, 1)],
+      [cancel(sellSol, 1, ORDER_1, "ttl: order sell-sol is 3600s old (ttl 3600s)")],
+      [],
+    ]);
+  });
+
+  it("an order listed open with the terms of an id Keeper has no state for is adopted, not placed twice", () => {
+    const polls = runListed([
+      { at: T0, orders: [sellSol], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+      { at: T0 + 10, orders: [sellSol], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+      // Its TTL counts from the poll that adopted it; the cancel names the listed order.
+      { at: T0 + 3600, orders: [sellSol], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+    ]);
+    expect(polls).toEqual([
+      [],
+      [],
+      [cancel(sellSol, 1, ORDER_1, "ttl: order sell-sol is 3600s old (ttl 3600s)")],
+    ]);
+  });
+
+  it("a create answered without its order account learns it from the list, and cancels it at TTL", () => {
+    const polls = runListed([
+      { at: T0, orders: [sellSol], known: [], listed: [] },
+      { at: T0 + 10, orders: [sellSol], known: [], listed: [], inFlightKeys: [`limit-${WALLET}-sell-sol-1`] },
+      // Confirmed, but the ledger holds no account: the open order of the same terms is it.
+      { at: T0 + 20, orders: [sellSol], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+      { at: T0 + 3600, orders: [sellSol], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+    ]);
+    expect(polls).toEqual([
+      [create(sellSol, 1)],
+      [],
+      [],
+      [cancel(sellSol, 1, ORDER_1, "ttl: order sell-sol is 3600s old (ttl 3600s)")],
+    ]);
+  });
+
+  it("an order of other terms is not taken for the configured one", () => {
+    const polls = runListed([
+      {
+        at: T0,
+        orders: [sellSol],
+        known: [],
+        listed: [listed({ ...sellSol, price: "151" }, ORDER_2, "open")],
+      },
+    ]);
+    expect(polls).toEqual([[create(sellSol, 1)]]);
+  });
+
+  it("after a fill, new terms start the next generation", () => {
+    const polls = runListed([
+      { at: T0, orders: [sellSol], known: [], listed: [] },
+      { at: T0 + 10, orders: [sellSol], known: mine, listed: [listed(sellSol, ORDER_1, "filled")] },
+      {
+        at: T0 + 20,
+        orders: [{ ...sellSol, price: "160" }],
+        known: mine,
+        listed: [listed(sellSol, ORDER_1, "filled")],
+      },
+    ]);
+    expect(polls).toEqual([[create(sellSol, 1)], [], [create({ ...sellSol, price: "160" }, 2, T0 + 20)]]);
   });
 });

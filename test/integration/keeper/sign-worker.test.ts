@@ -100,6 +100,7 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
       createTriggerOrder: client.trigger.createOrder,
       cancelTriggerOrder: client.trigger.cancelOrder,
       createRecurringOrder: client.recurring.createOrder,
+      cancelRecurringOrder: client.recurring.cancelOrder,
     },
     ledger,
     sign,
