@@ -38,6 +38,8 @@ import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.
  * - while the service lists the round's order open, the round is live, whatever `endsAt` says;
  * - once it lists it completed (or cancelled), the round is over at once: with `repeat` the next
  *   round starts on that poll;
+ * - a round whose order finished before Keeper ever saw it listed open is not matched (an older
+ *   round's finished order could be taken for it): it ends at `endsAt`, as without the list;
  * - a plan Keeper has no state for, whose order the service lists open, takes that order as its
  *   round 1 instead of placing a second one;
  * - a plan removed from config whose round's order is listed open is stopped: its order is
