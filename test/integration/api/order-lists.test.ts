@@ -1,0 +1,101 @@
+import { VersionedTransaction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, createApiClient } from "../../../src/api/client.js";
+import type { EndpointName } from "../../../src/api/endpoints.js";
+import { orderListsFor } from "../../../src/keeper/service-orders.js";
+import { type SnapshotSource, takeSnapshot } from "../../../src/keeper/snapshot.js";
+import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+
+/**
+ * A poll's snapshot against the sandbox: the order lists are read through the client only for the
+ * strategies that use them, in a counted number of requests, and carry the sandbox's own states.
+ */
+let sandbox: RunningSandbox;
+let client: ApiClient;
+let wallet: string;
+const requests: EndpointName[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
+  client = createApiClient({
+    baseUrl: sandbox.url,
+    apiKey: sandbox.apiKey,
+    hooks: { onRequest: (o) => requests.push(o.endpoint) },
+  });
+  wallet = sandbox.wallets[2] as string;
+  const tokens = await client.tokens.search({ query: "USDC,SOL" });
+  const mintOf = (symbol: string) => tokens.find((t) => t.symbol === symbol)?.id ?? "";
+  const signed = (base64: string) => {
+    const tx = VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+    tx.sign([sandbox.world.walletKeypair(2)]);
+    return Buffer.from(tx.serialize()).toString("base64");
+  };
+  for (const making of ["10000000", "20000000"]) {
+    const built = await client.trigger.createOrder({
+      inputMint: mintOf("USDC"),
+      outputMint: mintOf("SOL"),
+      maker: wallet,
+      payer: wallet,
+      params: { makingAmount: making, takingAmount: "50000000" },
+    });
+    await client.trigger.execute({
+      requestId: built.requestId,
+      signedTransaction: signed(built.transaction),
+    });
+  }
+  const recurring = await client.recurring.createOrder({
+    user: wallet,
+    inputMint: mintOf("USDC"),
+    outputMint: mintOf("SOL"),
+    params: { time: { inAmount: 200_000_000, numberOfOrders: 2, interval: 86_400 } },
+  });
+  await client.recurring.execute({
+    requestId: recurring.requestId,
+    signedTransaction: signed(recurring.transaction),
+  });
+});
+afterAll(() => sandbox.close());
+
+async function snapshotWith(strategies: string[]) {
+  const source: SnapshotSource = {
+    positions: async () => [],
+    pendingOrders: async () => [],
+    ...orderListsFor(
+      strategies.map((name) => ({ name })),
+      client,
+    ),
+  };
+  requests.length = 0;
+  return takeSnapshot({ wallet, withOrders: false, source, inFlight: [], nowSeconds: 0 });
+}
+
+describe("order lists in a poll's snapshot", () => {
+  it("reads the trigger and recurring lists for limit-orders and dca: two requests each", async () => {
+    const [filled] = [...sandbox.world.swapOrders.values()].filter(
+      (o) => o.kind === "trigger" && o.maker === wallet,
+    );
+    sandbox.world.settleOrder(filled?.order ?? "", "filled");
+    const snap = await snapshotWith(["limit-orders", "dca"]);
+    expect(requests.filter((r) => r === "getTriggerOrders")).toHaveLength(2);
+    expect(requests.filter((r) => r === "getRecurringOrders")).toHaveLength(2);
+    expect(requests).toHaveLength(4);
+    const states = (snap.listedTriggerOrders ?? []).map((o) => o.state).sort();
+    expect(states).toEqual(["filled", "open"]);
+    expect(snap.listedTriggerOrders?.find((o) => o.order === filled?.order)).toMatchObject({
+      state: "filled",
+      inAmountRaw: filled?.inAmountRaw.toString(),
+      outAmountRaw: "50000000",
+    });
+    expect(snap.listedRecurringOrders).toEqual([
+      expect.objectContaining({ state: "open", inAmountRaw: "200000000" }),
+    ]);
+  });
+
+  it("reads no list when neither strategy is configured", async () => {
+    const snap = await snapshotWith(["auto-claim", "exit-rules"]);
+    expect(requests).toEqual([]);
+    expect(snap).not.toHaveProperty("listedTriggerOrders");
+    expect(snap).not.toHaveProperty("listedRecurringOrders");
+  });
+});
