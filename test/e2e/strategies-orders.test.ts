@@ -207,10 +207,10 @@ ${
     const first = keeper;
     const rows = await confirmed(
       first,
-      ["dca-keep-daily-1", "dca-keep-stop-1", "limit-buy-keep-1"],
+      [`dca-${wallet}-keep-daily-1`, `dca-${wallet}-keep-stop-1`, `limit-${wallet}-buy-keep-1`],
       "both plans' first rounds and the limit order confirmed",
     );
-    const created = rows.find((r) => r.key === "limit-buy-keep-1");
+    const created = rows.find((r) => r.key === `limit-${wallet}-buy-keep-1`);
     const trigger = created?.order ?? "";
     expect(sandbox.world.swapOrders.get(trigger)?.status, "still open before its TTL").toBe("open");
     const [daily] = recurringOf(100_000_000n);
@@ -224,7 +224,7 @@ ${
     sandbox.world.settleOrder(trigger, "filled");
 
     // The round planned for two days is over: the next starts now.
-    await confirmed(first, ["dca-keep-daily-2"], "the second round of the daily plan");
+    await confirmed(first, [`dca-${wallet}-keep-daily-2`], "the second round of the daily plan");
     // Past the limit order's TTL, polls see it filled and ask for no cancel.
     await eventually(
       "a poll after the limit order's TTL",
@@ -236,8 +236,8 @@ ${
     );
     await morePolls(first, wallet, 2);
     const keys = (await first.ledger.list()).map((r) => r.key);
-    expect(keys).not.toContain("limit-buy-keep-1-cancel");
-    expect(keys).not.toContain("limit-buy-keep-2");
+    expect(keys).not.toContain(`limit-${wallet}-buy-keep-1-cancel`);
+    expect(keys).not.toContain(`limit-${wallet}-buy-keep-2`);
     expect(sandbox.world.swapOrders.get(trigger)?.status).toBe("filled");
     expect(
       recurringOf(100_000_000n)
@@ -248,11 +248,15 @@ ${
     // The stop plan leaves the config: its open order is cancelled through the recurring endpoints.
     await first.stop();
     keeper = (await startTestKeeper(await configWith(false), sandbox)).keeper;
-    const cancelRows = await confirmed(keeper, ["dca-keep-stop-1-cancel"], "the removed plan's cancel");
+    const cancelRows = await confirmed(
+      keeper,
+      [`dca-${wallet}-keep-stop-1-cancel`],
+      "the removed plan's cancel",
+    );
     const stop = recurringOf(120_000_000n);
     expect(stop).toHaveLength(1);
     expect(stop[0]?.status).toBe("cancelled");
-    expect(cancelRows.find((r) => r.key === "dca-keep-stop-1-cancel")).toMatchObject({
+    expect(cancelRows.find((r) => r.key === `dca-${wallet}-keep-stop-1-cancel`)).toMatchObject({
       kind: "cancelRecurring",
       strategy: "dca",
     });
@@ -265,11 +269,11 @@ ${
     const ledgerKeys = (await keeper.ledger.list()).map((r) => r.key).sort();
     expect(ledgerKeys).toEqual(
       [
-        "dca-keep-daily-1",
-        "dca-keep-daily-2",
-        "dca-keep-stop-1",
-        "dca-keep-stop-1-cancel",
-        "limit-buy-keep-1",
+        `dca-${wallet}-keep-daily-1`,
+        `dca-${wallet}-keep-daily-2`,
+        `dca-${wallet}-keep-stop-1`,
+        `dca-${wallet}-keep-stop-1-cancel`,
+        `limit-${wallet}-buy-keep-1`,
       ].sort(),
     );
   }, 180_000);
