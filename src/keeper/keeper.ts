@@ -219,7 +219,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           ).filter((o) => o.status === "pending"),
         balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
         // The orders' true state, read only for the strategies that place them.
-        ...orderListsFor(strategies, client),
+        ...orderListsFor(strategies, client, logger),
         ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
       };
       const states = new StrategyStateStore(redis, keys);

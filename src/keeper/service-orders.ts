@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { RecurringApi } from "../api/recurring.js";
 import type { TriggerApi } from "../api/trigger.js";
 import type { ConfiguredStrategy } from "../config/load-config.js";
@@ -59,18 +60,35 @@ export function listRecurringOrders(
 /**
  * The order lists a snapshot source offers, only for the strategies that read them: limit-orders
  * reads trigger orders, dca recurring orders. Without either configured, no list is ever fetched.
+ * A list that cannot be read is left out of that poll's snapshot (the strategies then go by the
+ * ledger and their own state, as without lists) rather than failing the poll: claims and exits of
+ * the wallet do not wait for an order list.
  */
 export function orderListsFor(
   strategies: readonly Pick<ConfiguredStrategy, "name">[],
   client: { trigger: Pick<TriggerApi, "getOrders">; recurring: Pick<RecurringApi, "getOrders"> },
+  logger?: Logger,
 ): Pick<SnapshotSource, "triggerOrders" | "recurringOrders"> {
   const names = new Set(strategies.map((s) => s.name));
+  const orSkip =
+    (what: string, list: (wallet: string) => Promise<ListedOrder[]>) =>
+    async (wallet: string): Promise<ListedOrder[] | undefined> => {
+      try {
+        return await list(wallet);
+      } catch (error) {
+        logger?.warn(
+          { err: error, wallet },
+          `could not read the ${what} orders; this poll goes without them`,
+        );
+        return undefined;
+      }
+    };
   return {
     ...(names.has("limit-orders")
-      ? { triggerOrders: (wallet: string) => listTriggerOrders(client.trigger, wallet) }
+      ? { triggerOrders: orSkip("trigger", (wallet) => listTriggerOrders(client.trigger, wallet)) }
       : {}),
     ...(names.has("dca")
-      ? { recurringOrders: (wallet: string) => listRecurringOrders(client.recurring, wallet) }
+      ? { recurringOrders: orSkip("recurring", (wallet) => listRecurringOrders(client.recurring, wallet)) }
       : {}),
   };
 }

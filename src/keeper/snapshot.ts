@@ -24,8 +24,8 @@ export interface SnapshotSource {
    * The wallet's trigger and recurring orders as the service lists them. Wired only when a strategy
    * reads them (see `orderListsFor`), so their presence is what makes a snapshot carry the lists.
    */
-  triggerOrders?(wallet: string): Promise<ListedOrder[]>;
-  recurringOrders?(wallet: string): Promise<ListedOrder[]>;
+  triggerOrders?(wallet: string): Promise<ListedOrder[] | undefined>;
+  recurringOrders?(wallet: string): Promise<ListedOrder[] | undefined>;
 }
 
 export interface TakeSnapshotInput {

@@ -3,6 +3,7 @@ import type { RecurringOrdersParams } from "../../src/api/schemas/recurring.js";
 import type { TriggerOrdersParams } from "../../src/api/schemas/trigger.js";
 import { fromRecurringOrder, fromTriggerOrder, listedOrderState } from "../../src/core/service-orders.js";
 import { listRecurringOrders, listTriggerOrders, orderListsFor } from "../../src/keeper/service-orders.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 import { fakePubkey, WALLET } from "../helpers/fixtures.js";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -152,5 +153,30 @@ describe("listing a wallet's orders", () => {
     const onlyDca = orderListsFor([{ name: "dca" }], client);
     expect(onlyDca.triggerOrders).toBeUndefined();
     expect(requests).toEqual(["trigger", "trigger", "recurring", "recurring"]);
+  });
+});
+
+describe("an order list that cannot be read", () => {
+  it("is left out of the poll, logged, instead of failing it", async () => {
+    const { logger, lines } = captureLogger();
+    const lists = orderListsFor(
+      [{ name: "limit-orders" }],
+      {
+        trigger: {
+          getOrders: async () => {
+            throw new Error("503 from getTriggerOrders");
+          },
+        },
+        recurring: { getOrders: async () => ({}) },
+      },
+      logger,
+    );
+    expect(await lists.triggerOrders?.(WALLET)).toBeUndefined();
+    expect(lines()).toEqual([
+      expect.objectContaining({
+        msg: "could not read the trigger orders; this poll goes without them",
+        wallet: WALLET,
+      }),
+    ]);
   });
 });
