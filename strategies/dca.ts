@@ -42,8 +42,9 @@ import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.
  *   round's finished order could be taken for it): it ends at `endsAt`, as without the list;
  * - a plan Keeper has no state for, whose order the service lists open, takes that order as its
  *   round 1 instead of placing a second one;
- * - a plan removed from config whose round's order is listed open is stopped: its order is
- *   cancelled (`cancelRecurring`, key `<round key>-cancel`) and what is left of it comes back.
+ * - a plan removed from config, or past its `stopAt`, whose round's order is listed open is
+ *   stopped: its order is cancelled (`cancelRecurring`, key `<round key>-cancel`) and what is left
+ *   of it comes back. Past `stopAt` no round starts, with or without the list.
  */
 
 export const STRATEGY_NAME = "dca";
@@ -66,6 +67,8 @@ const planSchema = z
       startAt: wholeNumber(0, 32_503_680_000, "Unix seconds").optional(),
       /** Start a new round when one ends. */
       repeat: z.boolean({ error: "expected true or false" }).default(false),
+      /** Unix seconds: from then on no round starts, and the live round's order is cancelled. */
+      stopAt: wholeNumber(0, 32_503_680_000, "Unix seconds").optional(),
     },
     expectedObject("a plan: id, inputMint, outputMint, inAmountRaw, numberOfOrders, intervalSeconds"),
   )
@@ -79,6 +82,8 @@ const planSchema = z
         path: ["inAmountRaw"],
         message: `must be at most ${Number.MAX_SAFE_INTEGER} (the service takes a JSON number)`,
       });
+    if (plan.stopAt !== undefined && plan.startAt !== undefined && plan.stopAt <= plan.startAt)
+      ctx.addIssue({ code: "custom", path: ["stopAt"], message: "must be after startAt" });
     if (BigInt(plan.inAmountRaw) < BigInt(plan.numberOfOrders))
       ctx.addIssue({
         code: "custom",
@@ -177,19 +182,30 @@ function openOrderOfPlan(
   );
 }
 
-/** Cancels of the open orders of plans no longer configured (their state is kept, see "Rounds"). */
-function stopRemovedPlans(
+/**
+ * Cancels of the open orders of plans that are stopped: no longer configured (their state is kept,
+ * see "Rounds"), or past their `stopAt`.
+ */
+function stopPlans(
   plans: Readonly<Record<string, Round>>,
   config: DcaConfig,
   listed: ReadonlyMap<string, ListedOrder>,
   inFlight: ReadonlySet<string>,
   wallet: string,
+  nowSeconds: number,
 ): Intent[] {
-  const configured = new Set(config.plans.map((p) => p.id));
+  const running = new Map(config.plans.map((p) => [p.id, p]));
   const intents: Intent[] = [];
   for (const [id, round] of Object.entries(plans)) {
     const order = round.order === undefined ? undefined : listed.get(round.order);
-    if (configured.has(id) || order?.state !== "open") continue;
+    const plan = running.get(id);
+    const why =
+      plan === undefined
+        ? "is no longer configured"
+        : plan.stopAt !== undefined && nowSeconds >= plan.stopAt
+          ? `reached its stopAt ${plan.stopAt}`
+          : undefined;
+    if (why === undefined || order?.state !== "open") continue;
     const key = `${keyOf(id, round)}-cancel`;
     if (inFlight.has(key)) continue;
     intents.push({
@@ -199,7 +215,7 @@ function stopRemovedPlans(
       strategy: STRATEGY_NAME,
       order: order.order,
       inputMint: order.inputMint,
-      reason: `dca: plan ${id} is no longer configured; stopping round ${round.round}`,
+      reason: `dca: plan ${id} ${why}; stopping round ${round.round}`,
     });
   }
   return intents;
@@ -243,6 +259,7 @@ export const dca = defineStrategy<DcaConfig>({
           plans[plan.id] = current;
         }
       }
+      if (plan.stopAt !== undefined && nowSeconds >= plan.stopAt) continue; // stopped: see stopPlans
       const listedState = current?.order === undefined ? undefined : listed.get(current.order)?.state;
       const isLive =
         current !== undefined &&
@@ -279,7 +296,7 @@ export const dca = defineStrategy<DcaConfig>({
         reason: `dca: plan ${plan.id} round ${round.round}, ${plan.numberOfOrders} orders every ${plan.intervalSeconds}s`,
       });
     }
-    if (service) intents.push(...stopRemovedPlans(plans, config, listed, inFlight, snapshot.wallet));
+    if (service) intents.push(...stopPlans(plans, config, listed, inFlight, snapshot.wallet, nowSeconds));
     return { intents, state: { plans } };
   },
 });

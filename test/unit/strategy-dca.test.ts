@@ -290,6 +290,11 @@ describe("dca: config refusals", () => {
     ],
     ["an unknown key", { plans: [{ ...weekly, amount: "1" }] }, ["plans[0].amount: unknown key"]],
     [
+      "a stopAt not after startAt",
+      { plans: [{ ...weekly, startAt: T0, stopAt: T0 }] },
+      ["plans[0].stopAt: must be after startAt"],
+    ],
+    [
       "a plan that is not an object",
       { plans: [weekly, null] },
       ["plans[1]: expected a plan: id, inputMint, outputMint, inAmountRaw, numberOfOrders, intervalSeconds"],
@@ -437,5 +442,39 @@ describe("dca: the service's list of recurring orders is the rounds' true state"
       inputMint: USDC,
       reason: "dca: plan weekly-sol is no longer configured; stopping round 1",
     });
+  });
+
+  it("a plan past its stopAt is stopped: its open order is cancelled and no round starts after", () => {
+    const stopping = { ...repeating, stopAt: T0 + DAY };
+    const polls = runListed(
+      [stopping],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("open")] },
+        { at: T0 + DAY + 10, listed: [listedOrder("cancelled")] },
+        { at: T0 + 10 * DAY, listed: [listedOrder("cancelled")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([
+      [`dca-${WALLET}-weekly-sol-1`],
+      [],
+      [`dca-${WALLET}-weekly-sol-1-cancel`],
+      [],
+      [],
+    ]);
+    expect(polls[2]?.[0]).toMatchObject({
+      kind: "cancelRecurring",
+      order: ORDER,
+      reason: `dca: plan weekly-sol reached its stopAt ${T0 + DAY}; stopping round 1`,
+    });
+  });
+});
+
+describe("dca: stopAt without the service's list", () => {
+  it("starts no round at or after stopAt, even with repeat", () => {
+    expect(
+      run([{ ...weekly, repeat: true, stopAt: T0 + 2 * DAY }], [{ at: T0 }, { at: T0 + 5 * DAY }]),
+    ).toEqual([[`dca-${WALLET}-weekly-sol-1`], []]);
   });
 });
