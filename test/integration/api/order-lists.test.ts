@@ -4,8 +4,9 @@ import { type ApiClient, createApiClient } from "../../../src/api/client.js";
 import type { EndpointName } from "../../../src/api/endpoints.js";
 import { orderListsFor } from "../../../src/keeper/service-orders.js";
 import { type SnapshotSource, takeSnapshot } from "../../../src/keeper/snapshot.js";
-import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 
 /**
  * A poll's snapshot against the sandbox: the order lists are read through the client only for the
@@ -17,7 +18,7 @@ let wallet: string;
 const requests: EndpointName[] = [];
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
+  sandbox = await startCheckedSandbox({ port: 0, clock: new DrivenClock(), rateLimit: false });
   client = createApiClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.apiKey,
