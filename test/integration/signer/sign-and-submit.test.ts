@@ -35,6 +35,20 @@ function fastForward(): () => void {
   const timer = setInterval(() => env.chain.advanceSlots(10), 20);
   return () => clearInterval(timer);
 }
+/**
+ * Every send moves the chain `blocks` on: expiry comes with the sends, whatever the machine's speed.
+ * After 30 sends `giveUp` aborts (a run that keeps rebroadcasting would otherwise never end).
+ */
+function sendsMoveTheChain(blocks: number) {
+  const send = env.connection.sendRawTransaction.bind(env.connection);
+  const controller = new AbortController();
+  const spy = vi.spyOn(env.connection, "sendRawTransaction").mockImplementation(async (...args) => {
+    if (spy.mock.calls.length > 30) controller.abort(new Error("more than 30 sends"));
+    env.chain.advanceSlots(blocks);
+    return send(...args);
+  });
+  return Object.assign(spy, { giveUp: controller.signal });
+}
 afterEach(() => {
   env.chain.faults.reset();
   vi.restoreAllMocks();
@@ -132,6 +146,66 @@ describe("signAndSubmit on the local chain", () => {
     expect(
       expired.outcome === "expired" && expired.signature && env.chain.transaction(expired.signature),
     ).toBeFalsy();
+    expect(usdcOf()).toBe(before + PAYOUT);
+  });
+
+  // Issue 11: a lastValidBlockHeight from the service is not believed beyond what a blockhash can live.
+  // Every send is dropped and moves the chain 40 blocks on: the blockhash's real life (150 blocks)
+  // ends after four sends.
+  it("a far-off lastValidBlockHeight from the service: expired soon after the real blockhash's lifetime, rebuilt once", async () => {
+    env.chain.dropFirstSends(1_000_000);
+    const before = usdcOf();
+    const intent = env.claimIntent();
+    const claim = await buildClaim();
+    const farOff = { ...claim, lastValidBlockHeight: claim.lastValidBlockHeight + 100_000 };
+    const sends = sendsMoveTheChain(40);
+    const expired = await signAndSubmit({ ...input(intent, farOff), signal: sends.giveUp }).catch(
+      (error: unknown) => ({ outcome: `still waiting after ${sends.mock.calls.length} sends: ${error}` }),
+    );
+    expect(expired).toMatchObject({ outcome: "expired", attempt: 1 });
+    expect(sends.mock.calls.length).toBeLessThanOrEqual(8);
+    expect(env.chain.blockHeight).toBeGreaterThan(claim.lastValidBlockHeight);
+    // The record holds the capped height, never the service's far-off one.
+    const record = await env.attempts.get(intent.key);
+    expect(record).toMatchObject({ status: "expired", attempt: 1 });
+    expect(record?.lastValidBlockHeight).toBeLessThanOrEqual(claim.lastValidBlockHeight + 200);
+
+    env.chain.faults.reset();
+    vi.restoreAllMocks();
+    const rebuilt = await signAndSubmit(input(intent, await buildClaim()));
+    expect(rebuilt).toMatchObject({ outcome: "confirmed", attempt: 2, resumed: false });
+    expect(usdcOf()).toBe(before + PAYOUT);
+  });
+
+  it("a resumed run whose record holds a far-off lastValidBlockHeight expires the same way", async () => {
+    env.chain.dropFirstSends(1_000_000);
+    const before = usdcOf();
+    const intent = env.claimIntent();
+    const claim = await buildClaim();
+    // A run (of a version that trusted the service's height) signed and recorded, then the process died.
+    const signed = VersionedTransaction.deserialize(claim.tx.serialize());
+    signed.addSignature(env.wallet, env.wallets.sign(env.wallet, signed.message.serialize()));
+    const signature = bs58.encode(signed.signatures[0] as Uint8Array);
+    await env.attempts.recordSigned(intent.key, {
+      attempt: 1,
+      signature,
+      lastValidBlockHeight: claim.lastValidBlockHeight + 100_000,
+      recentBlockhash: signed.message.recentBlockhash,
+      signedTransaction: Buffer.from(signed.serialize()).toString("base64"),
+    });
+
+    const sends = sendsMoveTheChain(40);
+    const resumed = await signAndSubmit({ ...input(intent, claim), signal: sends.giveUp }).catch(
+      (error: unknown) => ({ outcome: `still waiting after ${sends.mock.calls.length} sends: ${error}` }),
+    );
+    expect(resumed).toMatchObject({ outcome: "expired", attempt: 1, resumed: true, signature });
+    expect(sends.mock.calls.length).toBeLessThanOrEqual(8);
+    expect(env.chain.blockHeight).toBeGreaterThan(claim.lastValidBlockHeight);
+
+    env.chain.faults.reset();
+    vi.restoreAllMocks();
+    const rebuilt = await signAndSubmit(input(intent, await buildClaim()));
+    expect(rebuilt).toMatchObject({ outcome: "confirmed", attempt: 2, resumed: false });
     expect(usdcOf()).toBe(before + PAYOUT);
   });
 
