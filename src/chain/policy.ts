@@ -49,6 +49,10 @@ export interface PolicyInput {
   wallets: KeyHolder;
   connection: Connection;
   config: PolicyConfig;
+  /**
+   * Already capped by the signer (capLastValidBlockHeight): a far-off height from the service is no
+   * reason to refuse, it says nothing of what the transaction does; only the wait must not trust it.
+   */
   lastValidBlockHeight: number;
   /** Defaults to allowanceFor(intent). */
   allowance?: OutflowAllowance;

@@ -24,6 +24,10 @@ export interface SendAndConfirmInput {
   signedTransaction: Uint8Array;
   signature: string;
   recentBlockhash: string;
+  /**
+   * Past this height the node is asked whether it still accepts the blockhash. The caller caps what
+   * the service said (capLastValidBlockHeight): a far-off value would keep this waiting that long.
+   */
   lastValidBlockHeight: number;
   /** Wanted commitment (default confirmed). */
   commitment?: "processed" | "confirmed" | "finalized";
@@ -33,14 +37,14 @@ export interface SendAndConfirmInput {
   pollIntervalMs?: number;
   /** First send through this instead of the RPC; rebroadcasts still go to the RPC. */
   submit?: SubmitSigned;
-  /** Before declaring `expired`, also ask the node whether the blockhash is gone (default true). */
+  /**
+   * Past lastValidBlockHeight, ask the node whether the blockhash is gone before declaring `expired`
+   * (default true). Off: `expired` as soon as the height passes and a last status check finds nothing.
+   */
   checkBlockhashWithRpc?: boolean;
   logger: Logger;
   signal?: AbortSignal;
 }
-
-/** How long past lastValidBlockHeight a node's "blockhash still valid" is believed, in blocks. */
-const GRACE_BLOCKS = 150;
 
 const RANK: Record<TransactionConfirmationStatus, number> = { processed: 0, confirmed: 1, finalized: 2 };
 
@@ -53,9 +57,11 @@ function reached(status: SignatureStatus, wanted: TransactionConfirmationStatus)
 
 /**
  * Sends with `maxRetries: 0` (preflight skipped: our own simulation ran) and rebroadcasts the same
- * bytes until the wanted commitment, or until the block height passes `lastValidBlockHeight` and one
- * last status check, history included, finds nothing: only then is the transaction `expired`, because
- * only then can a fresh transaction not land beside this one. RPC failures that outlast the retries
+ * bytes until the wanted commitment, or until the block height passes `lastValidBlockHeight`, the
+ * node no longer accepts the blockhash and one last status check, history included, finds nothing:
+ * only then is the transaction `expired`, because only then can a fresh transaction not land beside
+ * this one. While the node still accepts the blockhash the wait goes on, past the height too: the
+ * height comes from the service (capped by the caller), the node's answer is the chain's. RPC failures that outlast the retries
  * are thrown (TransientError / PermanentError); the caller resumes from the recorded signature.
  */
 export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOutcome> {
@@ -140,15 +146,16 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
         signal: input.signal,
       },
     );
-    if (!found && height > input.lastValidBlockHeight) {
+    // Blockhash first, status after: once the node refuses the blockhash the transaction cannot land
+    // any more, so a status check after that answer is the last word.
+    if (!found && height > input.lastValidBlockHeight && !(await blockhashStillValid(input))) {
       const last = await status(true);
-      if (last) {
-        const done = settle(last);
-        if (done) return done;
-      } else if (height > input.lastValidBlockHeight + GRACE_BLOCKS || !(await blockhashStillValid(input))) {
+      if (!last) {
         log.info({ height, lastValidBlockHeight: input.lastValidBlockHeight, sends }, "transaction expired");
         return { outcome: "expired", signature };
       }
+      const done = settle(last);
+      if (done) return done;
     }
     if (!found && performance.now() - lastSendAt >= rebroadcastMs) await send();
     await sleep(pollMs, undefined, { signal: input.signal });

@@ -2,6 +2,7 @@ import type { Connection } from "@solana/web3.js";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
+import { capLastValidBlockHeight } from "../chain/blockhash-lifetime.js";
 import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
 import { checkTransaction, type PolicyConfig } from "../chain/policy.js";
 import { rpcCall } from "../chain/rpc.js";
@@ -40,7 +41,10 @@ export interface SignAndSubmitInput {
   intent: Intent;
   /** The unsigned (or partially signed) transaction the service built, base64. */
   transactionBase64: string;
-  /** The block height after which the service's blockhash is no longer valid. */
+  /**
+   * The block height after which the service's blockhash is no longer valid, as the service says;
+   * believed only up to the node's height at signing + 151 (capLastValidBlockHeight).
+   */
   lastValidBlockHeight: number;
   wallets: Wallets;
   connection: Connection;
@@ -91,6 +95,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     return { outcome: "failed", error, attempt: attempt - 1, resumed: false };
   }
 
+  const lastValidBlockHeight = await believedLastValidBlockHeight(input.lastValidBlockHeight, input, log);
   let signed: { bytes: Uint8Array; signature: string; recentBlockhash: string };
   try {
     const decoded = await decodeTransaction(
@@ -108,7 +113,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
       wallets,
       connection,
       config: input.policyConfig,
-      lastValidBlockHeight: input.lastValidBlockHeight,
+      lastValidBlockHeight,
     });
     log.debug(
       {
@@ -149,7 +154,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
   const claimed = await attempts.recordSigned(intent.key, {
     attempt,
     signature: signed.signature,
-    lastValidBlockHeight: input.lastValidBlockHeight,
+    lastValidBlockHeight,
     recentBlockhash: signed.recentBlockhash,
     signedTransaction: Buffer.from(signed.bytes).toString("base64"),
   });
@@ -167,7 +172,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     signedTransaction: signed.bytes,
     signature: signed.signature,
     recentBlockhash: signed.recentBlockhash,
-    lastValidBlockHeight: input.lastValidBlockHeight,
+    lastValidBlockHeight,
     ...(input.submit ? { submit: input.submit } : {}),
   });
   return finish(intent.key, attempt, outcome, false, input, log);
@@ -194,11 +199,14 @@ async function stale(
 }
 
 async function resume(record: AttemptRecord, input: SignAndSubmitInput, log: Logger): Promise<SignOutcome> {
-  const { signature, signedTransaction, lastValidBlockHeight, recentBlockhash } = record;
-  if (!signature || !signedTransaction || lastValidBlockHeight === undefined || !recentBlockhash) {
+  const { signature, signedTransaction, recentBlockhash } = record;
+  if (!signature || !signedTransaction || record.lastValidBlockHeight === undefined || !recentBlockhash) {
     throw new Error(`attempt record of ${record.intentKey} is in flight but incomplete`);
   }
   log.info({ signature, attempt: record.attempt }, "resuming a recorded transaction");
+  // Capped again: a record written before heights were capped may hold the service's far-off one, and
+  // the blockhash, older than the record, cannot outlive the node's height now + 151 either.
+  const lastValidBlockHeight = await believedLastValidBlockHeight(record.lastValidBlockHeight, input, log);
   // Same bytes, same signature: rebroadcasting cannot make a second payment.
   const outcome = await sendAndConfirm({
     ...sendInput(input, log),
@@ -208,6 +216,26 @@ async function resume(record: AttemptRecord, input: SignAndSubmitInput, log: Log
     lastValidBlockHeight,
   });
   return finish(record.intentKey, record.attempt, outcome, true, input, log);
+}
+
+/** `lastValidBlockHeight`, capped at the node's block height now + 151; a cap is logged. */
+async function believedLastValidBlockHeight(
+  lastValidBlockHeight: number,
+  input: SignAndSubmitInput,
+  log: Logger,
+): Promise<number> {
+  // Processed: the node's newest height, so the highest cap (past it the node's word decides anyway).
+  const height = await rpcCall("getBlockHeight", () => input.connection.getBlockHeight("processed"), {
+    signal: input.signal,
+  });
+  const capped = capLastValidBlockHeight(lastValidBlockHeight, height);
+  if (capped < lastValidBlockHeight) {
+    log.warn(
+      { lastValidBlockHeight, capped, blockHeight: height },
+      "lastValidBlockHeight is beyond any blockhash's lifetime; waiting only up to the capped height",
+    );
+  }
+  return capped;
 }
 
 function sendInput(

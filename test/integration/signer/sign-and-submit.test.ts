@@ -177,6 +177,20 @@ describe("signAndSubmit on the local chain", () => {
     expect(usdcOf()).toBe(before + PAYOUT);
   });
 
+  it("past lastValidBlockHeight a blockhash the node still accepts keeps the transaction alive: it lands", async () => {
+    env.chain.dropFirstSends(3);
+    const before = usdcOf();
+    const claim = await buildClaim();
+    // A service height too low (its node behind ours): passed after the first send, the blockhash lives on.
+    const tooLow = { ...claim, lastValidBlockHeight: claim.lastValidBlockHeight - 140 };
+    const sends = sendsMoveTheChain(20);
+    const outcome = await signAndSubmit({ ...input(env.claimIntent(), tooLow), signal: sends.giveUp });
+    expect(outcome).toMatchObject({ outcome: "confirmed", attempt: 1 });
+    expect(sends.mock.calls.length).toBeGreaterThanOrEqual(4);
+    expect(env.chain.blockHeight).toBeGreaterThan(tooLow.lastValidBlockHeight);
+    expect(usdcOf()).toBe(before + PAYOUT);
+  });
+
   it("a resumed run whose record holds a far-off lastValidBlockHeight expires the same way", async () => {
     env.chain.dropFirstSends(1_000_000);
     const before = usdcOf();
