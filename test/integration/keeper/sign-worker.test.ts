@@ -257,6 +257,44 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(paidBefore + payout);
   }, 60_000);
 
+  it("a built row with a far-off lastValidBlockHeight expires soon after its blockhash does, then is rebuilt and paid once", async () => {
+    const { position, key, paidBefore } = await admitClaim();
+    const built = await runBuild(key, 1);
+    const lastValid = built.lastValidBlockHeight ?? 0;
+    // The service said the blockhash lives 100,000 blocks more than it can (issue 11).
+    await ledger.update(key, { lastValidBlockHeight: lastValid + 100_000 });
+
+    // Every send is dropped and moves the chain 40 blocks on; a run still sending after 30 is given up.
+    chain.dropFirstSends(DROP_EVERY_SEND);
+    const send = connection.sendRawTransaction.bind(connection);
+    const giveUp = new AbortController();
+    let sends = 0;
+    connection.sendRawTransaction = (async (...args: Parameters<typeof send>) => {
+      sends += 1;
+      if (sends > 30) giveUp.abort(new Error("more than 30 sends"));
+      chain.advanceSlots(40);
+      return send(...args);
+    }) as typeof connection.sendRawTransaction;
+    const first = await runSign(key, 1, { signal: giveUp.signal })
+      .catch((error: unknown) => ({ outcome: `still waiting after ${sends} sends: ${error}` }))
+      .finally(() => {
+        connection.sendRawTransaction = send;
+      });
+    expect(first).toMatchObject({ outcome: "expired" });
+    expect(sends).toBeLessThanOrEqual(8);
+    expect(chain.blockHeight).toBeGreaterThan(lastValid);
+    expect(await ledger.get(key)).toMatchObject({ status: "expired", builds: 1 });
+
+    chain.faults.reset();
+    await runBuild(key, 2);
+    expect((await runSign(key, 2))?.outcome).toBe("confirmed");
+    expect(await ledger.get(key)).toMatchObject({ status: "confirmed", builds: 2 });
+    expect(landedClaims.get(position.pubkey)).toBe(1);
+    expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
+      paidBefore + BigInt(built.amountMicroUsd ?? "0"),
+    );
+  }, 60_000);
+
   it("rebuilds a claim whose sign job waited past its blockhash's lifetime (a backlog), unsigned, paid once", async () => {
     const { position, key, paidBefore } = await admitClaim();
     const built = await runBuild(key, 1);
