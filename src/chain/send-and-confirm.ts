@@ -61,8 +61,9 @@ function reached(status: SignatureStatus, wanted: TransactionConfirmationStatus)
  * node no longer accepts the blockhash and one last status check, history included, finds nothing:
  * only then is the transaction `expired`, because only then can a fresh transaction not land beside
  * this one. While the node still accepts the blockhash the wait goes on, past the height too: the
- * height comes from the service (capped by the caller), the node's answer is the chain's. RPC failures that outlast the retries
- * are thrown (TransientError / PermanentError); the caller resumes from the recorded signature.
+ * height comes from the service (capped by the caller), the node's answer is the chain's. RPC
+ * failures that outlast the retries are thrown (TransientError / PermanentError); the caller resumes
+ * from the recorded signature.
  */
 export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOutcome> {
   const { connection, signature, logger } = input;
