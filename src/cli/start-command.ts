@@ -6,6 +6,7 @@ import { ALL_ROLES, type Role, startKeeper } from "../keeper/keeper.js";
 import { connectRedis } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { SecretScrubber } from "../ops/secret-scrubber.js";
+import { dropKeyVariables, keySourcesOf, loadWallets } from "../signer/keys.js";
 import { checkRpcReachable, checkServiceReachable } from "./preflight.js";
 
 /** Resolves when SIGINT or SIGTERM arrives. */
@@ -35,26 +36,35 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
         await runDemo();
         return;
       }
-      const config = await loadConfig({ file });
+      const roles = new Set<Role>(opts.role ? [opts.role] : ALL_ROLES);
+      // User strategy code runs only where strategies are evaluated (the worker), and only once the
+      // keys are loaded and their variables gone: the config is first checked without importing it.
+      const checked = await loadConfig({ file, strategyModules: "check" });
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = new SecretScrubber(
-        [config.secrets.apiKey, config.secrets.webhookUrl].filter((s): s is string => s !== undefined),
+        [checked.secrets.apiKey, checked.secrets.webhookUrl].filter((s): s is string => s !== undefined),
       );
-      const logger = createLogger({ level: config.ops.logLevel, scrubber });
-      const roles = new Set<Role>(opts.role ? [opts.role] : ALL_ROLES);
-      (await connectRedis(config.redis.url)).disconnect();
+      const logger = createLogger({ level: checked.ops.logLevel, scrubber });
+      (await connectRedis(checked.redis.url)).disconnect();
       if (roles.has("worker"))
         await checkServiceReachable(
           createApiClient({
-            baseUrl: config.service.baseUrl,
-            apiKey: apiKeyFor(config),
+            baseUrl: checked.service.baseUrl,
+            apiKey: apiKeyFor(checked),
             retries: 1,
             timeoutMs: 5_000,
           }),
-          config,
+          checked,
         );
-      if (roles.has("signer") && config.mode === "live") await checkRpcReachable(config);
-      const keeper = await startKeeper({ config, roles, logger });
+      if (roles.has("signer") && checked.mode === "live") await checkRpcReachable(checked);
+      const wallets =
+        roles.has("signer") && checked.mode === "live"
+          ? await loadWallets(keySourcesOf(checked.wallets), { logger, scrubber })
+          : undefined;
+      for (const variable of dropKeyVariables(checked.wallets))
+        logger.warn({ variable }, "a wallet key variable is set for a process that loads no key: removed");
+      const config = roles.has("worker") ? await loadConfig({ file }) : checked;
+      const keeper = await startKeeper({ config, roles, logger, ...(wallets ? { wallets } : {}) });
       const signal = await untilSignal();
       logger.info({ signal }, "shutting down: finishing in-flight jobs");
       await keeper.stop();

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { access, readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
@@ -61,6 +61,8 @@ export interface ConfiguredStrategy {
   /** Where it is in the config file's `strategies:` list, for messages. */
   readonly index?: number;
   readonly name: string;
+  /** The user module's absolute path; absent for a built-in strategy. */
+  readonly module?: string;
   readonly strategy: Strategy<unknown>;
   readonly config: unknown;
 }
@@ -69,7 +71,12 @@ export interface KeeperConfig extends Omit<ParsedConfig, "mode" | "strategies"> 
   /** The mode chosen once at start-up. */
   readonly mode: "live" | "dry-run";
   readonly requestedMode: ParsedConfig["mode"];
+  /**
+   * The enabled strategies. Loaded with `strategyModules: "check"`, user modules are left out: only
+   * their files were checked, and `strategyModules` says so.
+   */
   readonly strategies: readonly ConfiguredStrategy[];
+  readonly strategyModules: StrategyModules;
   /** Where the config came from, for messages (never a secret). */
   readonly sources: readonly string[];
   readonly secrets: KeeperSecrets;
@@ -97,10 +104,19 @@ export class KeeperSecrets {
   }
 }
 
+/**
+ * `import` loads user strategy modules (`strategies[].module`) and validates their config; `check` only
+ * checks that each file is there and readable, so a process that must not run user code (the signer)
+ * never imports one.
+ */
+export type StrategyModules = "import" | "check";
+
 export interface LoadConfigOptions {
   /** The user's file (`--config` or KEEPER_CONFIG). */
   readonly file?: string | undefined;
   readonly env?: NodeJS.ProcessEnv;
+  /** Default `import`. */
+  readonly strategyModules?: StrategyModules;
 }
 
 /**
@@ -132,7 +148,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
   if (!parsed.success) problems.push(...formatIssues(parsed.error));
   const entries = z.array(strategyEntrySchema).safeParse(raw.strategies ?? []);
   const baseDir = userFile ? dirname(resolve(userFile)) : process.cwd();
-  const strategies = entries.success ? await resolveStrategies(entries.data, baseDir, problems) : [];
+  const strategyModules = options.strategyModules ?? "import";
+  const strategies = entries.success
+    ? await resolveStrategies(entries.data, baseDir, strategyModules, problems)
+    : [];
   const apiKey = await readSecret(
     env.KEEPER_API_KEY,
     parsed.data?.service.apiKeyFile,
@@ -155,6 +174,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     requestedMode: config.mode,
     mode: resolveMode(config.mode, config.service.baseUrl),
     strategies,
+    strategyModules,
     sources,
     secrets: new KeeperSecrets(apiKey, webhookUrl),
   });
@@ -177,6 +197,7 @@ export function isLoopback(url: string): boolean {
 async function resolveStrategies(
   entries: ReadonlyArray<z.infer<typeof strategyEntrySchema>>,
   baseDir: string,
+  modules: StrategyModules,
   problems: string[],
 ): Promise<ConfiguredStrategy[]> {
   const out: ConfiguredStrategy[] = [];
@@ -186,9 +207,13 @@ async function resolveStrategies(
     const { name, enabled, module, ...rest } = entry;
     if (seen.has(name)) problems.push(`${at}.name: strategy "${name}" is configured twice`);
     seen.add(name);
-    const strategy = module
-      ? await loadUserStrategy(module, baseDir, at, problems)
-      : builtInStrategies.get(name);
+    const file = module ? userStrategyFile(module, baseDir, at, problems) : undefined;
+    if (module && !file) continue;
+    if (file && modules === "check") {
+      await checkUserStrategyFile(file, at, problems);
+      continue;
+    }
+    const strategy = file ? await loadUserStrategy(file, at, problems) : builtInStrategies.get(name);
     if (!strategy) {
       if (!module)
         problems.push(
@@ -203,7 +228,7 @@ async function resolveStrategies(
       problems.push(...formatIssues(parsed.error, ["strategies", index]));
       continue;
     }
-    if (enabled) out.push({ index, name, strategy, config: parsed.data });
+    if (enabled) out.push({ index, name, ...(file ? { module: file } : {}), strategy, config: parsed.data });
   }
   return out;
 }
@@ -224,17 +249,32 @@ const userStrategyShape = z.looseObject({
     .optional(),
 });
 
+/** The module's absolute path, or undefined (with a problem) when it cannot be a strategy module. */
+function userStrategyFile(modulePath: string, baseDir: string, at: string, problems: string[]) {
+  const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
+  if (/\.(ts|js|mjs)$/.test(file)) return file;
+  problems.push(`${at}.module: expected a .ts, .js or .mjs file`);
+  return undefined;
+}
+
+/** Checks a user module without running it: importing is running its top-level code. */
+async function checkUserStrategyFile(file: string, at: string, problems: string[]): Promise<void> {
+  try {
+    if (!(await stat(file)).isFile()) {
+      problems.push(`${at}.module: ${file} is not a file`);
+      return;
+    }
+    await access(file, constants.R_OK);
+  } catch (error) {
+    problems.push(`${at}.module: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+}
+
 async function loadUserStrategy(
-  modulePath: string,
-  baseDir: string,
+  file: string,
   at: string,
   problems: string[],
 ): Promise<Strategy<unknown> | undefined> {
-  const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
-  if (!/\.(ts|js|mjs)$/.test(file)) {
-    problems.push(`${at}.module: expected a .ts, .js or .mjs file`);
-    return undefined;
-  }
   let loaded: Record<string, unknown>;
   try {
     if (file.endsWith(".ts")) await ensureTypeScriptLoader();

@@ -23,7 +23,7 @@ import { PollTracker } from "../ops/poll-tracker.js";
 import { redisReachable, rpcReachable } from "../ops/readiness-checks.js";
 import { Watchdog } from "../ops/watchdog.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
-import { type KeySource, loadWallets, type Wallets } from "../signer/keys.js";
+import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
 import { signAndSubmit } from "../signer/sign-transaction.js";
 import { enqueueSign, processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
@@ -78,6 +78,14 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
   const roles = new Set(options.roles);
   if (config.mode === "dry-run" && roles.delete("signer"))
     logger.info("dry-run: the signer role does not run and no key is loaded");
+  if (roles.has("worker") && config.strategyModules !== "import")
+    throw new Error("the worker role runs strategies: load the config with its strategy modules imported");
+  const userModules = config.strategies.flatMap((s) => (s.module ? [s.module] : []));
+  if (roles.has("signer") && userModules.length > 0)
+    logger.warn(
+      { modules: userModules },
+      "user strategy code runs in the process that holds the wallet keys; for real money run `keeper start --role signer` in a process of its own",
+    );
   const wallets = config.wallets.map((w) => w.pubkey);
   if (wallets.length === 0 && !options.wallets)
     throw new ConfigError(["wallets: at least one wallet is required to run the keeper"]);
@@ -291,7 +299,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     }
 
     if (roles.has("signer")) {
-      const keyring = options.wallets ?? (await loadKeyring(config, logger));
+      const keyring = options.wallets ?? (await loadWallets(keySourcesOf(config.wallets), { logger }));
       for (const wallet of walletList)
         if (!keyring.has(wallet)) throw new ConfigError([`wallets: no key loaded for ${wallet}`]);
       const attempts = new RedisAttemptStore(redis, keys.attemptsPrefix);
@@ -418,18 +426,6 @@ async function failIntentOfExhaustedJob(
   } catch {
     // Redis is away: housekeeping finds the intent without a job and enqueues it again.
   }
-}
-
-async function loadKeyring(config: KeeperConfig, logger: Logger): Promise<Wallets> {
-  const problems: string[] = [];
-  const sources: KeySource[] = [];
-  config.wallets.forEach((w, i) => {
-    if (w.keyFile) sources.push({ kind: "file", path: w.keyFile });
-    else if (w.keyEnv) sources.push({ kind: "env", name: w.keyEnv });
-    else problems.push(`wallets[${i}]: the signer needs keyFile or keyEnv (live mode)`);
-  });
-  if (problems.length > 0) throw new ConfigError(problems);
-  return loadWallets(sources, { logger });
 }
 
 /**

@@ -6,6 +6,9 @@ import bs58 from "bs58";
 import type { Logger } from "pino";
 import { rawPublicKey } from "../chain/ed25519.js";
 import { ConfigError } from "../core/errors.js";
+import { secretForms } from "../ops/secret-forms.js";
+import type { SecretScrubber } from "../ops/secret-scrubber.js";
+import type { Signer } from "./signer.js";
 
 /** Where a wallet's secret key comes from. Config names the source; the key itself never is config. */
 export type KeySource = { kind: "file"; path: string } | { kind: "env"; name: string };
@@ -17,7 +20,7 @@ const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
  * The wallets Keeper signs for. Secret keys live only inside Node KeyObjects in a private field: there
  * is no getter, `JSON.stringify` and `util.inspect` show public keys only, and errors never carry bytes.
  */
-export class Wallets {
+export class Wallets implements Signer {
   readonly #keys: Map<string, KeyObject>;
 
   private constructor(keys: Map<string, KeyObject>) {
@@ -76,8 +79,36 @@ export class Wallets {
 
 export interface LoadWalletsOptions {
   logger: Logger;
-  /** The environment to read `env` sources from; process.env when omitted. */
+  /** The environment to read `env` sources from; process.env when omitted. Each one read is removed. */
   env?: NodeJS.ProcessEnv;
+  /** Given every textual form of each key loaded, so that none can reach a log line. */
+  scrubber?: SecretScrubber;
+}
+
+/** The key source of each configured wallet; a wallet with neither keyFile nor keyEnv is a problem. */
+export function keySourcesOf(wallets: ReadonlyArray<{ keyFile?: string; keyEnv?: string }>): KeySource[] {
+  const problems: string[] = [];
+  const sources: KeySource[] = [];
+  wallets.forEach((w, i) => {
+    if (w.keyFile) sources.push({ kind: "file", path: w.keyFile });
+    else if (w.keyEnv) sources.push({ kind: "env", name: w.keyEnv });
+    else problems.push(`wallets[${i}]: the signer needs keyFile or keyEnv (live mode)`);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return sources;
+}
+
+/**
+ * Removes the configured wallets' key variables from `env`, for a process that loads no key: code it
+ * runs (user strategies) must not find a key there. Returns the names removed.
+ */
+export function dropKeyVariables(
+  wallets: ReadonlyArray<{ keyEnv?: string }>,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const names = wallets.flatMap((w) => (w.keyEnv && env[w.keyEnv] !== undefined ? [w.keyEnv] : []));
+  for (const name of names) delete env[name];
+  return names;
 }
 
 /** Loads every source; all problems are reported together, by source, never with key material. */
@@ -96,6 +127,7 @@ export async function loadWallets(
         source.kind === "file"
           ? await readKeyFile(source.path, options.logger)
           : readKeyEnv(source.name, env);
+      options.scrubber?.add(secretForms(secret));
       secrets.push(secret);
       labels.push(label);
     } catch (error) {
@@ -155,9 +187,13 @@ async function readKeyFile(path: string, logger: Logger): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Reads a base58 64-byte secret key from an environment variable. */
+/**
+ * Reads a base58 64-byte secret key from an environment variable, and removes the variable: code that
+ * runs in this process later (a dependency, a user strategy) cannot read the key from process.env.
+ */
 function readKeyEnv(name: string, env: NodeJS.ProcessEnv): Uint8Array {
   const value = env[name]?.trim();
+  delete env[name];
   if (!value) throw new ConfigError([`env ${name}: not set or empty`]);
   let bytes: Uint8Array;
   try {
