@@ -170,11 +170,11 @@ export async function writeWalletKeyFiles(sandbox: RunningSandbox): Promise<stri
   return `wallets:\n${lines.join("\n")}\n`;
 }
 
-/** Runs `keeper start --config FILE` as a separate process, the way an operator would. */
-export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}) {
+/** Runs `keeper start --config FILE [args]` as a separate process, the way an operator would. */
+export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}, args: readonly string[] = []) {
   const child = spawn(
     process.execPath,
-    [join(process.cwd(), "bin/keeper.js"), "start", "--config", configFile],
+    [join(process.cwd(), "bin/keeper.js"), "start", "--config", configFile, ...args],
     {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
