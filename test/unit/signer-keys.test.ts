@@ -1,10 +1,13 @@
 import { inspect } from "node:util";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { verifyEd25519 } from "../../src/chain/ed25519.js";
 import { ConfigError } from "../../src/core/errors.js";
-import { Wallets } from "../../src/signer/keys.js";
+import { secretForms as scrubberForms } from "../../src/ops/secret-forms.js";
+import { REDACTED, SecretScrubber } from "../../src/ops/secret-scrubber.js";
+import { dropKeyVariables, loadWallets, Wallets } from "../../src/signer/keys.js";
 
 function secretForms(secret: Uint8Array): string[] {
   return [
@@ -77,5 +80,45 @@ describe("Wallets", () => {
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain("test-key");
     for (const form of forms) expect((error as Error).message).not.toContain(form);
+  });
+});
+
+describe("loadWallets from an environment variable", () => {
+  it("removes the variable once read and gives every form of the key to the scrubber", async () => {
+    const kp = Keypair.generate();
+    const secret = kp.secretKey.slice();
+    const env: NodeJS.ProcessEnv = { WALLET_KEY: bs58.encode(kp.secretKey), OTHER: "kept" };
+    const scrubber = new SecretScrubber();
+    const wallets = await loadWallets([{ kind: "env", name: "WALLET_KEY" }], {
+      logger: pino({ level: "silent" }),
+      env,
+      scrubber,
+    });
+    expect(wallets.publicKeys()).toEqual([kp.publicKey.toBase58()]);
+    expect(env).toEqual({ OTHER: "kept" });
+    for (const form of scrubberForms(secret))
+      expect(scrubber.scrub(`leak: ${form}`)).toBe(`leak: ${REDACTED}`);
+  });
+
+  it("removes a variable it could not use too", async () => {
+    const env: NodeJS.ProcessEnv = { WALLET_KEY: "not-a-key" };
+    await expect(
+      loadWallets([{ kind: "env", name: "WALLET_KEY" }], { logger: pino({ level: "silent" }), env }),
+    ).rejects.toThrow(/env WALLET_KEY: not base58/);
+    expect(env).toEqual({});
+  });
+});
+
+describe("dropKeyVariables", () => {
+  it("removes the configured wallets' key variables that are set, and names them", () => {
+    const env: NodeJS.ProcessEnv = { A_KEY: "x", OTHER: "kept" };
+    const removed = dropKeyVariables(
+      [{ keyEnv: "A_KEY" }, { keyEnv: "B_KEY" }, { keyFile: "f" }] as Array<{
+        keyEnv?: string;
+      }>,
+      env,
+    );
+    expect(removed).toEqual(["A_KEY"]);
+    expect(env).toEqual({ OTHER: "kept" });
   });
 });

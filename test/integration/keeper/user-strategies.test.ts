@@ -1,6 +1,7 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load-config.js";
@@ -120,5 +121,41 @@ describe("user strategies loaded through config `module:`", () => {
     expect(report.intents.map((i) => i.strategy)).toEqual(["close-at-multiple"]);
     // The failing strategy's state is not replaced.
     expect(report.states.has("always-throws")).toBe(false);
+  });
+
+  describe("checked without importing (the signer's config)", () => {
+    it("never runs the module: built-ins stay, the module's entry is left out and marked", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "keeper-user-strategy-"));
+      const ran = join(dir, "ran");
+      const file = await configFile("  - name: auto-claim\n  - name: marker\n    module: ./marker.mjs\n", {
+        "marker.mjs": `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(ran)}, "ran");\n`,
+      });
+      const config = await loadConfig({ file, env: {}, strategyModules: "check" });
+      expect(config.strategyModules).toBe("check");
+      expect(config.strategies.map((s) => s.name)).toEqual(["auto-claim"]);
+      expect(existsSync(ran)).toBe(false);
+    });
+
+    it.each<[string, string, RegExp]>([
+      [
+        "a file that is not there",
+        "./missing.mjs",
+        /^strategies\[0\]\.module: cannot read .*missing\.mjs \(ENOENT\)$/,
+      ],
+      ["a folder", "./folder.mjs", /^strategies\[0\]\.module: .*folder\.mjs is not a file$/],
+      ["a file of another kind", "./x.py", /^strategies\[0\]\.module: expected a \.ts, \.js or \.mjs file$/],
+    ])("refuses %s", async (_label, module, problem) => {
+      const file = await configFile(`  - name: x\n    module: ${module}\n`);
+      await mkdir(join(dirname(file), "folder.mjs"));
+      let problems: readonly string[] = [];
+      try {
+        await loadConfig({ file, env: {}, strategyModules: "check" });
+      } catch (error) {
+        if (error instanceof ConfigError) problems = error.problems;
+        else throw error;
+      }
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(problem);
+    });
   });
 });
