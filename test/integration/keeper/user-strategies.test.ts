@@ -6,6 +6,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
+import { startKeeper } from "../../../src/keeper/keeper.js";
 import { runStrategies } from "../../../src/keeper/run-strategies.js";
 import { position, snapshot } from "../../helpers/fixtures.js";
 
@@ -134,6 +135,16 @@ describe("user strategies loaded through config `module:`", () => {
       expect(config.strategyModules).toBe("check");
       expect(config.strategies.map((s) => s.name)).toEqual(["auto-claim"]);
       expect(existsSync(ran)).toBe(false);
+    });
+
+    it("cannot start the worker role, which would run strategies without them", async () => {
+      const file = await configFile("  - name: marker\n    module: ./marker.mjs\n", { "marker.mjs": "" });
+      const config = await loadConfig({ file, env: {}, strategyModules: "check" });
+      await expect(
+        startKeeper({ config, roles: new Set(["worker"]), logger: pino({ level: "silent" }) }),
+      ).rejects.toThrow(
+        /the worker role runs strategies: load the config with its strategy modules imported/,
+      );
     });
 
     it.each<[string, string, RegExp]>([
