@@ -111,6 +111,11 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         polls,
         stalePollSeconds: config.ops.stalePollSeconds,
       });
+    if (apiKeyFor(config) === undefined)
+      logger.info(
+        { baseUrl: config.service.baseUrl },
+        "no API key (KEEPER_API_KEY or service.apiKeyFile): using the service's keyless limits",
+      );
     const client = createApiClient({
       baseUrl: config.service.baseUrl,
       apiKey: apiKeyFor(config),
@@ -130,6 +135,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             o.status ?? (o.outcome === "timeout" ? "timeout" : "network"),
             o.durationMs / 1000,
           ),
+        onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
       },
     });
     const notifier = config.secrets.webhookUrl
@@ -281,6 +287,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             sign: queues.sign,
             logger,
             positions: source.positions,
+            closeAllSlippageBps: config.protections.closeAllSlippageBps,
           });
         },
         { ...workerOptions, concurrency: config.queues.actionConcurrency },
