@@ -278,8 +278,8 @@ describe("contract: the client against the sandbox", () => {
     expect(crypto.every((e) => e.category === "crypto")).toBe(true);
 
     // Events carry no provider field; the two providers' lists are disjoint and each non-empty.
-    const a = await collectAll(iterateEvents(client, { provider: "provider_a" }));
-    const b = await collectAll(iterateEvents(client, { provider: "provider_b" }));
+    const a = await collectAll(iterateEvents(client, { provider: "polymarket" }));
+    const b = await collectAll(iterateEvents(client, { provider: "kalshi" }));
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
     const idsOfA = new Set(a.map((e) => e.eventId));
