@@ -175,6 +175,8 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
         verified: t.isVerified ?? "",
         organic: t.organicScore ?? "",
         sus: t.audit?.isSus ?? "",
+        // Only assets of the lending Earn product have an APY.
+        "earn%": t.apy?.jupEarn ?? "",
       }));
       print(rows, Boolean(opts.json), tokens);
     });
