@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { collectAll, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
+import { collectUnique, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
 import {
   CATEGORIES,
   LEADERBOARD_METRICS,
@@ -34,7 +34,10 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
     .description("every position of a wallet (all pages)")
     .option("--json", "print JSON")
     .action(async (owner: string, opts: { json?: boolean }) => {
-      const positions = await collectAll(iteratePositions(await ctx.client(), { ownerPubkey: owner }));
+      const positions = await collectUnique(
+        iteratePositions(await ctx.client(), { ownerPubkey: owner }),
+        (p) => p.pubkey,
+      );
       const rows = positions.map((p) => ({
         position: p.pubkey,
         market: p.marketMetadata.title ?? p.marketId,
@@ -102,7 +105,10 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { owner?: string; market?: string; json?: boolean }) => {
       // The service has no market filter on orders (api-live): the answer is filtered here.
-      const all = await collectAll(iterateOrders(await ctx.client(), { ownerPubkey: opts.owner }));
+      const all = await collectUnique(
+        iterateOrders(await ctx.client(), { ownerPubkey: opts.owner }),
+        (o) => o.pubkey,
+      );
       const orders = opts.market === undefined ? all : all.filter((o) => o.marketId === opts.market);
       const rows = orders.map((o) => ({
         order: o.pubkey,
@@ -123,8 +129,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
     .option("--position <pubkey>", "position public key")
     .option("--json", "print JSON")
     .action(async (opts: { owner?: string; position?: string; json?: boolean }) => {
-      const records = await collectAll(
+      const records = await collectUnique(
         iterateHistory(await ctx.client(), { ownerPubkey: opts.owner, positionPubkey: opts.position }),
+        (h) => String(h.id),
       );
       const rows = records.map((h) => ({
         id: h.id,

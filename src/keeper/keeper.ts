@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   type ApiClient,
-  collectAll,
+  collectUnique,
   createApiClient,
   createRateLimiter,
   iterateOrders,
@@ -214,13 +214,15 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       const events = eventDetailsFor(strategies, client, logger, metrics);
       const source: SnapshotSource = {
         positions: (wallet: string) =>
-          collectAll(
+          collectUnique(
             iteratePositions(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+            (p) => p.pubkey,
           ),
         pendingOrders: async (wallet: string) =>
           (
-            await collectAll(
+            await collectUnique(
               iterateOrders(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+              (o) => o.pubkey,
             )
           ).filter((o) => o.status === "pending"),
         balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
