@@ -357,7 +357,10 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
       if (!world.isClaimable(position)) {
         const state = world.marketState(world.marketOf(position));
         // As the live service: too early is "not settled" (ask again later), not a refusal.
-        if (state.result === null)
+        if (
+          state.result === null ||
+          (world.isWinning(position) && !world.isSettled(world.marketOf(position)))
+        )
           throw badRequest("positionPubkey", "market_not_settled", "market is not settled yet");
         throw badRequest(
           "positionPubkey",

@@ -236,7 +236,7 @@ export function positionView(world: World, p: PositionRecord): Position {
     realizedPnlUsd: f.realizedMicro,
     openedAt: p.openedAt,
     updatedAt,
-    claimableAt: isWinner ? state.resolveAt : null,
+    claimableAt: isWinner ? (market.resolution?.settlesAt ?? state.resolveAt) : null,
     settlementDate: state.result === null ? null : state.resolveAt,
     openOrders: f.isPendingOrderOpen ? 1 : 0,
     bump: p.bump,
