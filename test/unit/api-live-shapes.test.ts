@@ -225,6 +225,9 @@ describe("requests as the live service takes them", () => {
         createRecurringOrder: async () => {
           throw new Error("not used");
         },
+        cancelRecurringOrder: async () => {
+          throw new Error("not used");
+        },
       },
       {
         kind: "claim",
