@@ -318,8 +318,9 @@ const positionStateSchema = z.object({
   /**
    * The `sizeUsd` the peak belongs to: a buy or a partial sell changes value without a price move.
    * Not `contracts`, which the service floors (a partial sell below one contract would not show).
+   * Absent in state written before it replaced `contracts`: the peak starts again, the counts stay.
    */
-  sizeMicroUsd: z.string(),
+  sizeMicroUsd: z.string().optional(),
   /** The trailing stop is armed (no activation configured, or the pnl reached it once). */
   trailingArmed: z.boolean(),
   /** Consecutive polls each rule has entered or stayed (only rules above 0 are kept). */

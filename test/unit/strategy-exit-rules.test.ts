@@ -331,6 +331,29 @@ describe("exit-rules: trailing stop across polls", () => {
     });
   });
 
+  it("reads state written before sizeMicroUsd (with contracts): the counts stay, the peak starts again", () => {
+    const old = {
+      peakValueMicroUsd: "9000000",
+      contracts: "10",
+      trailingArmed: true,
+      polls: { "take-profit": 1 },
+    };
+    const result = evaluate({ takeProfitPct: 15, confirmPolls: 2, trailingStopPct: 10 }, [at()], {
+      state: { positions: { [P]: old } },
+    });
+    expect(result.intents).toEqual([close("take-profit: pnl 16.6% >= 15%")]);
+    expect(result.state).toEqual({
+      positions: {
+        [P]: {
+          peakValueMicroUsd: "7000000",
+          sizeMicroUsd: "6000000",
+          trailingArmed: true,
+          polls: { "take-profit": 2 },
+        },
+      },
+    });
+  });
+
   it("starts again from state it cannot read", () => {
     const result = evaluate({ trailingStopPct: 10 }, [at({ valueUsd: "1000000" })], {
       state: { positions: { [P]: { peakValueMicroUsd: "not a number" } } },
