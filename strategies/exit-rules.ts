@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_CATEGORIES, EVENT_PROVIDERS, type EventDetails } from "../src/core/event-details.js";
+import type { EventDetails } from "../src/core/event-details.js";
 import { type Intent, intentKeys } from "../src/core/intent.js";
 import { formatUsd, usdToMicro } from "../src/core/money.js";
 import type { Snapshot } from "../src/core/snapshot.js";
@@ -137,9 +137,16 @@ const SELECTOR_KEYS = [
 ] as const;
 /** Selector keys read from the event's details (`snapshot.events`), not from the position. */
 const EVENT_SELECTOR_KEYS = ["tags", "category", "provider"] as const;
-/** `all` is a filter of the events list, not a category an override could mean. */
-const SELECTABLE_CATEGORIES = EVENT_CATEGORIES.filter((category) => category !== "all");
-const oneOf = (values: readonly string[]) => `expected one of ${values.join(", ")}`;
+/**
+ * Categories and providers are open sets on the live service (new ones appear), so a selector takes
+ * any name and compares it case-insensitively; `all` is a filter of the events list, not a category.
+ */
+const eventName = (what: string, examples: string) =>
+  z
+    .string({ error: `expected a ${what} name such as ${examples}` })
+    .trim()
+    .min(1, `expected a ${what} name such as ${examples}`)
+    .toLowerCase();
 const selector = z
   .strictObject({
     marketId: z.string().min(1, "expected a market id").optional(),
@@ -153,8 +160,10 @@ const selector = z
       })
       .min(1, "expected a list of tags")
       .optional(),
-    category: z.enum(SELECTABLE_CATEGORIES, { error: oneOf(SELECTABLE_CATEGORIES) }).optional(),
-    provider: z.enum(EVENT_PROVIDERS, { error: oneOf(EVENT_PROVIDERS) }).optional(),
+    category: eventName("category", "crypto or sports")
+      .refine((name) => name !== "all", "all is a filter of the events list, not a category")
+      .optional(),
+    provider: eventName("provider", "polymarket, kalshi or bisonfi").optional(),
     side: z.enum(["yes", "no"], { error: 'expected "yes" or "no"' }).optional(),
   })
   .refine((match) => SELECTOR_KEYS.some((key) => match[key] !== undefined), {
@@ -279,11 +288,11 @@ export function matches(match: Selector, position: Position, event: EventDetails
   if (match.titleContains !== undefined) {
     const needle = match.titleContains.toLowerCase();
     const titles = [position.marketMetadata.title, position.eventMetadata.title];
-    if (!titles.some((title) => title.toLowerCase().includes(needle))) return false;
+    if (!titles.some((title) => title?.toLowerCase().includes(needle))) return false;
   }
   if (selectsOnEvent(match) && event === undefined) return false;
-  if (match.category !== undefined && match.category !== event?.category) return false;
-  if (match.provider !== undefined && match.provider !== event?.provider) return false;
+  if (match.category !== undefined && match.category !== event?.category.toLowerCase()) return false;
+  if (match.provider !== undefined && match.provider !== event?.provider?.toLowerCase()) return false;
   if (match.tags !== undefined) {
     const held = new Set(event?.tags.map((tag) => tag.toLowerCase()));
     if (!match.tags.some((tag) => held.has(tag.toLowerCase()))) return false;
@@ -304,10 +313,14 @@ export function rulesFor(config: ExitRulesConfig, position: Position, event?: Ev
 // ---- state ----
 
 const positionStateSchema = z.object({
-  /** Highest `valueUsd` seen (micro-USD) since the position was first seen or its contracts changed. */
+  /** Highest `valueUsd` seen (micro-USD) since the position was first seen or its size changed. */
   peakValueMicroUsd: z.string().regex(/^\d+$/),
-  /** Contract count the peak belongs to: a buy or a partial sell changes value without a price move. */
-  contracts: z.string(),
+  /**
+   * The `sizeUsd` the peak belongs to: a buy or a partial sell changes value without a price move.
+   * Not `contracts`, which the service floors (a partial sell below one contract would not show).
+   * Absent in state written before it replaced `contracts`: the peak starts again, the counts stay.
+   */
+  sizeMicroUsd: z.string().optional(),
   /** The trailing stop is armed (no activation configured, or the pnl reached it once). */
   trailingArmed: z.boolean(),
   /** Consecutive polls each rule has entered or stayed (only rules above 0 are kept). */
@@ -348,8 +361,14 @@ function formatPct(value: number): string {
   return `${Number(value.toFixed(2))}%`;
 }
 
-function pnlPercent(position: Position, rules: Rules): number {
+/** Null when the service gives no pnl (a closed market): no pnl rule enters on it. */
+function pnlPercent(position: Position, rules: Rules): number | null {
   return rules.basis === "after-fees" ? position.pnlUsdAfterFeesPercent : position.pnlUsdPercent;
+}
+
+/** A micro-USD figure the service may send as null (no valuation, no quote). */
+function microOrNull(value: string | null): bigint | null {
+  return value === null ? null : BigInt(value);
 }
 
 /** "take-profit: pnl 31.2% >= 30%", or, inside the band, "take-profit: pnl 29.5% held (>= 30%, hysteresis 2%)". */
@@ -365,13 +384,15 @@ function ruleChecks(
   nowSeconds: number,
 ): RuleCheck[] {
   const checks: RuleCheck[] = [];
+  // A figure the service did not give (null) checks no rule that reads it: the rule neither enters
+  // nor stays on that poll.
   const pnl = pnlPercent(position, rules);
   const band = rules.hysteresisPct;
-  const pnlMetric = `${rules.basis === "after-fees" ? "pnl after fees" : "pnl"} ${formatPct(pnl)}`;
-  const mark = BigInt(position.markPriceUsd);
-  const value = BigInt(position.valueUsd);
+  const pnlMetric = `${rules.basis === "after-fees" ? "pnl after fees" : "pnl"} ${formatPct(pnl ?? 0)}`;
+  const mark = microOrNull(position.markPriceUsd);
+  const value = microOrNull(position.valueUsd);
 
-  if (rules.stopLossPct !== undefined) {
+  if (rules.stopLossPct !== undefined && pnl !== null) {
     const limit = -rules.stopLossPct;
     checks.push({
       rule: "stop-loss",
@@ -381,7 +402,7 @@ function ruleChecks(
       threshold: `<= ${formatPct(limit)}`,
     });
   }
-  if (rules.stopLossPriceUsd !== undefined) {
+  if (rules.stopLossPriceUsd !== undefined && mark !== null) {
     const limit = usdToMicro(rules.stopLossPriceUsd);
     checks.push({
       rule: "stop-loss-price",
@@ -391,7 +412,7 @@ function ruleChecks(
       threshold: `<= $${formatUsd(limit)}`,
     });
   }
-  if (rules.trailingStopPct !== undefined && tracked.trailingArmed) {
+  if (rules.trailingStopPct !== undefined && tracked.trailingArmed && value !== null) {
     const peak = BigInt(tracked.peakValueMicroUsd);
     if (peak > 0n) {
       const drawdownPct = Number(((peak - value) * BigInt(100 * PCT_SCALE)) / peak) / PCT_SCALE;
@@ -404,7 +425,7 @@ function ruleChecks(
       });
     }
   }
-  if (rules.takeProfitPct !== undefined) {
+  if (rules.takeProfitPct !== undefined && pnl !== null) {
     const limit = rules.takeProfitPct;
     checks.push({
       rule: "take-profit",
@@ -414,7 +435,7 @@ function ruleChecks(
       threshold: `>= ${formatPct(limit)}`,
     });
   }
-  if (rules.takeProfitPriceUsd !== undefined) {
+  if (rules.takeProfitPriceUsd !== undefined && mark !== null) {
     const limit = usdToMicro(rules.takeProfitPriceUsd);
     checks.push({
       rule: "take-profit-price",
@@ -424,8 +445,9 @@ function ruleChecks(
       threshold: `>= $${formatUsd(limit)}`,
     });
   }
-  if (rules.closeBeforeSeconds !== undefined) {
-    const closesIn = position.marketMetadata.closeTime - nowSeconds;
+  const closeTime = position.marketMetadata.closeTime;
+  if (rules.closeBeforeSeconds !== undefined && closeTime !== undefined) {
+    const closesIn = closeTime - nowSeconds;
     const due = closesIn <= rules.closeBeforeSeconds;
     checks.push({
       rule: "close-before",
@@ -458,29 +480,34 @@ function checkRules(position: Position, rules: Rules, tracked: PositionState, no
   return { polls, firing, firingRule };
 }
 
-/** Peak and arming, carried from the last poll; reset when the contract count changed. */
+/** Peak and arming, carried from the last poll; reset when the position's size changed. */
 function track(previous: PositionState | undefined, position: Position, rules: Rules): PositionState {
-  const value = BigInt(position.valueUsd);
-  const same = previous !== undefined && previous.contracts === position.contracts;
+  // No valuation this poll (null): the peak stays what it was.
+  const value = microOrNull(position.valueUsd) ?? 0n;
+  const same = previous !== undefined && previous.sizeMicroUsd === position.sizeUsd;
   const lastPeak = same ? BigInt(previous.peakValueMicroUsd) : 0n;
+  const pnl = pnlPercent(position, rules);
   const reachedActivation =
-    rules.trailingActivationPct === undefined || pnlPercent(position, rules) >= rules.trailingActivationPct;
+    rules.trailingActivationPct === undefined || (pnl !== null && pnl >= rules.trailingActivationPct);
   return {
     peakValueMicroUsd: (value > lastPeak ? value : lastPeak).toString(),
-    contracts: position.contracts,
+    sizeMicroUsd: position.sizeUsd,
     trailingArmed: (same && previous.trailingArmed) || reachedActivation,
     // Counts follow the pnl and the price, not the value: they survive a change of contracts.
     polls: previous?.polls ?? {},
   };
 }
 
-/** Positions the strategy watches at all: open market, nothing to claim, something to sell. */
+/**
+ * Positions the strategy watches at all: open market, nothing to claim, something to sell. "Something"
+ * is read from the USD size: `contracts` is floored, so a position under one contract shows 0 there.
+ */
 function isOpen(position: Position): boolean {
   return (
     !position.claimable &&
     !position.claimed &&
     position.marketMetadata.status === "open" &&
-    /[1-9]/.test(position.contracts)
+    (BigInt(position.sizeUsd) > 0n || /[1-9]/.test(position.contracts))
   );
 }
 
@@ -526,7 +553,9 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
       const key = intentKeys.close(position.pubkey);
       const closing = closeAllInFlight || positionsInFlight.has(position.pubkey) || inFlightKeys.has(key);
       if (position.openOrders > 0 || closing) continue;
-      if (BigInt(position.valueUsd) < dollarsToMicro(rules.minPositionUsd)) continue;
+      // Without a valuation the size (what was paid) tells whether the position is worth a close.
+      const worth = BigInt(position.valueUsd ?? position.sizeUsd);
+      if (worth < dollarsToMicro(rules.minPositionUsd)) continue;
       intents.push({
         kind: "close",
         key,

@@ -10,7 +10,8 @@ import { type TriggerApi, triggerApi } from "./trigger.js";
 
 export interface ApiClientOptions {
   readonly baseUrl: string;
-  readonly apiKey: string;
+  /** Absent: no key is sent and the service applies its keyless limits. */
+  readonly apiKey?: string;
   /** Per attempt. Default 10 s. */
   readonly timeoutMs?: number;
   /** Further attempts after the first, where a retry is safe. Default 3. */

@@ -20,6 +20,13 @@ export interface EndpointDef {
   readonly body?: z.ZodType;
   readonly response: z.ZodType;
   readonly idempotent: boolean;
+  /**
+   * Where a list answer keeps its items (`data`, `invites`, or `(root)` for a bare array): an item
+   * that breaks the schema is skipped and counted rather than losing the whole answer. Only reads
+   * have it. Close-all has not: each of its items is a transaction Keeper signs, and one it cannot
+   * read fails the close-all (retried) rather than letting it pass as done with a position left open.
+   */
+  readonly skippableItems?: "data" | "invites" | "(root)";
 }
 
 const def = <const D extends EndpointDef>(d: D): D => d;
@@ -27,6 +34,7 @@ const def = <const D extends EndpointDef>(d: D): D => d;
 export const endpoints = {
   listEvents: def({
     name: "listEvents",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/events",
@@ -36,6 +44,7 @@ export const endpoints = {
   }),
   searchEvents: def({
     name: "searchEvents",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/events/search",
@@ -54,6 +63,7 @@ export const endpoints = {
   }),
   listEventMarkets: def({
     name: "listEventMarkets",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/events/:eventId/markets",
@@ -81,6 +91,7 @@ export const endpoints = {
   }),
   listPositions: def({
     name: "listPositions",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/positions",
@@ -90,6 +101,7 @@ export const endpoints = {
   }),
   listOrders: def({
     name: "listOrders",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/orders",
@@ -99,6 +111,7 @@ export const endpoints = {
   }),
   listHistory: def({
     name: "listHistory",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/history",
@@ -111,7 +124,7 @@ export const endpoints = {
     area: "prediction",
     method: "DELETE",
     path: "/prediction/v1/positions",
-    body: s.closePositionsBody,
+    body: s.closeAllBody,
     response: s.closeAllResponseSchema,
     idempotent: true,
   }),
@@ -121,7 +134,7 @@ export const endpoints = {
     method: "DELETE",
     path: "/prediction/v1/positions/:positionPubkey",
     params: s.positionPathParams,
-    body: s.closePositionsBody,
+    body: s.closePositionBody,
     response: s.closePreviewSchema,
     idempotent: true,
   }),
@@ -137,6 +150,7 @@ export const endpoints = {
   }),
   leaderboards: def({
     name: "leaderboards",
+    skippableItems: "data",
     area: "prediction",
     method: "GET",
     path: "/prediction/v1/leaderboards",
@@ -146,6 +160,7 @@ export const endpoints = {
   }),
   searchTokens: def({
     name: "searchTokens",
+    skippableItems: "(root)",
     area: "ultra",
     method: "GET",
     path: "/ultra/v1/search",
@@ -245,6 +260,7 @@ export const endpoints = {
   }),
   inviteHistory: def({
     name: "inviteHistory",
+    skippableItems: "invites",
     area: "send",
     method: "GET",
     path: "/send/v1/invite-history",

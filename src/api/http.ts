@@ -18,7 +18,7 @@ import type { RequestRateLimiter } from "./rate-limiter.js";
 import { buildUrl, encodeJsonBody } from "./request-url.js";
 import { retryAfterMs, serverRequestedDelayMs } from "./retry-after.js";
 import { sleep } from "./sleep.js";
-import { parseOrThrow } from "./validate.js";
+import { parseOrThrow, parseSkippingItems } from "./validate.js";
 
 type Def<N extends EndpointName> = (typeof endpoints)[N];
 /** What a caller passes: the schemas' input types (before defaults and transforms). */
@@ -47,11 +47,14 @@ export interface RequestObservation {
 
 export interface TransportHooks {
   onRequest?(observation: RequestObservation): void;
+  /** Items of a list answer left out because they broke the schema (see `skippableItems`). */
+  onItemsSkipped?(endpoint: EndpointName, count: number): void;
 }
 
 export interface HttpTransportOptions {
   readonly baseUrl: string;
-  readonly apiKey: string;
+  /** Absent: requests go without a key, at the service's keyless limits. */
+  readonly apiKey?: string;
   /** Per attempt, from sending to the last byte of the answer. Default 10 s. */
   readonly timeoutMs?: number;
   /** Further attempts after the first, for failures that may be retried. Default 3. */
@@ -106,7 +109,7 @@ function deliveryOf(error: unknown): Delivery {
 export class HttpTransport {
   readonly baseUrl: string;
   // Private fields do not show in util.inspect, JSON or object spreads; the key lives only here.
-  readonly #apiKey: string;
+  readonly #apiKey: string | undefined;
   readonly #timeoutMs: number;
   readonly #retries: number;
   readonly #minRetryDelayMs: number;
@@ -118,7 +121,8 @@ export class HttpTransport {
   readonly #fetch: typeof fetch;
 
   constructor(options: HttpTransportOptions) {
-    if (options.apiKey.trim() === "") throw new ConfigError(["api.apiKey: is required"]);
+    if (options.apiKey !== undefined && options.apiKey.trim() === "")
+      throw new ConfigError(["api.apiKey: is blank (leave it unset to use the keyless limits)"]);
     try {
       new URL(options.baseUrl);
     } catch {
@@ -140,7 +144,8 @@ export class HttpTransport {
   }
 
   [inspect.custom](): string {
-    return `HttpTransport { baseUrl: ${JSON.stringify(this.baseUrl)}, apiKey: [redacted] }`;
+    const key = this.#apiKey === undefined ? "none" : "[redacted]";
+    return `HttpTransport { baseUrl: ${JSON.stringify(this.baseUrl)}, apiKey: ${key} }`;
   }
 
   toJSON(): { baseUrl: string } {
@@ -269,7 +274,7 @@ export class HttpTransport {
         method: def.method,
         headers: {
           accept: "application/json",
-          "x-api-key": this.#apiKey,
+          ...(this.#apiKey === undefined ? {} : { "x-api-key": this.#apiKey }),
           ...(bodyText === undefined ? {} : { "content-type": "application/json" }),
         },
         body: bodyText,
@@ -287,7 +292,9 @@ export class HttpTransport {
         ? new NetworkError(endpoint, "maybe-sent", failure.message, { cause: error })
         : failure;
     }
-    const requestId = response.headers.get("x-request-id") ?? undefined;
+    // The live service's gateway names it x-api-gateway-request-id; x-request-id is the spec's.
+    const requestId =
+      response.headers.get("x-api-gateway-request-id") ?? response.headers.get("x-request-id") ?? undefined;
 
     if (!response.ok) {
       observe(response.status, "http_error", requestId);
@@ -305,13 +312,38 @@ export class HttpTransport {
       ]);
     }
     try {
-      const data = parseOrThrow(def.response, json, endpoint, "response", "(body)");
+      const data = def.skippableItems
+        ? this.#parseList(def, def.skippableItems, json, requestId)
+        : parseOrThrow(def.response, json, endpoint, "response", "(body)");
       observe(response.status, "ok", requestId);
       return data;
     } catch (error) {
       observe(response.status, "invalid_response", requestId);
       throw error;
     }
+  }
+
+  /** A list answer less the items it cannot read, each logged with its fields and counted. */
+  #parseList(def: EndpointDef, listKey: string, json: unknown, requestId: string | undefined): unknown {
+    const endpoint = def.name as EndpointName;
+    const { data, skipped } = parseSkippingItems(def.response, json, endpoint, listKey);
+    if (skipped.length === 0) return data;
+    for (const item of skipped)
+      this.#logger?.warn(
+        {
+          endpoint,
+          requestId,
+          index: item.index,
+          fields: item.issues.map((issue) => `${issue.field}: ${issue.rule}`),
+        },
+        "api list item skipped: it breaks the schema",
+      );
+    try {
+      this.#hooks?.onItemsSkipped?.(endpoint, skipped.length);
+    } catch (hookError) {
+      this.#logger?.warn({ endpoint, error: (hookError as Error).name }, "api onItemsSkipped hook threw");
+    }
+    return data;
   }
 
   #httpError(def: EndpointDef, response: Response, text: string, headerRequestId: string | undefined): Error {
@@ -351,7 +383,7 @@ export class HttpTransport {
   }
 
   #redact(text: string): string {
-    return text.split(this.#apiKey).join("[redacted]");
+    return this.#apiKey === undefined ? text : text.split(this.#apiKey).join("[redacted]");
   }
 }
 

@@ -25,6 +25,7 @@ export {
 } from "./http.js";
 export {
   collectAll,
+  collectUnique,
   iterateEventMarkets,
   iterateEvents,
   iterateHistory,

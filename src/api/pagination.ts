@@ -56,6 +56,23 @@ export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/**
+ * Every item once, by key: the live service documents `start`/`end` as "start (or timestamp)" and
+ * does not promise a list that stays still between pages, so an item that moved across a page
+ * boundary may come twice. The first one seen is kept.
+ */
+export async function collectUnique<T>(items: AsyncIterable<T>, keyOf: (item: T) => string): Promise<T[]> {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for await (const item of items) {
+    const key = keyOf(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(item);
+  }
+  return out;
+}
+
 type RangeFree<P> = Omit<P, "start" | "end">;
 
 export const iterateEvents = (

@@ -19,7 +19,7 @@ export interface RequestRateLimiter {
 
 export interface RateLimiterOptions {
   /** Every process with the same key shares one budget; only a hash of it is ever stored. */
-  readonly apiKey: string;
+  readonly apiKey: string | undefined;
   /** The plan's rate (api-gaps: plans run from 1 to 150 a second). Fractions below 1 are allowed. */
   readonly requestsPerSecond: number;
   /** Shared budget across processes; without it the budget is this process's own. */
@@ -79,7 +79,8 @@ export class ApiRateLimiter implements RequestRateLimiter {
     this.#points = points;
     this.#durationMs = duration * 1000;
     this.#minGapMs = this.#durationMs / points;
-    this.#key = apiKeyFingerprint(options.apiKey);
+    // Keyless senders share the keyless budget (the service counts them by address).
+    this.#key = options.apiKey === undefined ? "keyless" : apiKeyFingerprint(options.apiKey);
     this.#limiter =
       options.redis === undefined
         ? new RateLimiterMemory({ points, duration, keyPrefix })

@@ -11,9 +11,9 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function toIssues(error: z.ZodError, root: string): ValidationIssue[] {
+function toIssues(zodIssues: readonly z.core.$ZodIssue[], root: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  for (const issue of error.issues) {
+  for (const issue of zodIssues) {
     const at = formatPath(issue.path);
     if (issue.code === "unrecognized_keys") {
       // A strict object reports extra keys on the object itself; name each key instead.
@@ -45,5 +45,41 @@ export function parseOrThrow<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value, { error: requiredMessage });
   if (result.success) return result.data;
-  throw new ValidationError(endpoint, phase, toIssues(result.error, root));
+  throw new ValidationError(endpoint, phase, toIssues(result.error.issues, root));
+}
+
+/** A list item the schema refused: its index in the answer and why. */
+export interface SkippedItem {
+  readonly index: number;
+  readonly issues: readonly ValidationIssue[];
+}
+
+/**
+ * Parses a list answer whose items sit at `listKey` (`(root)` for a bare array). Items that break the
+ * schema are left out and returned as `skipped`; anything wrong outside the items (pagination, the
+ * shape of the answer) still throws, as in `parseOrThrow`.
+ */
+export function parseSkippingItems<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  endpoint: string,
+  listKey: string,
+): { data: z.output<S>; skipped: SkippedItem[] } {
+  const first = schema.safeParse(value, { error: requiredMessage });
+  if (first.success) return { data: first.data, skipped: [] };
+  const isRoot = listKey === "(root)";
+  const items: unknown = isRoot ? value : (value as Record<string, unknown> | null)?.[listKey];
+  const refuse = () => new ValidationError(endpoint, "response", toIssues(first.error.issues, "(body)"));
+  if (!Array.isArray(items)) throw refuse();
+  const byItem = new Map<number, z.core.$ZodIssue[]>();
+  for (const issue of first.error.issues) {
+    const index = isRoot ? issue.path[0] : issue.path[0] === listKey ? issue.path[1] : undefined;
+    if (typeof index !== "number") throw refuse();
+    byItem.set(index, [...(byItem.get(index) ?? []), issue]);
+  }
+  const kept = items.filter((_, index) => !byItem.has(index));
+  const trimmed = isRoot ? kept : { ...(value as Record<string, unknown>), [listKey]: kept };
+  const data = parseOrThrow(schema, trimmed, endpoint, "response", "(body)");
+  const skipped = [...byItem].map(([index, issues]) => ({ index, issues: toIssues(issues, "(body)") }));
+  return { data, skipped };
 }

@@ -81,11 +81,15 @@ export function registerProtectionCommands(program: Command, ctx: CliContext): v
     .description("kill switch: close every open position of a wallet (DELETE /positions), through the signer")
     .requiredOption("--owner <pubkey>", "the wallet (one of the configured wallets)")
     .option("--yes", "do not ask for confirmation (scripts)")
-    .option("--slippage-bps <bps>", "minSellPriceSlippageBps of each close", (v) => {
-      const n = Number(v);
-      if (!/^\d+$/.test(v) || n > 10_000) throw new InvalidArgumentError("expected 0 to 10000");
-      return n;
-    })
+    .option(
+      "--slippage-bps <bps>",
+      "minSellPriceSlippageBps of the sells (default protections.closeAllSlippageBps)",
+      (v) => {
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n > 10_000) throw new InvalidArgumentError("expected 0 to 10000");
+        return n;
+      },
+    )
     .action(async (opts: { owner: string; yes?: boolean; slippageBps?: number }) => {
       if (!pubkey.safeParse(opts.owner).success)
         throw new ConfigError(["--owner: expected a base58 public key of 32 to 44 characters"]);

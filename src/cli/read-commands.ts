@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { collectAll, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
+import { collectUnique, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
 import {
   CATEGORIES,
   LEADERBOARD_METRICS,
@@ -10,7 +10,9 @@ import { formatUsd } from "../core/money.js";
 import type { CliContext } from "./context.js";
 import { formatJson, formatTable, isoTime, type Row } from "./output.js";
 
-const usd = (micro: string | undefined) => (micro === undefined ? "" : formatUsd(BigInt(micro)));
+/** Blank where the service gives no figure (null on a closed market, a missing price). */
+const usd = (micro: string | number | null | undefined) =>
+  micro === undefined || micro === null ? "" : formatUsd(BigInt(micro));
 
 export function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -32,16 +34,19 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
     .description("every position of a wallet (all pages)")
     .option("--json", "print JSON")
     .action(async (owner: string, opts: { json?: boolean }) => {
-      const positions = await collectAll(iteratePositions(await ctx.client(), { ownerPubkey: owner }));
+      const positions = await collectUnique(
+        iteratePositions(await ctx.client(), { ownerPubkey: owner }),
+        (p) => p.pubkey,
+      );
       const rows = positions.map((p) => ({
         position: p.pubkey,
-        market: p.marketMetadata.title,
+        market: p.marketMetadata.title ?? p.marketId,
         side: p.isYes ? "YES" : "NO",
         contracts: p.contracts,
         valueUsd: usd(p.valueUsd),
         pnlUsd: usd(p.pnlUsd),
-        "pnl%": p.pnlUsdPercent.toFixed(2),
-        status: p.claimed ? "claimed" : p.claimable ? "claimable" : p.marketMetadata.status,
+        "pnl%": p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2),
+        status: p.claimed ? "claimed" : p.claimable ? "claimable" : (p.marketMetadata.status ?? ""),
       }));
       print(rows, Boolean(opts.json), positions);
     });
@@ -49,10 +54,11 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
   program
     .command("events")
     .description("prediction events")
-    .addOption(new Option("--provider <provider>").choices(PROVIDERS))
-    .addOption(new Option("--category <category>").choices(CATEGORIES))
-    .addOption(new Option("--sort-by <field>").choices(["volume", "beginAt"]))
-    .addOption(new Option("--filter <filter>").choices(["new", "live", "trending"]))
+    // Providers and categories are open sets on the service: the known ones are named, any is sent.
+    .option("--provider <provider>", `data provider, e.g. ${PROVIDERS.join(", ")}`)
+    .option("--category <category>", `category, e.g. ${CATEGORIES.join(", ")}`)
+    .addOption(new Option("--sort-by <field>").choices(["volume", "volume24hr", "beginAt"]))
+    .addOption(new Option("--filter <filter>").choices(["new", "live", "trending", "upcoming"]))
     .option("--limit <n>", "how many", intArg("--limit", 1, 500), 20)
     .option("--json", "print JSON")
     .action(async (opts) => {
@@ -84,8 +90,8 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
         market: m.marketId,
         status: m.status,
         result: m.result ?? "",
-        yes: formatUsd(BigInt(m.pricing.buyYesPriceUsd)),
-        no: formatUsd(BigInt(m.pricing.buyNoPriceUsd)),
+        yes: usd(m.pricing?.buyYesPriceUsd),
+        no: usd(m.pricing?.buyNoPriceUsd),
         closes: isoTime(m.closeTime),
       }));
       print(rows, Boolean(opts.json), page);
@@ -93,14 +99,17 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
 
   program
     .command("orders")
-    .description("prediction orders, by owner or market (all pages)")
+    .description("prediction orders, by owner; --market filters the answer here (all pages)")
     .option("--owner <pubkey>", "owner public key")
     .option("--market <marketId>", "market id")
     .option("--json", "print JSON")
     .action(async (opts: { owner?: string; market?: string; json?: boolean }) => {
-      const orders = await collectAll(
-        iterateOrders(await ctx.client(), { ownerPubkey: opts.owner, marketId: opts.market }),
+      // The service has no market filter on orders (api-live): the answer is filtered here.
+      const all = await collectUnique(
+        iterateOrders(await ctx.client(), { ownerPubkey: opts.owner }),
+        (o) => o.pubkey,
       );
+      const orders = opts.market === undefined ? all : all.filter((o) => o.marketId === opts.market);
       const rows = orders.map((o) => ({
         order: o.pubkey,
         market: o.marketId,
@@ -120,8 +129,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
     .option("--position <pubkey>", "position public key")
     .option("--json", "print JSON")
     .action(async (opts: { owner?: string; position?: string; json?: boolean }) => {
-      const records = await collectAll(
+      const records = await collectUnique(
         iterateHistory(await ctx.client(), { ownerPubkey: opts.owner, positionPubkey: opts.position }),
+        (h) => String(h.id),
       );
       const rows = records.map((h) => ({
         id: h.id,
@@ -172,6 +182,8 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
         verified: t.isVerified ?? "",
         organic: t.organicScore ?? "",
         sus: t.audit?.isSus ?? "",
+        // Only assets of the lending Earn product have an APY.
+        "earn%": t.apy?.jupEarn ?? "",
       }));
       print(rows, Boolean(opts.json), tokens);
     });

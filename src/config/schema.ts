@@ -7,6 +7,8 @@ export const SECRET_KEYS = ["apiKey", "secretKey", "privateKey", "webhookUrl", "
 
 const cron = z.string().refine((e) => isValidCron(e), "expected a cron expression (5 or 6 fields)");
 const port = z.number().int().min(0, "expected a port 0 to 65535").max(65_535, "expected a port 0 to 65535");
+/** 5 %: the default slippage of a close-all's sells (see protections.closeAllSlippageBps). */
+export const DEFAULT_CLOSE_ALL_SLIPPAGE_BPS = 500;
 const DOLLARS_RULE = "expected dollars above 0";
 const dollars = z.number({ error: DOLLARS_RULE }).positive(DOLLARS_RULE);
 const SECONDS_RULE = "expected a whole number of seconds between 1 and 31536000";
@@ -137,6 +139,17 @@ export const configSchema = z.strictObject({
       dailyLossLimitUsd: dollars.optional(),
       /** Close every open position of every wallet once today's realized loss reaches this. */
       closeAllOnDailyLossUsd: dollars.optional(),
+      /**
+       * minSellPriceSlippageBps of every close-all (DELETE /positions requires it) when the close-all
+       * names none: the kill switch's, and the CLI's without --slippage-bps. Wide by default, because
+       * a close-all is an exit that should fill.
+       */
+      closeAllSlippageBps: z
+        .number({ error: "expected basis points between 0 and 10000" })
+        .int("expected basis points between 0 and 10000")
+        .min(0, "expected basis points between 0 and 10000")
+        .max(10_000, "expected basis points between 0 and 10000")
+        .default(DEFAULT_CLOSE_ALL_SLIPPAGE_BPS),
       /** Hold back new orders and plans for pauseSeconds after afterExits stop-loss exits within windowSeconds. */
       stopLossPause: z
         .strictObject({

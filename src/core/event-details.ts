@@ -4,8 +4,11 @@
  * the snapshot holds them only when a strategy declares it needs them (see `SnapshotNeeds`).
  */
 
-/** The spec's event categories (the Event resource's `category`, the events list's filter). */
-export const EVENT_CATEGORIES = [
+/**
+ * The usual event categories (the Event resource's `category`, the events list's filter). Not a closed
+ * set: the service may send others, which Keeper reads and selects on as plain strings.
+ */
+export const KNOWN_EVENT_CATEGORIES = [
   "all",
   "crypto",
   "sports",
@@ -15,11 +18,15 @@ export const EVENT_CATEGORIES = [
   "economics",
   "tech",
 ] as const;
-export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+export type KnownEventCategory = (typeof KNOWN_EVENT_CATEGORIES)[number];
+export type EventCategory = string;
 
-/** The spec's data providers (the `provider` query parameter of the events list and search). */
-export const EVENT_PROVIDERS = ["provider_a", "provider_b"] as const;
-export type EventProvider = (typeof EVENT_PROVIDERS)[number];
+/**
+ * The live service's data providers today (the `provider` query parameter of the events list and
+ * search; `polymarket` is its default). New providers appear: any non-empty name is sent and read.
+ */
+export const KNOWN_EVENT_PROVIDERS = ["polymarket", "kalshi", "bisonfi"] as const;
+export type EventProvider = string;
 
 export interface EventDetails {
   readonly category: EventCategory;

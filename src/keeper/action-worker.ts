@@ -1,9 +1,11 @@
 import { type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
-import type { Position } from "../api/schemas/prediction.js";
+import { PermanentApiError } from "../api/errors.js";
+import { blockHeightOf, type Position } from "../api/schemas/prediction.js";
+import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../config/schema.js";
 import { PermanentError } from "../core/errors.js";
 import { type Intent, intentKeys } from "../core/intent.js";
-import { type BuildApi, buildTransaction, closeProceedsMicroUsd } from "./build-transaction.js";
+import { type BuildApi, buildTransaction, closeProceedsMicroUsd, isClaimItem } from "./build-transaction.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "./ledger.js";
 import { jobIds } from "./names.js";
 import type { ActionJobData, SignJobData } from "./queues.js";
@@ -15,6 +17,8 @@ export interface ActionDeps {
   logger: Logger;
   /** The wallet's positions, for the cost basis of the closes a close-all fans out into. */
   positions?: (wallet: string) => Promise<Position[]>;
+  /** minSellPriceSlippageBps of a close-all that names none (protections.closeAllSlippageBps). */
+  closeAllSlippageBps?: number;
 }
 
 /**
@@ -48,6 +52,13 @@ export async function processAction(
   try {
     built = await buildTransaction(deps.api, row.intent);
   } catch (error) {
+    if (isNotSettledYet(error) && row.intent.kind === "claim") {
+      // "Not yet", not a refusal: nothing was built; a later poll that still sees the position as
+      // a candidate asks for it again (after the ledger's retry delay, without using up a try).
+      await deps.ledger.defer(intentKey, "market_not_settled: the claim is asked again later");
+      log.info({ position: row.intent.positionPubkey }, "claim not settled yet: asked again on a later poll");
+      return;
+    }
     if (error instanceof PermanentError) {
       await deps.ledger.update(intentKey, { status: "failed", error: error.message });
       log.warn({ err: error.message }, "build refused");
@@ -67,17 +78,24 @@ export async function processAction(
   await enqueueSign(deps.sign, intentKey, row.tries, build);
 }
 
+/** The service's answer to a claim asked before its market is settled (400 market_not_settled). */
+export function isNotSettledYet(error: unknown): boolean {
+  return error instanceof PermanentApiError && error.code === "market_not_settled";
+}
+
 export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {
   return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(`${intentKey}-t${tries}`, build) });
 }
 
 /**
  * A close-all is built through DELETE /positions, which answers one close transaction per open
- * position. Each becomes a `close-<position>` intent of its own, recorded as built and handed to the
- * signer like any other; a position whose close is already in flight (an exit rule got there first)
- * is left to that one; one whose close is done but that the service still lists as open gets a close
- * of its own, keyed to this close-all. A re-run after a crash asks again: closes already recorded are
- * refused by the ledger, so nothing is closed twice by one close-all.
+ * position and one claim transaction per winning position (a winner is claimed, not sold). Each
+ * becomes a `close-<position>` or `claim-<position>` intent of its own, recorded as built and handed
+ * to the signer like any other (a claim is checked against a claim's allowance, not a close's); a
+ * position whose close or claim is already in flight (a strategy got there first) is left to that
+ * one; one whose close is done but that the service still lists as open gets a close of its own,
+ * keyed to this close-all. A re-run after a crash asks again: intents already recorded are refused by
+ * the ledger, so nothing is closed or claimed twice by one close-all.
  */
 async function fanOutCloseAll(
   row: LedgerRow,
@@ -87,13 +105,13 @@ async function fanOutCloseAll(
 ): Promise<void> {
   if (!deps.api.closeAllPositions)
     throw new UnrecoverableError("close-all needs DELETE /positions (closeAllPositions) in the build API");
-  const slippage =
-    intent.minSellPriceSlippageBps === undefined
-      ? {}
-      : { minSellPriceSlippageBps: intent.minSellPriceSlippageBps };
+  // The live service requires the slippage: the intent's, or the configured default.
+  const minSellPriceSlippageBps =
+    intent.minSellPriceSlippageBps ?? deps.closeAllSlippageBps ?? DEFAULT_CLOSE_ALL_SLIPPAGE_BPS;
   let previews: Awaited<ReturnType<NonNullable<BuildApi["closeAllPositions"]>>>["data"];
   try {
-    previews = (await deps.api.closeAllPositions({ ownerPubkey: intent.wallet, ...slippage })).data;
+    previews = (await deps.api.closeAllPositions({ ownerPubkey: intent.wallet, minSellPriceSlippageBps }))
+      .data;
   } catch (error) {
     if (error instanceof PermanentError) {
       await deps.ledger.update(row.key, { status: "failed", error: error.message });
@@ -105,7 +123,36 @@ async function fanOutCloseAll(
   if (deps.positions && previews.length > 0)
     for (const p of await deps.positions(intent.wallet)) costs.set(p.pubkey, p.totalCostUsd);
   let started = 0;
+  const reason = `close-all (${intent.key})${intent.reason ? `: ${intent.reason}` : ""}`;
   for (const preview of previews) {
+    if (isClaimItem(preview)) {
+      const claim: Intent = {
+        kind: "claim",
+        key: intentKeys.claim(preview.position.positionPubkey),
+        wallet: intent.wallet,
+        strategy: intent.strategy,
+        positionPubkey: preview.position.positionPubkey,
+        reason,
+        ...(/^\d+$/.test(preview.position.payoutAmountUsd)
+          ? { expectedPayoutMicroUsd: preview.position.payoutAmountUsd }
+          : {}),
+      };
+      const admitted = await deps.ledger.admit(claim);
+      if (!admitted.admitted) {
+        log.info({ claim: claim.key, status: admitted.status }, "close-all: position already claiming");
+        continue;
+      }
+      await deps.ledger.update(claim.key, {
+        status: "built",
+        builds: 1,
+        transaction: preview.transaction,
+        lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
+        amountMicroUsd: preview.position.payoutAmountUsd,
+      });
+      await enqueueSign(deps.sign, claim.key, admitted.tries ?? 1, 1);
+      started += 1;
+      continue;
+    }
     const positionPubkey = preview.order.positionPubkey;
     const cost = costs.get(positionPubkey);
     let child: Intent = {
@@ -114,10 +161,10 @@ async function fanOutCloseAll(
       wallet: intent.wallet,
       strategy: intent.strategy,
       positionPubkey,
-      reason: `close-all (${intent.key})${intent.reason ? `: ${intent.reason}` : ""}`,
+      reason,
       exitRule: "close-all",
       ...(cost !== undefined && /^\d+$/.test(cost) ? { costBasisMicroUsd: cost } : {}),
-      ...slippage,
+      minSellPriceSlippageBps,
     };
     let admitted = await deps.ledger.admit(child);
     if (!admitted.admitted && (TERMINAL_STATUSES as readonly string[]).includes(admitted.status ?? "")) {
@@ -136,7 +183,7 @@ async function fanOutCloseAll(
       status: "built",
       builds: 1,
       transaction: preview.transaction,
-      lastValidBlockHeight: preview.txMeta.lastValidBlockHeight,
+      lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
       amountMicroUsd: closeProceedsMicroUsd(preview),
     });
     await enqueueSign(deps.sign, child.key, admitted.tries ?? 1, 1);

@@ -55,7 +55,8 @@ export async function assembleSwap(
   options: { taker: string; payer?: string; simulateUnits: SimulateUnits },
 ): Promise<AssembledSwap> {
   const payerKey = new PublicKey(options.payer ?? options.taker);
-  const tables = Object.entries(build.addressesByLookupTableAddress).map(
+  // Null means the route uses no lookup tables (api-live).
+  const tables = Object.entries(build.addressesByLookupTableAddress ?? {}).map(
     ([key, addresses]) =>
       new AddressLookupTableAccount({
         key: new PublicKey(key),

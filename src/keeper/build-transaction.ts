@@ -1,4 +1,9 @@
-import type { ClaimPreview, ClosePreview } from "../api/schemas/prediction.js";
+import {
+  blockHeightOf,
+  type ClaimPreview,
+  type CloseAllItem,
+  type ClosePreview,
+} from "../api/schemas/prediction.js";
 import type {
   RecurringCancelBody,
   RecurringCancelResponse,
@@ -19,10 +24,8 @@ import { assembleSwap, type SimulateUnits } from "./assemble-swap.js";
 /** The service calls a build needs; the API client provides them. */
 export interface BuildApi {
   claimPosition(positionPubkey: string, body: { ownerPubkey: string }): Promise<ClaimPreview>;
-  closePosition(
-    positionPubkey: string,
-    body: { ownerPubkey: string; minSellPriceSlippageBps?: number },
-  ): Promise<ClosePreview>;
+  /** The live service takes the owner only: a close sells at the market's sell price. */
+  closePosition(positionPubkey: string, body: { ownerPubkey: string }): Promise<ClosePreview>;
   createTriggerOrder(body: TriggerCreateBody): Promise<TriggerCreateResponse>;
   cancelTriggerOrder(body: TriggerCancelBody): Promise<TriggerCancelResponse>;
   createRecurringOrder(body: RecurringCreateBody): Promise<RecurringCreateResponse>;
@@ -37,11 +40,14 @@ export interface BuildApi {
   }): Promise<SwapBuildResponse>;
   /** Simulation for the swap's compute-unit limit (an RPC call). */
   simulateUnits?: SimulateUnits;
-  /** DELETE /positions: one close per open position of the owner (close-all fans out through it). */
+  /**
+   * DELETE /positions: one close per open position of the owner, and one claim per winning one
+   * (close-all fans out through it). The slippage is required by the live service.
+   */
   closeAllPositions?(body: {
     ownerPubkey: string;
-    minSellPriceSlippageBps?: number;
-  }): Promise<{ data: ClosePreview[] }>;
+    minSellPriceSlippageBps: number;
+  }): Promise<{ data: CloseAllItem[] }>;
 }
 
 export interface BuiltTransaction {
@@ -63,20 +69,17 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
       const built = await api.claimPosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
       return {
         transaction: built.transaction,
-        lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
+        lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),
         amountMicroUsd: built.position.payoutAmountUsd,
       };
     }
     case "close": {
-      const built = await api.closePosition(intent.positionPubkey, {
-        ownerPubkey: intent.wallet,
-        ...(intent.minSellPriceSlippageBps !== undefined
-          ? { minSellPriceSlippageBps: intent.minSellPriceSlippageBps }
-          : {}),
-      });
+      // The close-one body is the owner only on the live service; an intent's slippage applies to
+      // the closes a close-all builds (DELETE /positions), not to this one.
+      const built = await api.closePosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
       return {
         transaction: built.transaction,
-        lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
+        lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),
         amountMicroUsd: closeProceedsMicroUsd(built),
       };
     }
@@ -135,6 +138,11 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
       // closeAll fans out into one close intent per position (the action worker does it).
       throw new PermanentError(`intents of kind ${intent.kind} are not built by this builder`);
   }
+}
+
+/** A close-all item that claims a winning position (it carries `position`), not a close (`order`). */
+export function isClaimItem(item: CloseAllItem): item is ClaimPreview {
+  return "position" in item && !("order" in item);
 }
 
 /** What a close is expected to bring in: the order's cost (contracts x sell price) less its fees. */

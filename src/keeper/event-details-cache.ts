@@ -3,7 +3,7 @@ import pLimit from "p-limit";
 import type { Logger } from "pino";
 import type { Event } from "../api/schemas/prediction.js";
 import { PermanentError } from "../core/errors.js";
-import { EVENT_PROVIDERS, type EventDetails, type EventProvider } from "../core/event-details.js";
+import { type EventDetails, type EventProvider, KNOWN_EVENT_PROVIDERS } from "../core/event-details.js";
 
 /** The reads the cache makes: the API client's prediction area in production, a fake in tests. */
 export interface EventReader {
@@ -150,7 +150,8 @@ export class EventDetailsCache {
     const query = ref.title.trim().slice(0, SEARCH_QUERY_MAX);
     let isSettled = true;
     if (query !== "")
-      for (const provider of EVENT_PROVIDERS) {
+      // Only the providers known today can be searched; an event of a newer one stays without provider.
+      for (const provider of KNOWN_EVENT_PROVIDERS) {
         try {
           const found = await reader.searchEvents({ query, provider, limit: SEARCH_LIMIT });
           if (found.data.some((event) => event.eventId === ref.eventId)) return { provider, isSettled: true };
@@ -171,6 +172,7 @@ export class EventDetailsCache {
   }
 }
 
+/** Any provider name the service gives (the list is open), lower-cased like the selectors. */
 function asProvider(value: unknown): EventProvider | undefined {
-  return EVENT_PROVIDERS.find((provider) => provider === value);
+  return typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : undefined;
 }

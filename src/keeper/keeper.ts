@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   type ApiClient,
-  collectAll,
+  collectUnique,
   createApiClient,
   createRateLimiter,
   iterateOrders,
@@ -119,6 +119,11 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         polls,
         stalePollSeconds: config.ops.stalePollSeconds,
       });
+    if (apiKeyFor(config) === undefined)
+      logger.info(
+        { baseUrl: config.service.baseUrl },
+        "no API key (KEEPER_API_KEY or service.apiKeyFile): using the service's keyless limits",
+      );
     const client = createApiClient({
       baseUrl: config.service.baseUrl,
       apiKey: apiKeyFor(config),
@@ -138,6 +143,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             o.status ?? (o.outcome === "timeout" ? "timeout" : "network"),
             o.durationMs / 1000,
           ),
+        onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
       },
     });
     const notifier = config.secrets.webhookUrl
@@ -216,13 +222,15 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       const events = eventDetailsFor(strategies, client, logger, metrics);
       const source: SnapshotSource = {
         positions: (wallet: string) =>
-          collectAll(
+          collectUnique(
             iteratePositions(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+            (p) => p.pubkey,
           ),
         pendingOrders: async (wallet: string) =>
           (
-            await collectAll(
+            await collectUnique(
               iterateOrders(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+              (o) => o.pubkey,
             )
           ).filter((o) => o.status === "pending"),
         balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
@@ -289,6 +297,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             sign: queues.sign,
             logger,
             positions: source.positions,
+            closeAllSlippageBps: config.protections.closeAllSlippageBps,
           });
         },
         { ...workerOptions, concurrency: config.queues.actionConcurrency },

@@ -10,9 +10,11 @@ import type { RedisKeys } from "./names.js";
  * with expired -> building again (a fresh transaction, bounded) and dry-run as a terminal record.
  * A failed intent is admitted again by a later poll (bounded by maxTries); a refused one only by a
  * person, `keeper retry` (as is a failed one at once), both as a new try: refused | failed -> pending.
+ * `deferred` is "not yet" (a claim before its market is settled): nothing was built, and the key is
+ * admitted again after retryAfterSeconds without counting against maxTries.
  */
 export const IN_FLIGHT_STATUSES = ["pending", "building", "built", "sending", "expired"] as const;
-export const TERMINAL_STATUSES = ["confirmed", "failed", "refused", "dry-run"] as const;
+export const TERMINAL_STATUSES = ["confirmed", "failed", "refused", "dry-run", "deferred"] as const;
 export type LedgerStatus = (typeof IN_FLIGHT_STATUSES)[number] | (typeof TERMINAL_STATUSES)[number];
 
 export interface LedgerRow {
@@ -54,7 +56,7 @@ export interface AdmitResult {
  * (confirmed, or recorded in dry-run), failed and not due for another try, refused by the signer,
  * or held by another wallet (a key that does not name its wallet: see strategies/README.md).
  */
-export type NotAdmittedReason = "in_flight" | "done" | "failed" | "refused" | "other_wallet";
+export type NotAdmittedReason = "in_flight" | "done" | "failed" | "refused" | "deferred" | "other_wallet";
 
 export function notAdmittedReason(
   status: LedgerStatus | undefined,
@@ -62,7 +64,7 @@ export function notAdmittedReason(
 ): NotAdmittedReason {
   if (isOtherWallet) return "other_wallet";
   if (status === "confirmed" || status === "dry-run") return "done";
-  if (status === "failed" || status === "refused") return status;
+  if (status === "failed" || status === "refused" || status === "deferred") return status;
   return "in_flight";
 }
 
@@ -78,10 +80,12 @@ const ADMIT = `
 local status = redis.call('HGET', KEYS[1], 'status')
 local now = tonumber(ARGV[2])
 if status then
-  if status ~= 'failed' then return {0, status} end
+  if status ~= 'failed' and status ~= 'deferred' then return {0, status} end
   local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
+  local deferrals = tonumber(redis.call('HGET', KEYS[1], 'deferrals') or '0')
   local updated = tonumber(redis.call('HGET', KEYS[1], 'updatedAt') or '0')
-  if tries >= tonumber(ARGV[5]) or now < updated + tonumber(ARGV[6]) then return {0, status} end
+  if now < updated + tonumber(ARGV[6]) then return {0, status} end
+  if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return {0, status} end
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
     'intent', ARGV[3], 'reason', ARGV[4])
   redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction')
@@ -194,6 +198,15 @@ export class Ledger {
   /** The wallet that recorded the key, if any (without reading the rest of the record). */
   async walletOf(key: string): Promise<string | undefined> {
     return (await this.redis.hget(this.keys.ledgerIntent(key), "wallet")) ?? undefined;
+  }
+
+  /**
+   * "Not yet": the intent took no effect and is to be asked again later (a claim answered
+   * market_not_settled). Unlike a failure it does not count against maxTries.
+   */
+  async defer(key: string, why: string): Promise<void> {
+    await this.redis.hincrby(this.keys.ledgerIntent(key), "deferrals", 1);
+    await this.update(key, { status: "deferred", error: why });
   }
 
   async get(key: string): Promise<LedgerRow | undefined> {

@@ -61,7 +61,12 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<Snapshot> 
   // positions costs no requests.
   const open = positions.filter((p) => !p.claimed && !p.claimable && p.marketMetadata.status === "open");
   const events = eventDetails
-    ? await eventDetails(open.map((p) => ({ eventId: p.eventId, title: p.eventMetadata.title })))
+    ? await eventDetails(
+        open.map((p) => ({
+          eventId: p.eventId,
+          title: p.eventMetadata.title ?? p.marketMetadata.title ?? "",
+        })),
+      )
     : undefined;
   return {
     wallet: input.wallet,

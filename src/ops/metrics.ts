@@ -81,6 +81,12 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     buckets: API_SECONDS_BUCKETS,
     registers,
   });
+  const apiItemsSkipped = new Counter({
+    name: "keeper_api_items_skipped_total",
+    help: "Items of service API list answers left out because they broke the schema, by endpoint name",
+    labelNames: ["endpoint"] as const,
+    registers,
+  });
   const apiRateLimited = new Counter({
     name: "keeper_api_rate_limited_total",
     help: "Service API answers with status 429, by endpoint name",
@@ -258,6 +264,10 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
       apiRequests.inc({ endpoint, status: String(status) });
       apiRequestDuration.observe({ endpoint }, seconds);
       if (status === 429) apiRateLimited.inc({ endpoint });
+    },
+    /** Items of a list answer left out (unreadable), so one bad item does not lose a whole poll. */
+    recordApiItemsSkipped(endpoint: string, count: number): void {
+      apiItemsSkipped.inc({ endpoint }, count);
     },
     recordJob(queue: string, outcome: JobOutcome): void {
       jobs.inc({ queue, outcome });

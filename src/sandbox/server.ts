@@ -85,6 +85,8 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
   });
 
   app.addHook("onRequest", async (request, reply) => {
+    // The live gateway's header, and the spec's.
+    reply.header("x-api-gateway-request-id", request.id);
     reply.header("x-request-id", request.id);
   });
 

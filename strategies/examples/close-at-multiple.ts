@@ -37,6 +37,8 @@ export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
       const isOpen = position.marketMetadata.status === "open" && !position.claimable && !position.claimed;
       if (!isOpen || position.openOrders > 0 || closeAllInFlight || busy.has(position.pubkey)) continue;
       const cost = BigInt(position.totalCostUsd);
+      // No valuation (null) is no reason to close.
+      if (position.valueUsd === null) continue;
       const value = BigInt(position.valueUsd);
       if (cost <= 0n || cost < minCost || value * SCALE < cost * multiple) continue;
       intents.push({

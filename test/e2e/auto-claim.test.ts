@@ -58,6 +58,15 @@ describe("auto-claim end to end: sandbox service, local chain, real Redis, whole
     const losers = initial.filter((p) => !p.claimable && p.marketMetadata.result !== null);
     expect(winners.length).toBeGreaterThan(0);
     expect(losers.length).toBeGreaterThan(0);
+    // The sandbox answers as the live service: a closed market's positions have no valuation or pnl.
+    for (const p of [...winners, ...losers])
+      expect([p.valueUsd, p.markPriceUsd, p.pnlUsd, p.pnlUsdPercent, p.sellPriceUsd]).toEqual([
+        null,
+        null,
+        null,
+        null,
+        null,
+      ]);
 
     // A market resolving while the keeper runs: one open position's side wins now.
     const open = initial.find((p) => p.marketMetadata.status === "open" && !p.claimable);
@@ -117,5 +126,7 @@ describe("auto-claim end to end: sandbox service, local chain, real Redis, whole
       `keeper_transactions_total{kind="claim",outcome="confirmed"} ${expected.length}`,
     );
     expect(metrics).toMatch(/keeper_claimed_usd_total [1-9]/);
+    // Every position was read: none skipped as unreadable.
+    expect(metrics).not.toMatch(/keeper_api_items_skipped_total\{[^}]*\} [1-9]/);
   }, 120_000);
 });

@@ -82,6 +82,73 @@ describe("the keeper CLI against the sandbox", () => {
     expect(table.stdout.split("\n")[0]).toMatch(/^position\s+market\s+side/);
   }, 120_000);
 
+  it("reads what the live service sends as null or open: closed markets, all-time periods, tokens without stats", async () => {
+    const owner = sandbox.wallets[0] ?? "";
+    const resolved = sandbox.world.markets.find((m) => sandbox.world.marketState(m).result !== null);
+    const eventId = resolved === undefined ? "" : (sandbox.world.events[resolved.eventIndex]?.eventId ?? "");
+    const json = async (args: string[]) => {
+      const run = await keeper([...args, "--json"], env);
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    const table = async (args: string[]) => {
+      const run = await keeper(args, env);
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+      // A null is a blank cell, never the word.
+      expect(run.stdout).not.toMatch(/\bnull\b|NaN|undefined/);
+      return run.stdout;
+    };
+
+    const positions = (await json(["positions", owner])) as Array<{
+      valueUsd: string | null;
+      pnlUsdPercent: number | null;
+    }>;
+    expect(positions.some((p) => p.valueUsd === null && p.pnlUsdPercent === null)).toBe(true);
+    await table(["positions", owner]);
+
+    const markets = (await json(["markets", eventId])) as {
+      data: Array<{ resolveAt: unknown; pricing: { buyYesPriceUsd: unknown } }>;
+    };
+    const closed = markets.data.find((m) => typeof m.resolveAt === "string");
+    expect(closed?.pricing.buyYesPriceUsd).toBeNull();
+    await table(["markets", eventId]);
+
+    const all = (await json(["orders", "--owner", owner])) as Array<{
+      marketId: string;
+      minSellPriceUsd: string | null;
+    }>;
+    expect(all.some((o) => o.minSellPriceUsd === null)).toBe(true);
+    const marketId = all[0]?.marketId ?? "";
+    const inMarket = (await json(["orders", "--owner", owner, "--market", marketId])) as Array<{
+      marketId: string;
+    }>;
+    expect(inMarket.length).toBeGreaterThan(0);
+    expect(inMarket.length).toBeLessThan(all.length);
+    expect(inMarket.every((o) => o.marketId === marketId)).toBe(true);
+    await table(["orders", "--owner", owner]);
+
+    const history = (await json(["history", "--owner", owner])) as Array<{ realizedPnl: string | null }>;
+    expect(history.some((h) => h.realizedPnl === null)).toBe(true);
+    await table(["history", "--owner", owner]);
+
+    const board = (await json(["leaderboard", "--period", "all_time", "--limit", "3"])) as {
+      data: Array<{ periodStart: unknown; periodEnd: unknown }>;
+    };
+    expect(board.data.map((e) => [e.periodStart, e.periodEnd])).toEqual(board.data.map(() => [null, null]));
+    await table(["leaderboard", "--period", "all_time", "--limit", "3"]);
+
+    const tokens = (await json(["tokens", "USDC,DUST"])) as Array<{
+      symbol: string;
+      apy?: { jupEarn: number };
+      stats7d?: unknown;
+    }>;
+    expect(tokens.find((t) => t.symbol === "USDC")?.apy?.jupEarn).toBeGreaterThan(0);
+    expect(tokens.find((t) => t.symbol === "DUST")?.stats7d).toBeNull();
+    const earn = await table(["tokens", "USDC,SOL"]);
+    expect(earn.split("\n")[0]).toMatch(/earn%/);
+    await table(["events", "--provider", "bisonfi", "--limit", "5"]);
+  }, 120_000);
+
   it("pauses and resumes through Redis", async () => {
     expect((await keeper(["pause", "--reason", "maintenance"], env)).code).toBe(0);
     const paused = JSON.parse((await keeper(["status", "--json"], env)).stdout) as {
@@ -97,7 +164,8 @@ describe("the keeper CLI against the sandbox", () => {
 
   it.each([
     [["leaderboard", "--limit", "0"], /--limit: expected an integer from 1 to 100/],
-    [["events", "--category", "weather"], /argument 'weather' is invalid/],
+    // Categories are an open set on the service: only the choice-list options are refused locally.
+    [["events", "--sort-by", "price"], /argument 'price' is invalid/],
     [["positions", "not-a-key"], /ownerPubkey: expected a base58 public key/],
     [["frobnicate"], /unknown command 'frobnicate'/],
   ])(

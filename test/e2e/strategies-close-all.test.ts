@@ -83,8 +83,11 @@ describe("close-all end to end: the kill switch and the daily-loss trigger", () 
     return { wallet, open, file, sandbox, redis };
   }
 
-  it("keeper close-all refuses without a terminal or --yes, then closes every open position once", async () => {
+  it("keeper close-all refuses without a terminal or --yes, then closes every open position and claims every winner once", async () => {
     const { wallet, open, file, sandbox: sb } = await setUp("e2e-close-all-cli", () => "strategies: []\n");
+    // The live service answers close-all with a claim for each winner (a winner is claimed, not sold).
+    const winners = (await positionsOf(sb, wallet)).filter((p) => p.claimable && !p.claimed);
+    expect(winners.length, "the sandbox seed gives wallet 0 a winner").toBeGreaterThan(0);
     const running = (await startTestKeeper(await loadTestConfig(file), sb)).keeper;
     keeper = running;
     const before = await usdcBalance(sb, wallet, sb.usdcMint);
@@ -113,12 +116,26 @@ describe("close-all end to end: the kill switch and the daily-loss trigger", () 
     );
     expect(rows.map((r) => r.key).sort()).toEqual(expected);
     for (const row of rows) expect(row).toMatchObject({ status: "confirmed", strategy: "operator" });
+    const claims = await eventually(
+      "every winner claimed",
+      async () => {
+        const done = (await running.ledger.list()).filter(
+          (r) => r.kind === "claim" && r.status === "confirmed",
+        );
+        return done.length >= winners.length ? done : undefined;
+      },
+      60_000,
+    );
+    expect(claims.map((r) => r.key).sort()).toEqual(winners.map((p) => `claim-${p.pubkey}`).sort());
     const parent = (await running.ledger.list()).filter((r) => r.kind === "closeAll");
     expect(parent).toHaveLength(1);
     expect(parent[0]).toMatchObject({ status: "confirmed", strategy: "operator" });
 
     expect((await positionsOf(sb, wallet)).filter(isOpen)).toEqual([]);
-    const proceeds = rows.reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
+    expect((await positionsOf(sb, wallet)).filter((p) => p.claimable && !p.claimed)).toEqual([]);
+    const proceeds = [...rows, ...claims].reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
+    const payouts = winners.reduce((sum, p) => sum + BigInt(p.payoutUsd), 0n);
+    expect(claims.reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n)).toBe(payouts);
     expect((await usdcBalance(sb, wallet, sb.usdcMint)) - before).toBe(proceeds);
     const metrics = await running.metrics.render();
     expect(metrics).toContain(`keeper_transactions_total{kind="close",outcome="confirmed"} ${open.length}`);

@@ -66,14 +66,15 @@ const BAD: ReadonlyArray<[string, string, string | RegExp]> = [
     "strategies[0].overrides[0].match.series: unknown key",
   ],
   [
-    "exit-rules: a category the service does not have",
-    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { category: sport }\n        rules: { takeProfitPct: 10 }\n`,
-    "strategies[0].overrides[0].match.category: expected one of crypto, sports, politics, esports, culture, economics, tech",
+    // Categories are an open set on the live service: "all" (a filter) is the one name refused.
+    "exit-rules: the all category",
+    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { category: all }\n        rules: { takeProfitPct: 10 }\n`,
+    "strategies[0].overrides[0].match.category: all is a filter of the events list, not a category",
   ],
   [
     "exit-rules: tags given as one string",
-    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { tags: nba, provider: provider_c }\n        rules: { takeProfitPct: 10 }\n`,
-    /strategies\[0\]\.overrides\[0\]\.match\.tags: expected a list of tags\n {2}strategies\[0\]\.overrides\[0\]\.match\.provider: expected one of provider_a, provider_b/,
+    `${S} exit-rules\n    takeProfitPct: 30\n    overrides:\n      - match: { tags: nba, provider: "" }\n        rules: { takeProfitPct: 10 }\n`,
+    /strategies\[0\]\.overrides\[0\]\.match\.tags: expected a list of tags\n {2}strategies\[0\]\.overrides\[0\]\.match\.provider: expected a provider name such as polymarket, kalshi or bisonfi/,
   ],
   [
     "exit-rules: a stop-loss price above the take-profit price",
@@ -195,7 +196,7 @@ describe("keeper config check: each bad strategy config is refused with its path
     const result = await configCheck(
       await write(
         "ok-selectors",
-        `${S} exit-rules\n    stopLossPct: 20\n    overrides:\n      - match: { category: sports, side: yes }\n        rules: { stopLossPct: null }\n      - match: { tags: [nba, playoffs], provider: provider_b }\n        rules: { takeProfitPct: 50 }\n`,
+        `${S} exit-rules\n    stopLossPct: 20\n    overrides:\n      - match: { category: sports, side: yes }\n        rules: { stopLossPct: null }\n      - match: { tags: [nba, playoffs], provider: kalshi }\n        rules: { takeProfitPct: 50 }\n`,
       ),
     );
     expect(result.stderr).toBe("");

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { PaginationError } from "../../src/api/errors.js";
-import { collectAll, type Page, paginate } from "../../src/api/pagination.js";
+import { collectAll, collectUnique, type Page, paginate } from "../../src/api/pagination.js";
 
 /** A well-behaved paginated source of `total` numbers; `cap` limits how many it gives per page. */
 function source(total: number, cap = Number.POSITIVE_INFINITY) {
@@ -64,5 +64,18 @@ describe("paginate", () => {
     const fetchPage = source(100);
     for await (const n of paginate(fetchPage, { pageSize: 10 })) if (n === 3) break;
     expect(fetchPage).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("collectUnique", () => {
+  it("keeps each item once when the list moved between pages (a new item pushed one across the boundary)", async () => {
+    // Page one is read, then an item is added at the head: page two starts with page one's last item.
+    const pages: Array<Page<{ id: string }>> = [
+      { data: [{ id: "a" }, { id: "b" }], pagination: { start: 0, end: 2, total: 3, hasNext: true } },
+      { data: [{ id: "b" }, { id: "c" }], pagination: { start: 2, end: 4, total: 4, hasNext: false } },
+    ];
+    const fetchPage = vi.fn(async ({ start }: { start: number }) => pages[start / 2] as Page<{ id: string }>);
+    const items = await collectUnique(paginate(fetchPage, { pageSize: 2 }), (item) => item.id);
+    expect(items.map((item) => item.id)).toEqual(["a", "b", "c"]);
   });
 });

@@ -49,14 +49,18 @@ const page = (data: unknown[]) => ({
 
 describe("responses", () => {
   it("a body that breaks the schema names the endpoint and the field, and is not retried", async () => {
-    const positions = [position(), position(), position(), { ...position(), pnlUsd: "1.5" }];
-    const { fetchSpy } = stubFetch(() => json(page(positions)));
+    // A list item alone would be skipped (see api-live-shapes); the page's own fields are not.
+    const broken = {
+      ...page([position(), position()]),
+      pagination: { start: 0, end: 2, total: "2", hasNext: false },
+    };
+    const { fetchSpy } = stubFetch(() => json(broken));
     const error = await client(fetchSpy)
       .prediction.listPositions({ ownerPubkey: WALLET })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toBe(
-      "listPositions: response data[3].pnlUsd: expected an integer string of micro-USD",
+      "listPositions: response pagination.total: Invalid input: expected number, received string",
     );
     expect((error as ValidationError).phase).toBe("response");
     expect(fetchSpy).toHaveBeenCalledTimes(1);
@@ -183,7 +187,10 @@ describe("hooks", () => {
         throw new Error("metrics bug");
       },
     };
-    await client(fetchSpy, { hooks }).prediction.closeAllPositions({ ownerPubkey: WALLET });
+    await client(fetchSpy, { hooks }).prediction.closeAllPositions({
+      ownerPubkey: WALLET,
+      minSellPriceSlippageBps: 100,
+    });
     expect(seen.map((o) => [o.endpoint, o.status, o.rateLimited, o.outcome, o.attempt])).toEqual([
       ["closeAllPositions", 503, false, "http_error", 1],
       ["closeAllPositions", 429, true, "http_error", 2],

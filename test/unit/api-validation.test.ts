@@ -32,18 +32,9 @@ type Case = readonly [rule: string, call: (c: ApiClient) => Promise<unknown>, fi
 
 const cases: Case[] = [
   // GET /prediction/v1/events
-  [
-    "events provider enum",
-    (c) => c.prediction.listEvents({ provider: untyped("provider_c") }),
-    "provider",
-    "provider_a",
-  ],
-  [
-    "events category enum",
-    (c) => c.prediction.listEvents({ category: untyped("weather") }),
-    "category",
-    "crypto",
-  ],
+  // Providers and categories are open sets on the live service: only an empty name is refused.
+  ["events provider non-empty", (c) => c.prediction.listEvents({ provider: "" }), "provider", "polymarket"],
+  ["events category non-empty", (c) => c.prediction.listEvents({ category: "" }), "category", "crypto"],
   ["events sortBy enum", (c) => c.prediction.listEvents({ sortBy: untyped("name") }), "sortBy", "volume"],
   [
     "events sortDirection enum",
@@ -93,10 +84,10 @@ const cases: Case[] = [
   ["search limit >= 1", (c) => c.prediction.searchEvents({ query: "btc", limit: 0 }), "limit", "1 to 20"],
   ["search limit <= 20", (c) => c.prediction.searchEvents({ query: "btc", limit: 21 }), "limit", "1 to 20"],
   [
-    "search provider enum",
-    (c) => c.prediction.searchEvents({ query: "btc", provider: untyped("x") }),
+    "search provider non-empty",
+    (c) => c.prediction.searchEvents({ query: "btc", provider: "" }),
     "provider",
-    "provider_b",
+    "kalshi",
   ],
   // GET /prediction/v1/events/{eventId}/markets and .../markets/{marketId}, /markets/{marketId}
   [
@@ -157,6 +148,12 @@ const cases: Case[] = [
   ["orders start >= 0", (c) => c.prediction.listOrders({ start: -1 }), "start", ">= 0"],
   ["orders end >= 0", (c) => c.prediction.listOrders({ end: -1 }), "end", ">= 0"],
   [
+    "orders have no market filter",
+    (c) => c.prediction.listOrders(untyped({ marketId: "m-1" })),
+    "marketId",
+    "not a known parameter",
+  ],
+  [
     "orders owner shape",
     (c) => c.prediction.listOrders({ ownerPubkey: NOT_BASE58 }),
     "ownerPubkey",
@@ -182,9 +179,25 @@ const cases: Case[] = [
   ["close all owner required", (c) => c.prediction.closeAllPositions(untyped({})), "ownerPubkey", "required"],
   [
     "close all owner shape",
-    (c) => c.prediction.closeAllPositions({ ownerPubkey: SHORT_KEY }),
+    (c) => c.prediction.closeAllPositions({ ownerPubkey: SHORT_KEY, minSellPriceSlippageBps: 100 }),
     "ownerPubkey",
     "base58",
+  ],
+  [
+    "close all slippage required",
+    (c) => c.prediction.closeAllPositions(untyped({ ownerPubkey: WALLET })),
+    "minSellPriceSlippageBps",
+    "required",
+  ],
+  [
+    "close position body is the owner only",
+    (c) =>
+      c.prediction.closePosition(
+        OTHER_WALLET,
+        untyped({ ownerPubkey: WALLET, minSellPriceSlippageBps: 100 }),
+      ),
+    "minSellPriceSlippageBps",
+    "not a known parameter",
   ],
   [
     "close all slippage <= 10000",

@@ -169,38 +169,38 @@ describe("EventDetailsCache", () => {
 
   describe("the provider", () => {
     it("is not looked for unless asked", async () => {
-      const h = harness({ events: { a: event("a") }, searchable: { provider_a: ["a"] } });
+      const h = harness({ events: { a: event("a") }, searchable: { polymarket: ["a"] } });
       expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details() });
       expect(h.calls).toEqual(["get a"]);
     });
 
-    it("comes from the event's metadata when it names a known provider: no search", async () => {
+    it("comes from the event's metadata when it names one (any name, lower-cased): no search", async () => {
       const h = harness({
         withProvider: true,
-        events: { a: event("a", { metadata: { title: "A", provider: "provider_b" } }) },
+        events: { a: event("a", { metadata: { title: "A", provider: "NewCo" } }) },
       });
-      expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details({ provider: "provider_b" }) });
+      expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details({ provider: "newco" }) });
       expect(h.calls).toEqual(["get a"]);
     });
 
     it("otherwise comes from the search whose results hold the event, by its title", async () => {
       const h = harness({
         withProvider: true,
-        events: { a: event("a", { metadata: { provider: "kalshi" } }) },
-        searchable: { provider_a: ["x"], provider_b: ["y", "a"] },
+        events: { a: event("a", { metadata: { title: "A" } }) },
+        searchable: { polymarket: ["x"], kalshi: ["y", "a"] },
       });
-      expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details({ provider: "provider_b" }) });
+      expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details({ provider: "kalshi" }) });
       expect(h.calls).toEqual([
         "get a",
-        'search provider_a "Title of a" 20',
-        'search provider_b "Title of a" 20',
+        'search polymarket "Title of a" 20',
+        'search kalshi "Title of a" 20',
       ]);
       h.advance(599_999);
       await h.cache.detailsOf(refs("a"));
       expect(h.calls).toHaveLength(3);
     });
 
-    it("stays unknown when no search finds the event (kept for the full TTL)", async () => {
+    it("stays unknown when no search of a known provider finds the event (kept for the full TTL)", async () => {
       const h = harness({ withProvider: true, events: { a: event("a") } });
       expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details() });
       expect(h.logs.records()).toContainEqual(
@@ -211,24 +211,24 @@ describe("EventDetailsCache", () => {
       );
       h.advance(599_999);
       await h.cache.detailsOf(refs("a"));
-      expect(h.calls).toHaveLength(3);
+      expect(h.calls).toHaveLength(4); // the get and one search per known provider, once
     });
 
     it("stays unknown for a minute when a search failed and none found it; the rest is still known", async () => {
       const h = harness({
         withProvider: true,
         events: { a: event("a") },
-        searchable: { provider_b: ["a"] },
-        failSearch: { provider_a: apiError(TransientApiError, 500) },
+        searchable: { kalshi: ["a"] },
+        failSearch: { polymarket: apiError(TransientApiError, 500) },
       });
-      expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details({ provider: "provider_b" }) });
+      expect(await h.cache.detailsOf(refs("a"))).toEqual({ a: details({ provider: "kalshi" }) });
       h.advance(599_999); // found by the other search: settled, kept for the full TTL
       await h.cache.detailsOf(refs("a"));
       expect(h.calls.filter((c) => c.startsWith("get"))).toEqual(["get a"]);
       const h2 = harness({
         withProvider: true,
         events: { a: event("a") },
-        failSearch: { provider_a: apiError(TransientApiError, 500) },
+        failSearch: { polymarket: apiError(TransientApiError, 500) },
       });
       expect(await h2.cache.detailsOf(refs("a"))).toEqual({ a: details() });
       h2.advance(60_001);
@@ -243,8 +243,9 @@ describe("EventDetailsCache", () => {
         { eventId: "b", title: "  " },
       ]);
       expect(h.calls.filter((c) => c.startsWith("search"))).toEqual([
-        `search provider_a "${"x".repeat(200)}" 20`,
-        `search provider_b "${"x".repeat(200)}" 20`,
+        `search polymarket "${"x".repeat(200)}" 20`,
+        `search kalshi "${"x".repeat(200)}" 20`,
+        `search bisonfi "${"x".repeat(200)}" 20`,
       ]);
     });
   });
@@ -331,7 +332,7 @@ describe("snapshotNeeds", () => {
     ],
     [
       "exit-rules with a provider selector",
-      [entry({ takeProfitPct: 5, overrides: [{ match: { provider: "provider_b" }, rules: {} }] })],
+      [entry({ takeProfitPct: 5, overrides: [{ match: { provider: "kalshi" }, rules: {} }] })],
       { events: true, eventProviders: true },
     ],
   ])("%s", (_label, strategies, expected) => {

@@ -171,7 +171,7 @@ describe("exit-rules: positions that get no intent", () => {
     ["its close already in flight", {}, [inFlight(`close-${P}`, "close")]],
     ["another intent for it in flight", {}, [inFlight(`claim-${P}`, "claim", { positionPubkey: P })]],
     ["a close-all of the wallet in flight", {}, [inFlight("close-all-x", "closeAll")]],
-    ["no contracts left", { contracts: "0" }, []],
+    ["nothing left (no size, no contracts)", { contracts: "0", sizeUsd: "0", valueUsd: "0" }, []],
     ["claimable", { claimable: true }, []],
     ["claimed", { claimed: true }, []],
     ["market closed", { marketMetadata: marketMetadata({ status: "closed" }) }, []],
@@ -186,6 +186,74 @@ describe("exit-rules: positions that get no intent", () => {
       inFlightIntents: [inFlight(`close-${other}`, "close", { positionPubkey: other })],
     });
     expect(result.intents).toEqual([close("take-profit: pnl 16.6% >= 15%")]);
+  });
+});
+
+describe("exit-rules: figures the live service sends as null", () => {
+  // The fixture's pnl is 16.6 %, mark $0.70, value $7.00: each rule below would fire on it.
+  const closedMarketNulls: Partial<Position> = {
+    valueUsd: null,
+    markPriceUsd: null,
+    sellPriceUsd: null,
+    pnlUsd: null,
+    pnlUsdAfterFees: null,
+    pnlUsdPercent: null,
+    pnlUsdAfterFeesPercent: null,
+  };
+  it.each<[string, Record<string, unknown>, Partial<Position>]>([
+    ["take-profit on a null pnl", { takeProfitPct: 15 }, { pnlUsdPercent: null }],
+    ["stop-loss on a null pnl", { stopLossPct: 10 }, { pnlUsdPercent: null }],
+    [
+      "take-profit after fees on a null pnl",
+      { takeProfitPct: 10, basis: "after-fees" },
+      { pnlUsdAfterFeesPercent: null },
+    ],
+    ["take-profit price on a null mark", { takeProfitPriceUsd: "0.60" }, { markPriceUsd: null }],
+    ["stop-loss price on a null mark", { stopLossPriceUsd: "0.80" }, { markPriceUsd: null }],
+    [
+      "every figure null (the market just closed, still listed open)",
+      { takeProfitPct: 15, stopLossPriceUsd: "0.80" },
+      closedMarketNulls,
+    ],
+  ])("%s does not fire", (_label, config, reading) => {
+    expect(evaluate(config, [at(reading)]).intents).toEqual([]);
+  });
+
+  it("a null value keeps the trailing peak and does not fire; the next valued poll does", () => {
+    expect(
+      polls({ trailingStopPct: 10 }, [{ valueUsd: "8000000" }, { valueUsd: null }, { valueUsd: "7200000" }]),
+    ).toEqual(["-", "-", "trailing-stop: value $7.20 is 10% below peak $8.00 >= 10%"]);
+  });
+
+  it("a rule that entered is not held by a null reading: it starts again", () => {
+    const config = { takeProfitPct: 15, confirmPolls: 2 };
+    expect(polls(config, [{}, { pnlUsdPercent: null }, {}, {}])).toEqual([
+      "-",
+      "-",
+      "-",
+      "take-profit: pnl 16.6% >= 15%",
+    ]);
+  });
+
+  it("a position under one contract (contracts floored to 0) is still watched through its USD size", () => {
+    expect(evaluate({ takeProfitPct: 15 }, [at({ contracts: "0" })]).intents).toEqual([
+      close("take-profit: pnl 16.6% >= 15%"),
+    ]);
+  });
+
+  it("without a valuation the size decides minPositionUsd", () => {
+    const reading = { valueUsd: null, sizeUsd: "400000" };
+    expect(evaluate({ closeBeforeSeconds: 200_000, minPositionUsd: 1 }, [at(reading)]).intents).toEqual([]);
+    expect(
+      evaluate({ closeBeforeSeconds: 200_000, minPositionUsd: 0.3 }, [at(reading)]).intents,
+    ).toHaveLength(1);
+  });
+
+  it("a market without closeTime in its metadata never fires close-before", () => {
+    const { closeTime: _closeTime, ...withoutClose } = at().marketMetadata;
+    expect(evaluate({ closeBeforeSeconds: 200_000 }, [at({ marketMetadata: withoutClose })]).intents).toEqual(
+      [],
+    );
   });
 });
 
@@ -225,12 +293,12 @@ describe("exit-rules: trailing stop across polls", () => {
       ["-", "trailing-stop: value $8.00 is 11.11% below peak $9.00 >= 10%"],
     ],
     [
-      "a change of contracts starts a new peak",
+      "a change of size starts a new peak",
       { trailingStopPct: 10 },
       [
-        { valueUsd: "8000000", contracts: "10" },
-        { valueUsd: "4000000", contracts: "5" },
-        { valueUsd: "3600000", contracts: "5" },
+        { valueUsd: "8000000", sizeUsd: "6000000" },
+        { valueUsd: "4000000", sizeUsd: "3000000" },
+        { valueUsd: "3600000", sizeUsd: "3000000" },
       ],
       ["-", "-", "trailing-stop: value $3.60 is 10% below peak $4.00 >= 10%"],
     ],
@@ -244,15 +312,45 @@ describe("exit-rules: trailing stop across polls", () => {
     const first = evaluate({ trailingStopPct: 10, trailingActivationPct: 20 }, [at(), gone, claimable]);
     expect(first.state).toEqual({
       positions: {
-        [P]: { peakValueMicroUsd: "7000000", contracts: "10", trailingArmed: false, polls: {} },
-        [gone.pubkey]: { peakValueMicroUsd: "5000000", contracts: "10", trailingArmed: false, polls: {} },
+        [P]: { peakValueMicroUsd: "7000000", sizeMicroUsd: "6000000", trailingArmed: false, polls: {} },
+        [gone.pubkey]: {
+          peakValueMicroUsd: "5000000",
+          sizeMicroUsd: "6000000",
+          trailingArmed: false,
+          polls: {},
+        },
       },
     });
     const second = evaluate({ trailingStopPct: 10, trailingActivationPct: 20 }, [at({ pnlUsdPercent: 21 })], {
       state: first.state,
     });
     expect(second.state).toEqual({
-      positions: { [P]: { peakValueMicroUsd: "7000000", contracts: "10", trailingArmed: true, polls: {} } },
+      positions: {
+        [P]: { peakValueMicroUsd: "7000000", sizeMicroUsd: "6000000", trailingArmed: true, polls: {} },
+      },
+    });
+  });
+
+  it("reads state written before sizeMicroUsd (with contracts): the counts stay, the peak starts again", () => {
+    const old = {
+      peakValueMicroUsd: "9000000",
+      contracts: "10",
+      trailingArmed: true,
+      polls: { "take-profit": 1 },
+    };
+    const result = evaluate({ takeProfitPct: 15, confirmPolls: 2, trailingStopPct: 10 }, [at()], {
+      state: { positions: { [P]: old } },
+    });
+    expect(result.intents).toEqual([close("take-profit: pnl 16.6% >= 15%")]);
+    expect(result.state).toEqual({
+      positions: {
+        [P]: {
+          peakValueMicroUsd: "7000000",
+          sizeMicroUsd: "6000000",
+          trailingArmed: true,
+          polls: { "take-profit": 2 },
+        },
+      },
     });
   });
 
@@ -262,7 +360,9 @@ describe("exit-rules: trailing stop across polls", () => {
     });
     expect(result.intents).toEqual([]);
     expect(result.state).toEqual({
-      positions: { [P]: { peakValueMicroUsd: "1000000", contracts: "10", trailingArmed: true, polls: {} } },
+      positions: {
+        [P]: { peakValueMicroUsd: "1000000", sizeMicroUsd: "6000000", trailingArmed: true, polls: {} },
+      },
     });
   });
 });
@@ -367,7 +467,7 @@ describe("exit-rules: selector precedence", () => {
     category: "crypto",
     subcategory: "bitcoin",
     tags: ["Bitcoin", "majors"],
-    provider: "provider_a",
+    provider: "polymarket",
   };
   const events = { "evt-1": EVT_1 };
   // Each override sets its own take-profit, so the reason tells which one won.
@@ -377,7 +477,7 @@ describe("exit-rules: selector precedence", () => {
     titleContains: { match: { titleContains: "bitcoin" }, rules: { takeProfitPct: 13 } },
     tags: { match: { tags: ["majors"] }, rules: { takeProfitPct: 14 } },
     category: { match: { category: "crypto" }, rules: { takeProfitPct: 15.5 } },
-    provider: { match: { provider: "provider_a" }, rules: { takeProfitPct: 16 } },
+    provider: { match: { provider: "polymarket" }, rules: { takeProfitPct: 16 } },
     side: { match: { side: "yes" }, rules: { takeProfitPct: 16.5 } },
   } as const;
   type Key = keyof typeof selectors;
@@ -431,7 +531,7 @@ describe("exit-rules: selector precedence", () => {
             titleContains: "bitcoin",
             tags: ["majors"],
             category: "crypto",
-            provider: "provider_a",
+            provider: "polymarket",
             side: "yes",
           },
           rules: { takeProfitPct: 12 },
@@ -443,7 +543,7 @@ describe("exit-rules: selector precedence", () => {
     [
       "{ tags } over { category, provider, side }",
       [
-        { match: { category: "crypto", provider: "provider_a", side: "yes" }, rules: { takeProfitPct: 9 } },
+        { match: { category: "crypto", provider: "polymarket", side: "yes" }, rules: { takeProfitPct: 9 } },
         { match: { tags: ["majors"] }, rules: { takeProfitPct: 8 } },
       ],
       ["8%"],
@@ -497,11 +597,11 @@ describe("exit-rules: selector precedence", () => {
         titleContains: "t",
         tags: ["a"],
         category: "crypto",
-        provider: "provider_b",
+        provider: "kalshi",
         side: "no",
       }),
       specificity({ tags: ["a", "b", "c"] }),
-      specificity({ category: "sports", provider: "provider_a", side: "no" }),
+      specificity({ category: "sports", provider: "polymarket", side: "no" }),
       specificity({ side: "yes" }),
     ]).toEqual([64, 63, 8, 7, 1]);
   });
@@ -515,7 +615,7 @@ describe("exit-rules: selectors on the event's category, tags and provider", () 
     category: "sports",
     subcategory: "basketball",
     tags: ["NBA", "playoffs"],
-    provider: "provider_b",
+    provider: "kalshi",
     ...extra,
   });
   const { provider: _provider, ...withoutProvider } = details();
@@ -526,11 +626,11 @@ describe("exit-rules: selectors on the event's category, tags and provider", () 
     ["tags: compared case-insensitively", { tags: ["Playoffs"] }, { "evt-1": details() }, []],
     ["tags: none of them held", { tags: ["mlb", "nfl"] }, { "evt-1": details() }, closed],
     ["tags: the event has none", { tags: ["nba"] }, { "evt-1": details({ tags: [] }) }, closed],
-    ["provider matches", { provider: "provider_b" }, { "evt-1": details() }, []],
-    ["provider differs", { provider: "provider_a" }, { "evt-1": details() }, closed],
+    ["provider matches", { provider: "kalshi" }, { "evt-1": details() }, []],
+    ["provider differs", { provider: "polymarket" }, { "evt-1": details() }, closed],
     [
       "provider unknown: no provider selector matches",
-      { provider: "provider_b" },
+      { provider: "kalshi" },
       { "evt-1": withoutProvider },
       closed,
     ],
@@ -542,7 +642,7 @@ describe("exit-rules: selectors on the event's category, tags and provider", () 
     ],
     [
       "every key must match: category and provider",
-      { category: "sports", provider: "provider_a" },
+      { category: "sports", provider: "polymarket" },
       { "evt-1": details() },
       closed,
     ],
@@ -619,7 +719,7 @@ describe("exit-rules: selectors on the event's category, tags and provider", () 
       "a provider selector",
       [
         { match: { side: "no" }, rules: {} },
-        { match: { provider: "provider_a" }, rules: {} },
+        { match: { provider: "polymarket" }, rules: {} },
       ],
       { events: true, eventProviders: true },
     ],
@@ -692,14 +792,14 @@ describe("exit-rules: config refusals", () => {
       "overrides[0].match.series: unknown key",
     ],
     [
-      "an unknown category",
-      { takeProfitPct: 5, overrides: [{ match: { category: "sport" }, rules: {} }] },
-      "overrides[0].match.category: expected one of crypto, sports, politics, esports, culture, economics, tech",
+      "an empty category",
+      { takeProfitPct: 5, overrides: [{ match: { category: " " }, rules: {} }] },
+      "overrides[0].match.category: expected a category name such as crypto or sports",
     ],
     [
       'the "all" category (a filter, not a category)',
       { takeProfitPct: 5, overrides: [{ match: { category: "all" }, rules: {} }] },
-      "overrides[0].match.category: expected one of crypto, sports, politics, esports, culture, economics, tech",
+      "overrides[0].match.category: all is a filter of the events list, not a category",
     ],
     [
       "tags as one string",
@@ -717,9 +817,9 @@ describe("exit-rules: config refusals", () => {
       "overrides[0].match.tags[1]: expected a tag",
     ],
     [
-      "a provider the service does not name",
-      { takeProfitPct: 5, overrides: [{ match: { provider: "kalshi" }, rules: {} }] },
-      "overrides[0].match.provider: expected one of provider_a, provider_b",
+      "an empty provider",
+      { takeProfitPct: 5, overrides: [{ match: { provider: "" }, rules: {} }] },
+      "overrides[0].match.provider: expected a provider name such as polymarket, kalshi or bisonfi",
     ],
     [
       "bad rule in an override",

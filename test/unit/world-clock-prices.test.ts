@@ -78,7 +78,9 @@ describe("prices and resolution follow the clock", () => {
     clock.set(market.resolveTime);
     const resolved = marketView(world, market);
     expect(resolved.result).toMatch(/^(yes|no)$/);
-    expect(resolved.resolveAt).toBe(market.resolveTime);
+    // An ISO string once resolved, as the live service sends it.
+    expect(resolved.resolveAt).toBe(new Date(market.resolveTime * 1000).toISOString());
+    expect(resolved.pricing?.buyYesPriceUsd).toBeNull();
   });
 
   it("resolving a market makes winners claimable with payout = contracts × $1, and losers worth nothing", () => {
@@ -94,14 +96,22 @@ describe("prices and resolution follow the clock", () => {
     for (const p of others) {
       const view = positionView(world, p);
       if (p.isYes === held.isYes) {
+        // The market is closed: no valuation (null), the payout says what the claim brings.
         expect(view).toMatchObject({
           claimable: true,
-          markPriceUsd: "1000000",
+          markPriceUsd: null,
+          valueUsd: null,
+          pnlUsdPercent: null,
           payoutUsd: String(p.contracts * 1_000_000),
         });
-        expect(view.valueUsd).toBe(String(p.contracts * 1_000_000));
+        expect(view.claimableAt).toBe(world.now());
       } else {
-        expect(view).toMatchObject({ claimable: false, valueUsd: "0", markPriceUsd: "0" });
+        expect(view).toMatchObject({
+          claimable: false,
+          valueUsd: null,
+          markPriceUsd: null,
+          claimableAt: null,
+        });
       }
     }
   });

@@ -28,8 +28,13 @@ describe("prediction reads", () => {
 
   it("filters by provider, category, subcategory and new/live/trending", async () => {
     const { call, world } = worldFixture();
-    const b = await call("listEvents", { provider: "provider_b", end: 100 });
-    expect(b.data.every((e: { eventId: string }) => e.eventId.startsWith("PB-"))).toBe(true);
+    const kalshi = await call("listEvents", { provider: "kalshi", end: 100 });
+    expect(kalshi.data.length).toBeGreaterThan(0);
+    expect(kalshi.data.every((e: { eventId: string }) => e.eventId.startsWith("KX-"))).toBe(true);
+    const byDefault = await call("listEvents", { end: 100 });
+    expect(byDefault.data.every((e: { eventId: string }) => e.eventId.startsWith("POLY-"))).toBe(true);
+    // An open list: a provider the sandbox has no events of answers none, not a refusal.
+    expect((await call("listEvents", { provider: "bisonfi" })).data).toEqual([]);
     const sports = await call("listEvents", { category: "sports", end: 100 });
     expect(sports.data.length).toBeGreaterThan(0);
     expect(sports.data.every((e: { category: string }) => e.category === "sports")).toBe(true);

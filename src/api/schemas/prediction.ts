@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_CATEGORIES, EVENT_PROVIDERS } from "../../core/event-details.js";
+import { KNOWN_EVENT_CATEGORIES, KNOWN_EVENT_PROVIDERS } from "../../core/event-details.js";
 import {
   contractCount,
   microUsd,
@@ -10,62 +10,83 @@ import {
   rangeParams,
 } from "./common.js";
 
-// One list each, in core, so strategies (which import only core) validate the same values.
-export const PROVIDERS = EVENT_PROVIDERS;
-export const CATEGORIES = EVENT_CATEGORIES;
+// One list each, in core, so strategies (which import only core) see the same values. Both are the
+// names known today, not closed sets: the service adds providers and categories (api-live), so a
+// provider or category is sent and read as any non-empty string.
+export const PROVIDERS = KNOWN_EVENT_PROVIDERS;
+export const CATEGORIES = KNOWN_EVENT_CATEGORIES;
+/** The provider the events list and search use when none is given (api-live). */
+export const DEFAULT_PROVIDER = "polymarket";
 
 const nonEmptyId = z.string().min(1, "must be at least 1 character");
+const providerName = z.string().min(1, "expected a provider name such as polymarket, kalshi or bisonfi");
+const categoryName = z.string().min(1, "expected a category name such as crypto or sports");
+/** Null where the live service has no figure (a closed market, no sell price). */
+const microUsdOrNull = microUsd.nullable();
 
+// Only the ids are sure to be there (api-live): every other metadata field may be missing, and a
+// decision that needs one (status, closeTime) does nothing when it is.
 export const marketMetadataSchema = z.looseObject({
   marketId: z.string(),
-  title: z.string(),
-  status: z.string(),
-  result: z.string().nullable(),
-  closeTime: z.number(),
-  openTime: z.number(),
-  isTeamMarket: z.boolean(),
-  rulesPrimary: z.string(),
-  rulesSecondary: z.string(),
-  eventId: z.string(),
+  title: z.string().optional(),
+  status: z.string().optional(),
+  result: z.string().nullable().optional(),
+  closeTime: z.number().optional(),
+  openTime: z.number().optional(),
+  isTeamMarket: z.boolean().optional(),
+  rulesPrimary: z.string().optional(),
+  rulesSecondary: z.string().optional(),
+  eventId: z.string().optional(),
 });
 
 export const eventMetadataSchema = z.looseObject({
   eventId: z.string(),
-  title: z.string(),
-  subtitle: z.string(),
-  slug: z.string(),
-  series: z.string(),
-  closeTime: z.string(),
-  imageUrl: z.string(),
-  isLive: z.boolean(),
+  title: z.string().optional(),
+  subtitle: z.string().optional(),
+  slug: z.string().optional(),
+  series: z.string().optional(),
+  closeTime: z.string().optional(),
+  imageUrl: z.string().optional(),
+  isLive: z.boolean().optional(),
 });
 
+/** Micro-USD prices; each may be null (no quote on that side, a resolved market). */
 export const marketPricingSchema = z.looseObject({
-  buyYesPriceUsd: z.number(),
-  buyNoPriceUsd: z.number(),
-  sellYesPriceUsd: z.number(),
-  sellNoPriceUsd: z.number(),
-  volume: z.number(),
+  buyYesPriceUsd: z.number().nullable(),
+  buyNoPriceUsd: z.number().nullable(),
+  sellYesPriceUsd: z.number().nullable(),
+  sellNoPriceUsd: z.number().nullable(),
+  volume: z.number().nullable().optional(),
 });
 
+/** A number (Unix seconds) or null before resolution; an ISO 8601 string once resolved (api-live). */
+export const resolveAtSchema = z.union([z.number(), z.iso.datetime({ offset: true }), z.null()]);
+
+/** Market fields are flat on the market (api-live), not nested in a `metadata` object. */
 export const marketSchema = z.looseObject({
   marketId: z.string(),
   status: z.enum(["open", "closed", "cancelled"]),
   result: z.enum(["yes", "no"]).nullable(),
   openTime: z.number(),
   closeTime: z.number(),
-  resolveAt: z.number().nullable(),
+  resolveAt: resolveAtSchema,
   marketResultPubkey: z.string().nullable().optional(),
   imageUrl: z.url().nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  pricing: marketPricingSchema,
+  title: z.string().optional(),
+  subtitle: z.string().optional(),
+  eventId: z.string().optional(),
+  marketPubkey: z.string().optional(),
+  isTeamMarket: z.boolean().optional(),
+  rulesPrimary: z.string().optional(),
+  rulesSecondary: z.string().optional(),
+  pricing: marketPricingSchema.optional(),
 });
 
 export const eventSchema = z.looseObject({
   eventId: z.string(),
   isActive: z.boolean(),
   isLive: z.boolean(),
-  category: z.enum(CATEGORIES),
+  category: categoryName,
   subcategory: z.string(),
   volumeUsd: microUsd,
   closeCondition: z.string(),
@@ -90,22 +111,23 @@ export const positionSchema = z.looseObject({
   contracts: contractCount,
   totalCostUsd: microUsd,
   sizeUsd: microUsd,
-  valueUsd: microUsd,
+  // Null once the market is closed (valuation and pnl) or when no sell price is quoted (api-live).
+  valueUsd: microUsdOrNull,
   avgPriceUsd: microUsd,
-  markPriceUsd: microUsd,
-  sellPriceUsd: microUsd,
-  pnlUsd: microUsd,
-  pnlUsdAfterFees: microUsd,
+  markPriceUsd: microUsdOrNull,
+  sellPriceUsd: microUsdOrNull,
+  pnlUsd: microUsdOrNull,
+  pnlUsdAfterFees: microUsdOrNull,
   feesPaidUsd: microUsd,
   claimedUsd: microUsd,
   payoutUsd: microUsd,
-  pnlUsdPercent: z.number(),
-  pnlUsdAfterFeesPercent: z.number(),
+  pnlUsdPercent: z.number().nullable(),
+  pnlUsdAfterFeesPercent: z.number().nullable(),
   realizedPnlUsd: z.number(),
   openedAt: z.number(),
   updatedAt: z.number(),
-  claimableAt: z.number(),
-  settlementDate: z.number(),
+  claimableAt: z.number().nullable(),
+  settlementDate: z.number().nullable(),
   openOrders: z.number().int(),
   bump: z.number().int(),
   eventMetadata: eventMetadataSchema,
@@ -132,8 +154,9 @@ export const orderSchema = z.looseObject({
   filledAt: z.number(),
   contracts: contractCount,
   maxFillPriceUsd: microUsd,
-  maxBuyPriceUsd: microUsd,
-  minSellPriceUsd: microUsd,
+  // Only the side the order is on is set (api-live).
+  maxBuyPriceUsd: microUsdOrNull,
+  minSellPriceUsd: microUsdOrNull,
   filledContracts: contractCount,
   avgFillPriceUsd: microUsd,
   sizeUsd: microUsd,
@@ -173,22 +196,33 @@ export const historyRecordSchema = z.looseObject({
   contractsSettled: contractCount,
   maxFillPriceUsd: microUsd,
   avgFillPriceUsd: microUsd,
-  maxBuyPriceUsd: microUsd,
-  minSellPriceUsd: microUsd,
+  maxBuyPriceUsd: microUsdOrNull,
+  minSellPriceUsd: microUsdOrNull,
   depositAmountUsd: microUsd,
   totalCostUsd: microUsd,
-  feeUsd: microUsd,
+  feeUsd: microUsdOrNull,
   grossProceedsUsd: microUsd,
   netProceedsUsd: microUsd,
-  transferAmountToken: z.string(),
-  realizedPnl: microUsd,
-  realizedPnlBeforeFees: microUsd,
+  transferAmountToken: z.string().nullable(),
+  realizedPnl: microUsdOrNull,
+  realizedPnlBeforeFees: microUsdOrNull,
   payoutAmountUsd: microUsd,
   marketMetadata: marketMetadataSchema,
   eventMetadata: eventMetadataSchema,
 });
 
-export const txMetaSchema = z.looseObject({ blockhash: z.string(), lastValidBlockHeight: z.number().int() });
+/**
+ * The reference says integer, the service's own client a string: both are read, and a decimal
+ * string must hold a safe integer (a block height Keeper compares with the chain's).
+ */
+export const blockHeightSchema = z.union([
+  z.number().int().min(0),
+  z.string().regex(/^\d{1,15}$/, "expected a block height: an integer or a decimal string"),
+]);
+export const txMetaSchema = z.looseObject({ blockhash: z.string(), lastValidBlockHeight: blockHeightSchema });
+
+/** A block height as a number, whichever way the service wrote it. */
+export const blockHeightOf = (value: z.infer<typeof blockHeightSchema>): number => Number(value);
 
 export const orderPreviewSchema = z.looseObject({
   orderPubkey: z.string(),
@@ -199,8 +233,9 @@ export const orderPreviewSchema = z.looseObject({
   positionPubkey: z.string(),
   contracts: contractCount,
   newContracts: contractCount,
-  maxBuyPriceUsd: microUsd,
-  minSellPriceUsd: microUsd,
+  // A sell sets no buy limit and a buy no sell limit (api-live).
+  maxBuyPriceUsd: microUsdOrNull,
+  minSellPriceUsd: microUsdOrNull,
   externalOrderId: z.string(),
   orderCostUsd: microUsd,
   newAvgPriceUsd: microUsd,
@@ -246,8 +281,9 @@ export const leaderboardEntrySchema = z.looseObject({
   wrongPredictions: z.number(),
   winRatePct: z.string(),
   period: z.string(),
-  periodStart: z.string(),
-  periodEnd: z.string(),
+  // Null for all_time (api-live).
+  periodStart: z.string().nullable(),
+  periodEnd: z.string().nullable(),
 });
 
 const summaryPeriod = z.looseObject({ totalVolumeUsd: microUsd, predictionsCount: z.number() });
@@ -266,18 +302,23 @@ export const marketsPageSchema = page(marketSchema);
 export const positionsPageSchema = page(positionSchema);
 export const ordersPageSchema = page(orderSchema);
 export const historyPageSchema = page(historyRecordSchema);
-export const closeAllResponseSchema = z.looseObject({ data: z.array(closePreviewSchema) });
+/**
+ * Close all answers a close for each position it sells and a claim for each winning position (a
+ * winner is claimed, not sold): the two are told apart by `order` (a close) and `position` (a claim).
+ */
+export const closeAllItemSchema = z.union([closePreviewSchema, claimPreviewSchema]);
+export const closeAllResponseSchema = z.looseObject({ data: z.array(closeAllItemSchema) });
 
 // ---- parameters per endpoint (the spec's rules, shared by client and sandbox) ----
 export const listEventsParams = z.strictObject({
-  provider: z.enum(PROVIDERS).optional(),
+  provider: providerName.optional(),
   includeMarkets: queryBool.nullable().optional(),
   ...rangeParams,
-  category: z.enum(CATEGORIES).optional(),
+  category: categoryName.optional(),
   subcategory: z.string().optional(),
-  sortBy: z.enum(["volume", "beginAt"]).optional(),
+  sortBy: z.enum(["volume", "volume24hr", "beginAt"]).optional(),
   sortDirection: z.enum(["asc", "desc"]).optional(),
-  filter: z.enum(["new", "live", "trending"]).optional(),
+  filter: z.enum(["new", "live", "trending", "upcoming"]).optional(),
 });
 export const eventIdParam = z.strictObject({ eventId: nonEmptyId });
 export const getEventParams = z.strictObject({
@@ -287,7 +328,7 @@ export const getEventParams = z.strictObject({
 export const searchEventsParams = z.strictObject({
   query: z.string().min(1, "must be 1 to 200 characters").max(200, "must be 1 to 200 characters"),
   limit: queryInt.pipe(z.number().min(1, "must be 1 to 20").max(20, "must be 1 to 20")).optional(),
-  provider: z.enum(PROVIDERS).optional(),
+  provider: providerName.optional(),
 });
 export const listEventMarketsParams = z.strictObject({ eventId: nonEmptyId, ...rangeParams });
 export const getEventMarketParams = z.strictObject({ eventId: nonEmptyId, marketId: nonEmptyId });
@@ -299,10 +340,10 @@ export const listPositionsParams = z.strictObject({
   marketPubkey: pubkey.optional(),
   isYes: queryBool.optional(),
 });
+/** No market filter on the live service (api-live): a caller filters the answer itself. */
 export const listOrdersParams = z.strictObject({
   ...rangeParams,
   ownerPubkey: pubkey.optional(),
-  marketId: z.string().min(1).optional(),
 });
 export const listHistoryParams = z.strictObject({
   ...rangeParams,
@@ -310,15 +351,11 @@ export const listHistoryParams = z.strictObject({
   id: queryInt.pipe(z.number().min(1, "must be >= 1")).optional(),
   positionPubkey: pubkey.optional(),
 });
-export const closePositionsBody = z.strictObject({
-  ownerPubkey: pubkey,
-  minSellPriceSlippageBps: z
-    .number()
-    .int()
-    .min(0, "must be 0 to 10000")
-    .max(10_000, "must be 0 to 10000")
-    .optional(),
-});
+const slippageBps = z.number().int().min(0, "must be 0 to 10000").max(10_000, "must be 0 to 10000");
+/** DELETE /positions: the live service requires the slippage of the sells. */
+export const closeAllBody = z.strictObject({ ownerPubkey: pubkey, minSellPriceSlippageBps: slippageBps });
+/** DELETE /positions/{positionPubkey}: the owner only (api-live). */
+export const closePositionBody = z.strictObject({ ownerPubkey: pubkey });
 export const positionPathParams = z.strictObject({ positionPubkey: pubkey });
 export const claimBody = z.strictObject({ ownerPubkey: pubkey });
 export const leaderboardParams = z.strictObject({
@@ -335,6 +372,7 @@ export type Position = z.infer<typeof positionSchema>;
 export type Order = z.infer<typeof orderSchema>;
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
 export type ClosePreview = z.infer<typeof closePreviewSchema>;
+export type CloseAllItem = z.infer<typeof closeAllItemSchema>;
 export type ClaimPreview = z.infer<typeof claimPreviewSchema>;
 export type LeaderboardEntry = z.infer<typeof leaderboardEntrySchema>;
 export type LeaderboardResponse = z.infer<typeof leaderboardResponseSchema>;
@@ -344,4 +382,5 @@ export type ListPositionsParams = z.input<typeof listPositionsParams>;
 export type ListOrdersParams = z.input<typeof listOrdersParams>;
 export type ListHistoryParams = z.input<typeof listHistoryParams>;
 export type LeaderboardParams = z.input<typeof leaderboardParams>;
-export type ClosePositionsBody = z.input<typeof closePositionsBody>;
+export type CloseAllBody = z.input<typeof closeAllBody>;
+export type ClosePositionBody = z.input<typeof closePositionBody>;

@@ -8,13 +8,14 @@ export const inviteSchema = z.looseObject({
   creation_tx: z.string(),
   deletion_tx: z.string().nullable().optional(),
   receiver: z.string().nullable().optional(),
-  mint: z.string(),
+  mint: z.string().nullable(),
   expiry: z.string(),
   creation_time: z.string(),
   deletion_time: z.string().nullable().optional(),
   amount: z.string(),
-  action: z.string().optional(),
-  confirmed: z.boolean(),
+  action: z.string().nullable().optional(),
+  // A boolean, an integer (0 or 1) or null (api-live).
+  confirmed: z.union([z.boolean(), z.number().int(), z.null()]),
 });
 
 export const inviteHistoryResponseSchema = z.looseObject({

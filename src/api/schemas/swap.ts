@@ -68,7 +68,7 @@ export const swapBuildResponseSchema = z.looseObject({
       }),
       percent: z.number(),
       bps: z.number(),
-      usdValue: z.number(),
+      usdValue: z.number().optional(),
     }),
   ),
   computeBudgetInstructions: z.array(instructionSchema),
@@ -76,7 +76,8 @@ export const swapBuildResponseSchema = z.looseObject({
   swapInstruction: instructionSchema,
   cleanupInstruction: instructionSchema.nullable().optional(),
   otherInstructions: z.array(instructionSchema),
-  addressesByLookupTableAddress: z.record(z.string(), z.array(pubkey)),
+  /** Null means no lookup tables (api-live): read it as empty. */
+  addressesByLookupTableAddress: z.record(z.string(), z.array(pubkey)).nullable(),
   blockhashWithMetadata: z.looseObject({
     blockhash: z.array(z.number().int().min(0).max(255)).length(32, "expected 32 blockhash bytes"),
     lastValidBlockHeight: z.number().int(),

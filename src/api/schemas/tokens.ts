@@ -3,30 +3,34 @@ import { z } from "zod";
 const numOrNull = z.number().nullable();
 const strOrNull = z.string().nullable();
 
+// Every stats window, and every member of one, may be null or missing (api-live).
+const statOrNull = numOrNull.optional();
 export const tokenStatsSchema = z.looseObject({
-  priceChange: z.number().optional(),
-  holderChange: z.number().optional(),
-  liquidityChange: z.number().optional(),
-  volumeChange: z.number().optional(),
-  buyVolume: z.number().optional(),
-  sellVolume: z.number().optional(),
-  buyOrganicVolume: z.number().optional(),
-  sellOrganicVolume: z.number().optional(),
-  numBuys: z.number().optional(),
-  numSells: z.number().optional(),
-  numTraders: z.number().optional(),
-  numOrganicBuyers: z.number().optional(),
-  numNetBuyers: z.number().optional(),
+  priceChange: statOrNull,
+  holderChange: statOrNull,
+  liquidityChange: statOrNull,
+  volumeChange: statOrNull,
+  buyVolume: statOrNull,
+  sellVolume: statOrNull,
+  buyOrganicVolume: statOrNull,
+  sellOrganicVolume: statOrNull,
+  numBuys: statOrNull,
+  numSells: statOrNull,
+  numTraders: statOrNull,
+  numOrganicBuyers: statOrNull,
+  numNetBuyers: statOrNull,
 });
 
 export const tokenAuditSchema = z.looseObject({
-  isSus: z.boolean().optional(),
-  mintAuthorityDisabled: z.boolean().optional(),
-  freezeAuthorityDisabled: z.boolean().optional(),
-  topHoldersPercentage: z.number().optional(),
-  devBalancePercentage: z.number().optional(),
-  devMints: z.number().optional(),
+  isSus: z.boolean().nullable().optional(),
+  mintAuthorityDisabled: z.boolean().nullable().optional(),
+  freezeAuthorityDisabled: z.boolean().nullable().optional(),
+  topHoldersPercentage: numOrNull.optional(),
+  devBalancePercentage: numOrNull.optional(),
+  devMints: numOrNull.optional(),
 });
+
+const statsWindow = tokenStatsSchema.nullable().optional();
 
 export const tokenSchema = z.looseObject({
   id: z.string().min(1),
@@ -61,15 +65,16 @@ export const tokenSchema = z.looseObject({
   priceBlockId: numOrNull.optional(),
   liquidity: numOrNull.optional(),
   fees: numOrNull.optional(),
-  apy: z.looseObject({ venueEarn: z.number() }).optional(),
-  stats5m: tokenStatsSchema.optional(),
-  stats1h: tokenStatsSchema.optional(),
-  stats6h: tokenStatsSchema.optional(),
-  stats24h: tokenStatsSchema.optional(),
-  stats7d: tokenStatsSchema.optional(),
-  stats30d: tokenStatsSchema.optional(),
-  firstPool: z.looseObject({ id: z.string(), createdAt: z.string() }).optional(),
-  audit: tokenAuditSchema.optional(),
+  /** Present only for assets of the lending Earn product (api-live). */
+  apy: z.looseObject({ jupEarn: z.number() }).nullable().optional(),
+  stats5m: statsWindow,
+  stats1h: statsWindow,
+  stats6h: statsWindow,
+  stats24h: statsWindow,
+  stats7d: statsWindow,
+  stats30d: statsWindow,
+  firstPool: z.looseObject({ id: z.string(), createdAt: z.string() }).nullable().optional(),
+  audit: tokenAuditSchema.nullable().optional(),
   organicScore: z.number().min(0).max(100).optional(),
   organicScoreLabel: z.enum(["high", "medium", "low"]).optional(),
   isVerified: z.boolean().nullable().optional(),

@@ -1,9 +1,14 @@
-import { PROVIDERS } from "../../api/schemas/prediction.js";
 import { type MarketPhase, type MarketRecord, PRICE_CEILING_MICRO, PRICE_FLOOR_MICRO } from "./markets.js";
 import { derivePubkey, hashString, intBetween, pick, type Random, streamFor } from "./rng.js";
 import { TOPICS, WORLD_CATEGORIES, type WorldCategory } from "./topics.js";
 
-export type Provider = (typeof PROVIDERS)[number];
+/**
+ * The providers the sandbox generates events for, by the live service's names (polymarket is its
+ * default). `bisonfi` is a live provider too, but its markets trade only through the service's
+ * execute endpoint, which the sandbox does not imitate: it lists no events for it.
+ */
+export const SANDBOX_PROVIDERS = ["polymarket", "kalshi"] as const;
+export type Provider = (typeof SANDBOX_PROVIDERS)[number];
 
 export interface EventRecord {
   readonly index: number;
@@ -85,7 +90,7 @@ function timelineFor(phase: MarketPhase, genesis: number, random: Random): Timel
   }
 }
 
-const PROVIDER_PREFIX: Record<Provider, string> = { provider_a: "PA", provider_b: "PB" };
+const PROVIDER_PREFIX: Record<Provider, string> = { polymarket: "POLY", kalshi: "KX" };
 
 /** Events in every category from both providers, each with one to three markets. */
 export function generateEventsAndMarkets(
@@ -97,7 +102,7 @@ export function generateEventsAndMarkets(
   const events: EventRecord[] = [];
   const markets: MarketRecord[] = [];
   let resolvedCount = 0;
-  for (const provider of PROVIDERS) {
+  for (const provider of SANDBOX_PROVIDERS) {
     for (const category of WORLD_CATEGORIES) {
       const topic = TOPICS[category];
       for (let n = 1; n <= eventsPerCategory; n++) {

@@ -25,7 +25,8 @@ export function invitesOf(
     const outcome = (["claimed", "clawed_back", "pending"] as const)[i % 3] ?? "pending";
     const label = `invite:${address}:${i}`;
     const deletion = outcome === "pending" ? null : creation + intBetween(random, 1, 20) * DAY;
-    const mint = options.mints[i % options.mints.length] ?? "";
+    // A pending invite's mint is not known yet on the live service: null.
+    const mint = outcome === "pending" ? null : (options.mints[i % options.mints.length] ?? null);
     invites.push({
       invite_signer: derivePubkey(`${label}:signer`, seed).toBase58(),
       invite_pda: derivePubkey(`${label}:pda`, seed).toBase58(),
@@ -38,8 +39,9 @@ export function invitesOf(
       creation_time: iso(creation),
       deletion_time: deletion === null ? null : iso(deletion),
       amount: String(intBetween(random, 1, 500) * 1_000_000),
-      ...(outcome === "pending" ? {} : { action: outcome }),
-      confirmed: true,
+      // As the live service: a pending invite has a null action and `confirmed` comes as 0/1.
+      action: outcome === "pending" ? null : outcome,
+      confirmed: outcome === "pending" ? 0 : 1,
     });
   }
   return invites;

@@ -112,8 +112,9 @@ export function leaderboard(
     wrongPredictions: t.wrong,
     winRatePct: winRate(t).toFixed(2),
     period,
-    periodStart: iso(start),
-    periodEnd: iso(end),
+    // All time has no bounds: null, as the live service sends it.
+    periodStart: period === "all_time" ? null : iso(start),
+    periodEnd: period === "all_time" ? null : iso(end),
   }));
   const summaryOf = (p: Period) => {
     const all = tallies(world, p);

@@ -33,8 +33,11 @@ export interface MarketRecord {
   readonly noiseSeed: number;
   readonly baseVolumeMicro: number;
   readonly volumePerMinuteMicro: number;
-  /** Set by `resolveMarket`: the outcome and when it was decided. */
-  resolution?: { readonly result: MarketResult; readonly resolveAt: number };
+  /**
+   * Set by `resolveMarket`: the outcome, when it was decided, and when it settles (claims are
+   * possible from then on; before, a claim answers market_not_settled, as on the live service).
+   */
+  resolution?: { readonly result: MarketResult; readonly resolveAt: number; readonly settlesAt: number };
   /** Set by `setPrice`: the walk restarts from this price at this minute (or holds it). */
   anchor?: { readonly minute: number; readonly priceMicro: number; readonly hold: boolean };
   /** Last computed point of the walk, so moving forward in time costs only the new minutes. */

@@ -1,6 +1,6 @@
 import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
-import type * as s from "../../api/schemas/index.js";
+import * as s from "../../api/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";
 import type { EventRecord } from "./events.js";
@@ -44,21 +44,27 @@ export function requireMarket(world: World, marketId: string): MarketRecord {
   return market;
 }
 
-function matchesFilter(world: World, event: EventRecord, filter: "new" | "live" | "trending"): boolean {
+function matchesFilter(
+  world: World,
+  event: EventRecord,
+  filter: "new" | "live" | "trending" | "upcoming",
+): boolean {
   const { isActive, isLive } = eventFlags(world, event);
   if (filter === "new") return event.createdAt >= world.now() - DAY && event.createdAt <= world.now();
   if (filter === "live") return isLive;
+  if (filter === "upcoming") return isActive && event.beginAt !== null && event.beginAt > world.now();
   return isActive && event.isTrending;
 }
 
 function sortEvents(
   world: World,
   events: EventRecord[],
-  sortBy: "volume" | "beginAt",
+  sortBy: "volume" | "volume24hr" | "beginAt",
   direction: "asc" | "desc" | undefined,
 ) {
-  const sign = (direction ?? (sortBy === "volume" ? "desc" : "asc")) === "asc" ? 1 : -1;
-  if (sortBy === "volume") {
+  const sign = (direction ?? (sortBy === "beginAt" ? "asc" : "desc")) === "asc" ? 1 : -1;
+  // The sandbox keeps one volume figure: the last day's is the whole of it.
+  if (sortBy === "volume" || sortBy === "volume24hr") {
     const volume = new Map(events.map((e) => [e.index, eventVolumeMicro(world, e)]));
     return events.sort(
       (a, b) => sign * ((volume.get(a.index) ?? 0) - (volume.get(b.index) ?? 0)) || a.index - b.index,
@@ -111,6 +117,44 @@ function assertClosable(world: World, position: PositionRecord): void {
       `market is ${state.status}, position cannot be sold${hint}`,
     );
   }
+}
+
+function isClosable(world: World, position: PositionRecord): boolean {
+  try {
+    assertClosable(world, position);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function buildClaimPreview(
+  world: World,
+  chain: WorldChainPort,
+  position: PositionRecord,
+  ownerPubkey: string,
+): Promise<s.ClaimPreview> {
+  const market = world.marketOf(position);
+  const positionPubkey = world.positionPubkey(position);
+  const payoutMicro = positionFigures(world, position).payoutMicro;
+  const built = await chain.buildClaim({
+    owner: new PublicKey(ownerPubkey),
+    positionPubkey: new PublicKey(positionPubkey),
+    payoutRaw: BigInt(payoutMicro),
+  });
+  return {
+    transaction: built.transaction,
+    txMeta: { ...built.txMeta },
+    position: {
+      positionPubkey,
+      marketPubkey: market.pubkey,
+      userPubkey: ownerPubkey,
+      ownerPubkey,
+      contracts: String(position.contracts),
+      payoutAmountUsd: String(payoutMicro),
+      isYes: position.isYes,
+    },
+  };
 }
 
 export interface ClosePlan {
@@ -171,7 +215,8 @@ async function buildClosePreview(
       positionPubkey,
       contracts: String(position.contracts),
       newContracts: "0",
-      maxBuyPriceUsd: "0",
+      // A sell sets no buy limit (api-live).
+      maxBuyPriceUsd: null,
       minSellPriceUsd: String(plan.minSellPriceMicro),
       externalOrderId,
       orderCostUsd: String(plan.grossMicro),
@@ -190,7 +235,8 @@ async function buildClosePreview(
 export function predictionHandlers(world: World, chain: WorldChainPort, pending: PendingActions) {
   return {
     listEvents({ params }: { params: Out<typeof s.listEventsParams> }) {
-      const provider = params.provider ?? "provider_a";
+      // Any provider name is taken; one the sandbox has no events of lists none.
+      const provider = params.provider ?? s.DEFAULT_PROVIDER;
       let events = world.events.filter((e) => e.provider === provider);
       if (params.category !== undefined && params.category !== "all")
         events = events.filter((e) => e.category === params.category);
@@ -206,7 +252,7 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
     },
 
     searchEvents({ params }: { params: Out<typeof s.searchEventsParams> }) {
-      const provider = params.provider ?? "provider_a";
+      const provider = params.provider ?? s.DEFAULT_PROVIDER;
       const term = params.query.toLowerCase();
       const found = world.events.filter(
         (e) =>
@@ -254,9 +300,6 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
         const owner = world.walletIndexOf(params.ownerPubkey);
         positions = owner === undefined ? [] : world.positionsOfWallet(owner);
       }
-      const marketId = params.marketId;
-      if (marketId !== undefined)
-        positions = positions.filter((p) => world.marketOf(p).marketId === marketId);
       // Orders are cheap to describe but not free: count first, describe only the page.
       const slots = positions.flatMap((p) =>
         p.extraOrder === null ? [[p, 0] as const] : [[p, 0] as const, [p, 1] as const],
@@ -272,20 +315,19 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
       return paginate(queryHistory(world, params), params);
     },
 
-    async closeAllPositions({ body }: { body: Out<typeof s.closePositionsBody> }) {
+    /**
+     * As the live service: a sell of each position of an open market and a claim of each winning
+     * position not yet claimed (a winner is claimed, not sold). The slippage is required.
+     */
+    async closeAllPositions({ body }: { body: Out<typeof s.closeAllBody> }) {
       const owner = world.walletIndexOf(body.ownerPubkey);
       if (owner === undefined) return { data: [] };
-      const closable = world.positionsOfWallet(owner).filter((p) => {
-        try {
-          assertClosable(world, p);
-          return true;
-        } catch {
-          return false;
-        }
-      });
-      const slippage = body.minSellPriceSlippageBps ?? DEFAULT_CLOSE_SLIPPAGE_BPS;
-      const data: s.ClosePreview[] = [];
-      for (const p of closable) data.push(await buildClosePreview(world, chain, pending, p, slippage));
+      const data: s.CloseAllItem[] = [];
+      for (const p of world.positionsOfWallet(owner)) {
+        if (world.isClaimable(p)) data.push(await buildClaimPreview(world, chain, p, body.ownerPubkey));
+        else if (isClosable(world, p))
+          data.push(await buildClosePreview(world, chain, pending, p, body.minSellPriceSlippageBps));
+      }
       return { data };
     },
 
@@ -294,17 +336,12 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
       body,
     }: {
       params: Out<typeof s.positionPathParams>;
-      body: Out<typeof s.closePositionsBody>;
+      body: Out<typeof s.closePositionBody>;
     }) {
       const position = ownedPosition(world, params.positionPubkey, body.ownerPubkey);
       assertClosable(world, position);
-      return buildClosePreview(
-        world,
-        chain,
-        pending,
-        position,
-        body.minSellPriceSlippageBps ?? DEFAULT_CLOSE_SLIPPAGE_BPS,
-      );
+      // The close-one body carries no slippage on the live service: the service's own applies.
+      return buildClosePreview(world, chain, pending, position, DEFAULT_CLOSE_SLIPPAGE_BPS);
     },
 
     async claimPosition({
@@ -319,29 +356,19 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
         throw badRequest("positionPubkey", "already_claimed", "position is already claimed");
       if (!world.isClaimable(position)) {
         const state = world.marketState(world.marketOf(position));
-        const why = state.result === null ? "its market has not resolved" : "its market resolved against it";
-        throw badRequest("positionPubkey", "not_claimable", `position is not claimable: ${why}`);
+        // As the live service: too early is "not settled" (ask again later), not a refusal.
+        if (
+          state.result === null ||
+          (world.isWinning(position) && !world.isSettled(world.marketOf(position)))
+        )
+          throw badRequest("positionPubkey", "market_not_settled", "market is not settled yet");
+        throw badRequest(
+          "positionPubkey",
+          "not_claimable",
+          "position is not claimable: its market resolved against it",
+        );
       }
-      const market = world.marketOf(position);
-      const payoutMicro = positionFigures(world, position).payoutMicro;
-      const built = await chain.buildClaim({
-        owner: new PublicKey(body.ownerPubkey),
-        positionPubkey: new PublicKey(params.positionPubkey),
-        payoutRaw: BigInt(payoutMicro),
-      });
-      return {
-        transaction: built.transaction,
-        txMeta: { ...built.txMeta },
-        position: {
-          positionPubkey: params.positionPubkey,
-          marketPubkey: market.pubkey,
-          userPubkey: body.ownerPubkey,
-          ownerPubkey: body.ownerPubkey,
-          contracts: String(position.contracts),
-          payoutAmountUsd: String(payoutMicro),
-          isYes: position.isYes,
-        },
-      };
+      return buildClaimPreview(world, chain, position, body.ownerPubkey);
     },
 
     leaderboards({ params }: { params: Out<typeof s.leaderboardParams> }) {

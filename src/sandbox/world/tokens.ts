@@ -459,6 +459,10 @@ function organicLabel(score: number): "high" | "medium" | "low" {
   return "low";
 }
 
+function longStats<T>(isSus: boolean, windows: { stats7d: T; stats30d: T }) {
+  return isSus ? { stats7d: null, stats30d: null } : windows;
+}
+
 function buildToken(spec: TokenSpec, mint: string, seed: number, genesis: number): Token {
   const random = mulberry32(hashString(`token:${spec.key}#${seed}`));
   const usdPrice = Number(spec.priceMicro) / 1_000_000;
@@ -502,13 +506,18 @@ function buildToken(spec: TokenSpec, mint: string, seed: number, genesis: number
     priceBlockId: 300_000_000 + intBetween(random, 0, 1_000_000),
     liquidity,
     fees: Math.round(liquidity * 0.003 * random()),
-    ...(spec.earnApy === undefined ? {} : { apy: { venueEarn: spec.earnApy } }),
+    // As the live service: apy only for assets of the lending Earn product.
+    ...(spec.earnApy === undefined ? {} : { apy: { jupEarn: spec.earnApy } }),
     stats5m: statsFor(random, volumeScale / 288, spec.organicScore, "short"),
     stats1h: statsFor(random, volumeScale / 24, spec.organicScore, "short"),
     stats6h: statsFor(random, volumeScale / 4, spec.organicScore, "short"),
     stats24h: statsFor(random, volumeScale, spec.organicScore, "short"),
-    stats7d: statsFor(random, volumeScale * 7, spec.organicScore, "long"),
-    stats30d: statsFor(random, volumeScale * 30, spec.organicScore, "long"),
+    // Drawn for every token (the draws after them stay the same), sent as null for a suspicious one:
+    // the live service has no long windows for such tokens.
+    ...longStats(spec.isSus, {
+      stats7d: statsFor(random, volumeScale * 7, spec.organicScore, "long"),
+      stats30d: statsFor(random, volumeScale * 30, spec.organicScore, "long"),
+    }),
     firstPool: { id: derivePubkey(`pool:${spec.key}`, seed).toBase58(), createdAt: iso(createdAt + 600) },
     audit: {
       isSus: spec.isSus,

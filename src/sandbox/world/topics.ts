@@ -1,9 +1,9 @@
-import { EVENT_CATEGORIES, type EventCategory } from "../../core/event-details.js";
+import { KNOWN_EVENT_CATEGORIES, type KnownEventCategory } from "../../core/event-details.js";
 
 /** Text the generator draws on: subcategories, tags and question templates per category. */
-export type WorldCategory = Exclude<EventCategory, "all">;
-/** Every category of the spec but `all` (a filter of the events list, not an event's category). */
-export const WORLD_CATEGORIES: readonly WorldCategory[] = EVENT_CATEGORIES.filter(
+export type WorldCategory = Exclude<KnownEventCategory, "all">;
+/** Every usual category but `all` (a filter of the events list, not an event's category). */
+export const WORLD_CATEGORIES: readonly WorldCategory[] = KNOWN_EVENT_CATEGORIES.filter(
   (category): category is WorldCategory => category !== "all",
 );
 

@@ -226,12 +226,16 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         cleanupInstruction:
           legs.cleanupInstruction === null ? null : instructionJson(legs.cleanupInstruction),
         otherInstructions: legs.otherInstructions.map(instructionJson),
-        addressesByLookupTableAddress: Object.fromEntries(
-          Object.entries(legs.addressesByLookupTableAddress).map(([table, addresses]) => [
-            table,
-            [...addresses],
-          ]),
-        ),
+        // As the live service: null, not {}, when the route needs no lookup table.
+        addressesByLookupTableAddress:
+          Object.keys(legs.addressesByLookupTableAddress).length === 0
+            ? null
+            : Object.fromEntries(
+                Object.entries(legs.addressesByLookupTableAddress).map(([table, addresses]) => [
+                  table,
+                  [...addresses],
+                ]),
+              ),
         blockhashWithMetadata: {
           blockhash: [...legs.blockhash],
           lastValidBlockHeight: legs.lastValidBlockHeight,

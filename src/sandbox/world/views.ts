@@ -17,27 +17,42 @@ const usd = (micro: number | bigint): string => String(micro);
 const percent = (part: number, whole: number): number =>
   whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
 
+/** Unix seconds as the live service writes a resolved market's resolveAt: ISO 8601. */
+const isoOf = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+/**
+ * A market as the live service sends it: fields flat on the market; once resolved, `resolveAt` an
+ * ISO string and no quotes (every price null); a cancelled market quotes nothing either.
+ */
 export function marketView(world: World, market: MarketRecord): Market {
   const state = world.marketState(market);
   const event = world.eventOf(market);
+  const pricing = world.pricing(market);
+  const isQuoted = state.status === "open";
   return {
     marketId: market.marketId,
     status: state.status,
     result: state.result,
     openTime: market.openTime,
     closeTime: market.closeTime,
-    resolveAt: state.resolveAt,
+    resolveAt: state.result !== null && state.resolveAt !== null ? isoOf(state.resolveAt) : state.resolveAt,
     marketResultPubkey: market.resultPubkey,
     imageUrl: `https://sandbox.invalid/markets/${market.marketId}.png`,
-    metadata: {
-      title: market.title,
-      eventId: event.eventId,
-      marketPubkey: market.pubkey,
-      isTeamMarket: event.category === "sports" || event.category === "esports",
-      rulesPrimary: rulesPrimary(market),
-      rulesSecondary: "Resolves from the provider's official result; cancelled markets refund at cost.",
-    },
-    pricing: { ...world.pricing(market) },
+    title: market.title,
+    eventId: event.eventId,
+    marketPubkey: market.pubkey,
+    isTeamMarket: event.category === "sports" || event.category === "esports",
+    rulesPrimary: rulesPrimary(market),
+    rulesSecondary: "Resolves from the provider's official result; cancelled markets refund at cost.",
+    pricing: isQuoted
+      ? { ...pricing }
+      : {
+          buyYesPriceUsd: null,
+          buyNoPriceUsd: null,
+          sellYesPriceUsd: null,
+          sellNoPriceUsd: null,
+          volume: pricing.volume,
+        },
   };
 }
 
@@ -90,7 +105,7 @@ export function eventView(world: World, event: EventRecord, includeMarkets: bool
       subtitle: event.subtitle,
       slug: event.slug,
       series: event.series,
-      provider: event.provider,
+      // No provider: the live service's EventMetadata does not carry one.
       createdAt: event.createdAt,
       imageUrl: `https://sandbox.invalid/events/${event.eventId}.png`,
     },
@@ -178,6 +193,11 @@ export function positionFigures(world: World, p: PositionRecord): PositionFigure
   };
 }
 
+/**
+ * A position as the live service sends it: once its market is closed (resolved or cancelled) there
+ * is no valuation, so value, mark, sell price and every pnl figure are null; claimableAt is set only
+ * for a winner and settlementDate only once the market resolved.
+ */
 export function positionView(world: World, p: PositionRecord): Position {
   const market = world.marketOf(p);
   const event = world.eventOf(market);
@@ -186,6 +206,8 @@ export function positionView(world: World, p: PositionRecord): Position {
   const owner = world.ownerOf(p);
   const isWinner = world.isWinning(p);
   const updatedAt = Math.max(p.openedAt, p.claimedAt ?? 0, p.closedAt ?? 0, state.resolveAt ?? 0);
+  const isValued = state.status === "open";
+  const valued = <T>(value: T): T | null => (isValued ? value : null);
   return {
     pubkey: world.positionPubkey(p),
     owner,
@@ -200,22 +222,22 @@ export function positionView(world: World, p: PositionRecord): Position {
     contracts: String(p.contracts),
     totalCostUsd: usd(f.totalCostMicro),
     sizeUsd: usd(f.sizeMicro),
-    valueUsd: usd(f.valueMicro),
+    valueUsd: valued(usd(f.valueMicro)),
     avgPriceUsd: usd(p.avgPriceMicro),
-    markPriceUsd: usd(f.markMicro),
-    sellPriceUsd: usd(f.sellMicro),
-    pnlUsd: usd(f.pnlMicro),
-    pnlUsdAfterFees: usd(f.pnlMicro - p.feesMicro),
+    markPriceUsd: valued(usd(f.markMicro)),
+    sellPriceUsd: valued(usd(f.sellMicro)),
+    pnlUsd: valued(usd(f.pnlMicro)),
+    pnlUsdAfterFees: valued(usd(f.pnlMicro - p.feesMicro)),
     feesPaidUsd: usd(p.feesMicro),
     claimedUsd: usd(p.claimedMicro ?? 0),
     payoutUsd: usd(f.payoutMicro),
-    pnlUsdPercent: percent(f.pnlMicro, f.sizeMicro),
-    pnlUsdAfterFeesPercent: percent(f.pnlMicro - p.feesMicro, f.totalCostMicro),
+    pnlUsdPercent: valued(percent(f.pnlMicro, f.sizeMicro)),
+    pnlUsdAfterFeesPercent: valued(percent(f.pnlMicro - p.feesMicro, f.totalCostMicro)),
     realizedPnlUsd: f.realizedMicro,
     openedAt: p.openedAt,
     updatedAt,
-    claimableAt: isWinner ? (state.resolveAt ?? 0) : 0,
-    settlementDate: state.resolveAt ?? market.resolveTime,
+    claimableAt: isWinner ? (market.resolution?.settlesAt ?? state.resolveAt) : null,
+    settlementDate: state.result === null ? null : state.resolveAt,
     openOrders: f.isPendingOrderOpen ? 1 : 0,
     bump: p.bump,
     eventMetadata: eventMetadata(world, event),
@@ -257,7 +279,8 @@ export function ordersOfPosition(world: World, p: PositionRecord): Order[] {
       contracts: String(p.contracts),
       maxFillPriceUsd: usd(p.avgPriceMicro + 10_000),
       maxBuyPriceUsd: usd(p.avgPriceMicro + 10_000),
-      minSellPriceUsd: "0",
+      // Only the side the order is on is set (api-live).
+      minSellPriceUsd: null,
       filledContracts: String(p.contracts),
       avgFillPriceUsd: usd(p.avgPriceMicro),
       sizeUsd: usd(p.contracts * p.avgPriceMicro),
@@ -281,8 +304,8 @@ export function ordersOfPosition(world: World, p: PositionRecord): Order[] {
       filledAt: 0,
       contracts: String(extra.contracts),
       maxFillPriceUsd: usd(extra.limitPriceMicro),
-      maxBuyPriceUsd: usd(extra.isBuy ? extra.limitPriceMicro : 0),
-      minSellPriceUsd: usd(extra.isBuy ? 0 : extra.limitPriceMicro),
+      maxBuyPriceUsd: extra.isBuy ? usd(extra.limitPriceMicro) : null,
+      minSellPriceUsd: extra.isBuy ? null : usd(extra.limitPriceMicro),
       filledContracts: "0",
       avgFillPriceUsd: "0",
       sizeUsd: usd(extra.contracts * extra.limitPriceMicro),

@@ -216,10 +216,25 @@ export class World {
     return pricingAt(market, this.marketState(market), this.now(), this.genesisSeconds);
   }
 
-  /** Test hook: resolve a market now, whatever its schedule. */
-  resolveMarket(marketId: string, result: MarketResult): void {
+  /**
+   * Test hook: resolve a market now, whatever its schedule. `settleAfterSeconds` imitates the live
+   * service's lag between a result and its settlement: until then winners are not `claimable` and a
+   * claim answers market_not_settled.
+   */
+  resolveMarket(
+    marketId: string,
+    result: MarketResult,
+    options: { readonly settleAfterSeconds?: number } = {},
+  ): void {
     const market = this.requireMarket(marketId);
-    market.resolution = { result, resolveAt: this.now() };
+    const now = this.now();
+    market.resolution = { result, resolveAt: now, settlesAt: now + (options.settleAfterSeconds ?? 0) };
+  }
+
+  /** A resolved market's claims are possible (its settlement lag, if any, has passed). */
+  isSettled(market: MarketRecord): boolean {
+    const settlesAt = market.resolution?.settlesAt;
+    return this.marketState(market).result !== null && (settlesAt === undefined || this.now() >= settlesAt);
   }
 
   /**
@@ -291,7 +306,12 @@ export class World {
   }
 
   isClaimable(position: PositionRecord): boolean {
-    return position.claimedAt === undefined && position.closedAt === undefined && this.isWinning(position);
+    return (
+      position.claimedAt === undefined &&
+      position.closedAt === undefined &&
+      this.isWinning(position) &&
+      this.isSettled(this.marketOf(position))
+    );
   }
 
   // ---- effects of landed transactions ----

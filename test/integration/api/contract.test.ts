@@ -70,7 +70,7 @@ describe("contract: the client against the sandbox", () => {
     expect(claim.position.positionPubkey).toBe(claimable?.pubkey);
     const open = positions.data.find((p) => !p.claimable && !p.claimed && p.contracts !== "0");
     await client.prediction.closePosition(open?.pubkey ?? "", { ownerPubkey: wallet });
-    await client.prediction.closeAllPositions({ ownerPubkey: wallet });
+    await client.prediction.closeAllPositions({ ownerPubkey: wallet, minSellPriceSlippageBps: 100 });
 
     const tokens = await client.tokens.search({ query: "USDC,SOL" });
     const mintOf = (symbol: string) => tokens.find((t) => t.symbol === symbol)?.id ?? "";
@@ -268,21 +268,18 @@ describe("contract: the client against the sandbox", () => {
 
     const orders = await collectAll(iterateOrders(client, { ownerPubkey: wallet }));
     expect(orders.length, "the wallet has orders").toBeGreaterThan(0);
-    const marketId = orders[0]?.marketId ?? "";
-    const inMarket = await collectAll(iterateOrders(client, { marketId }));
-    expect(inMarket.length).toBeGreaterThan(0);
-    expect(inMarket.every((o) => o.marketId === marketId)).toBe(true);
+    // No market filter on the live service: the list is the owner's (or everyone's) orders.
     const allOrders = await collectAll(iterateOrders(client));
-    expect(inMarket.length).toBe(allOrders.filter((o) => o.marketId === marketId).length);
-    expect(inMarket.length).toBeLessThan(allOrders.length);
+    expect(allOrders.length).toBeGreaterThan(orders.length);
+    expect(orders.every((o) => o.ownerPubkey === wallet)).toBe(true);
 
     const crypto = await collectAll(iterateEvents(client, { category: "crypto" }));
     expect(crypto.length).toBeGreaterThan(0);
     expect(crypto.every((e) => e.category === "crypto")).toBe(true);
 
     // Events carry no provider field; the two providers' lists are disjoint and each non-empty.
-    const a = await collectAll(iterateEvents(client, { provider: "provider_a" }));
-    const b = await collectAll(iterateEvents(client, { provider: "provider_b" }));
+    const a = await collectAll(iterateEvents(client, { provider: "polymarket" }));
+    const b = await collectAll(iterateEvents(client, { provider: "kalshi" }));
     expect(a.length).toBeGreaterThan(0);
     expect(b.length).toBeGreaterThan(0);
     const idsOfA = new Set(a.map((e) => e.eventId));

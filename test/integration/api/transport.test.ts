@@ -300,7 +300,7 @@ describe("bodies", () => {
     );
     const answer = await client.prediction.getMarket("m-1");
     expect(answer.newField).toBe(7);
-    expect(answer.pricing.spread).toBe(1);
+    expect(answer.pricing?.spread).toBe(1);
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiKeyFor, SANDBOX_API_KEY } from "../../../src/config/api-key.js";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
 
@@ -92,6 +93,20 @@ describe("loadConfig", () => {
     expect(config.secrets.apiKey).toBe("k-123");
     expect(await problemsOf("{}", { KEEPER_OPS_PORT: "nine" })).toEqual([
       "KEEPER_OPS_PORT: expected a number",
+    ]);
+  });
+
+  it("a remote service without a key is keyless, not an error; the sandbox on loopback gets its key", async () => {
+    const remote = await loadConfig({ env: { KEEPER_SERVICE_URL: "https://api.example.invalid" } });
+    expect(apiKeyFor(remote)).toBeUndefined();
+    const keyed = await loadConfig({
+      env: { KEEPER_SERVICE_URL: "https://api.example.invalid", KEEPER_API_KEY: "k-1" },
+    });
+    expect(apiKeyFor(keyed)).toBe("k-1");
+    expect(apiKeyFor(await loadConfig({ env: {} }))).toBe(SANDBOX_API_KEY);
+    expect((await loadConfig({ env: {} })).protections.closeAllSlippageBps).toBe(500);
+    expect(await problemsOf("protections:\n  closeAllSlippageBps: 10001\n")).toEqual([
+      "protections.closeAllSlippageBps: expected basis points between 0 and 10000",
     ]);
   });
 

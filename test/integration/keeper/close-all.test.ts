@@ -21,6 +21,7 @@ describe("close-all against the sandbox and real Redis: one close per position, 
   let ledger: Ledger;
   let wallet: string;
   let open: Position[];
+  let winners: Position[];
 
   beforeAll(async () => {
     sandbox = await startCheckedSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
@@ -32,6 +33,9 @@ describe("close-all against the sandbox and real Redis: one close per position, 
     wallet = sandbox.wallets[0] ?? "";
     open = (await collectAll(iteratePositions(client, { ownerPubkey: wallet }))).filter(
       (p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed,
+    );
+    winners = (await collectAll(iteratePositions(client, { ownerPubkey: wallet }))).filter(
+      (p) => p.claimable && !p.claimed,
     );
   });
   afterAll(async () => {
@@ -54,6 +58,7 @@ describe("close-all against the sandbox and real Redis: one close per position, 
     sign,
     logger: pino({ level: "silent" }),
     positions: (owner: string) => collectAll(iteratePositions(client, { ownerPubkey: owner })),
+    closeAllSlippageBps: 250,
   });
 
   async function runCloseAll(tag: string) {
@@ -90,17 +95,33 @@ describe("close-all against the sandbox and real Redis: one close per position, 
       const row = await ledger.get(`close-${p.pubkey}`);
       expect(row).toMatchObject({ kind: "close", strategy: "operator", status: "built", builds: 1 });
       expect(row?.transaction).toBeTruthy();
-      expect(row?.intent).toMatchObject({ exitRule: "close-all", costBasisMicroUsd: p.totalCostUsd });
+      // The slippage DELETE /positions requires: protections.closeAllSlippageBps when the intent has none.
+      expect(row?.intent).toMatchObject({
+        exitRule: "close-all",
+        costBasisMicroUsd: p.totalCostUsd,
+        minSellPriceSlippageBps: 250,
+      });
       expect(BigInt(row?.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
     }
+    // The winners come back as claims (a winner is claimed, not sold), checked as claims.
+    expect(winners.length).toBeGreaterThan(0);
+    for (const p of winners) {
+      const row = await ledger.get(`claim-${p.pubkey}`);
+      expect(row).toMatchObject({ kind: "claim", strategy: "operator", status: "built", builds: 1 });
+      expect(row?.intent).toMatchObject({ positionPubkey: p.pubkey, expectedPayoutMicroUsd: p.payoutUsd });
+      expect(row?.amountMicroUsd).toBe(p.payoutUsd);
+    }
     const jobs = await sign.getJobs(["waiting", "delayed", "active"]);
-    expect(jobs.map((j) => j.data.intentKey).sort()).toEqual(others.map((p) => `close-${p.pubkey}`).sort());
+    expect(jobs.map((j) => j.data.intentKey).sort()).toEqual(
+      [...others.map((p) => `close-${p.pubkey}`), ...winners.map((p) => `claim-${p.pubkey}`)].sort(),
+    );
 
     // A second close-all while those are in flight adds nothing.
     await runCloseAll("b");
-    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(others.length);
+    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(others.length + winners.length);
     const closes = (await ledger.list()).filter((r) => r.kind === "close");
     expect(closes).toHaveLength(open.length);
+    expect((await ledger.list()).filter((r) => r.kind === "claim")).toHaveLength(winners.length);
   });
 
   it("closes again, once per close-all, a position whose close is done but that the service still lists", async () => {
@@ -129,5 +150,28 @@ describe("close-all against the sandbox and real Redis: one close per position, 
       deps(),
     );
     expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(2);
+  });
+
+  it("a claim asked before its market is settled is deferred, not failed, and asked again later", async () => {
+    const early = open.at(-1) as Position;
+    const retrying = new Ledger(ctx.redis, keys, { maxTries: 1, retryAfterSeconds: 0 });
+    const claim: Intent = {
+      kind: "claim",
+      key: `claim-${early.pubkey}`,
+      wallet,
+      strategy: "auto-claim",
+      positionPubkey: early.pubkey,
+    };
+    for (const round of [1, 2]) {
+      const admitted = await retrying.admit(claim);
+      expect(admitted, `round ${round}: admitted again despite maxTries 1`).toMatchObject({ admitted: true });
+      await processAction(
+        { id: `act-early-${round}`, data: { intentKey: claim.key, build: 1 } },
+        { ...deps(), ledger: retrying },
+      );
+      const row = await retrying.get(claim.key);
+      expect(row).toMatchObject({ status: "deferred", tries: round });
+      expect(row?.error).toMatch(/market_not_settled/);
+    }
   });
 });

@@ -79,7 +79,10 @@ describe("sandbox with the real world", () => {
     });
     const open = positions.find((p) => p.claimable === false && p.claimed === false && p.contracts !== "0");
     await call("closePosition", `/prediction/v1/positions/${open?.pubkey}`, { ownerPubkey: wallet });
-    await call("closeAllPositions", "/prediction/v1/positions", { ownerPubkey: wallet });
+    await call("closeAllPositions", "/prediction/v1/positions", {
+      ownerPubkey: wallet,
+      minSellPriceSlippageBps: 100,
+    });
 
     const tokens = (await call("searchTokens", "/ultra/v1/search?query=USDC,SOL")) as unknown as Row[];
     const mintOf = (symbol: string) => String(tokens.find((t) => t.symbol === symbol)?.id);

@@ -285,7 +285,7 @@ function toInstruction(ix: ApiInstruction): TransactionInstruction {
  * otherInstructions; payer is the taker; compiled v0 with the lookup tables the build names.
  */
 async function assembleSwap(taker: Keypair, build: ReturnType<typeof swapBuildResponseSchema.parse>) {
-  const tables = Object.entries(build.addressesByLookupTableAddress).map(
+  const tables = Object.entries(build.addressesByLookupTableAddress ?? {}).map(
     ([key, addresses]) =>
       new AddressLookupTableAccount({
         key: new PublicKey(key),
@@ -338,7 +338,7 @@ describe("swap on the local chain", () => {
       await tokenBalance(taker.publicKey, NATIVE_MINT),
     ];
     const build = await buildSwap(taker.publicKey, usdc, NATIVE_MINT, 15_000_000n);
-    expect(Object.keys(build.addressesByLookupTableAddress)).toHaveLength(1);
+    expect(Object.keys(build.addressesByLookupTableAddress ?? {})).toHaveLength(1);
     const tx = await assembleSwap(taker, build);
     expect(tx.message.addressTableLookups.length, "compiled against the lookup table").toBe(1);
     expect(
