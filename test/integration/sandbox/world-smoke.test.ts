@@ -105,6 +105,23 @@ describe("sandbox with the real world", () => {
     });
     expect(executed.status).toBe("Success");
     await call("cancelTriggerOrder", "/trigger/v1/cancelOrder", { maker: wallet, order: trigger.order });
+    const second = await call("createTriggerOrder", "/trigger/v1/createOrder", {
+      inputMint: usdc,
+      outputMint: sol,
+      maker: wallet,
+      payer: wallet,
+      params: { makingAmount: "10000000", takingAmount: "60000000" },
+    });
+    await call("executeTrigger", "/trigger/v1/execute", {
+      requestId: second.requestId,
+      signedTransaction: signAs(0, String(second.transaction)),
+    });
+    const listed = await call(
+      "getTriggerOrders",
+      `/trigger/v1/getTriggerOrders?user=${wallet}&orderStatus=active`,
+    );
+    expect(JSON.stringify(listed)).toContain(String(second.order));
+    await call("cancelTriggerOrders", "/trigger/v1/cancelOrders", { maker: wallet, orders: [second.order] });
 
     const recurring = await call("createRecurringOrder", "/recurring/v1/createOrder", {
       user: wallet,
@@ -116,6 +133,13 @@ describe("sandbox with the real world", () => {
       requestId: recurring.requestId,
       signedTransaction: signAs(0, String(recurring.transaction)),
     });
+    const recurringOrders = await call(
+      "getRecurringOrders",
+      `/recurring/v1/getRecurringOrders?user=${wallet}&orderStatus=active&recurringType=time`,
+    );
+    const recurringOrder =
+      recurring.order ?? JSON.stringify(recurringOrders).match(/"orderKey":"(\w+)"/)?.[1];
+    await call("cancelRecurringOrder", "/recurring/v1/cancelOrder", { user: wallet, order: recurringOrder });
     await call("inviteHistory", `/send/v1/invite-history?address=${wallet}`);
 
     expect([...answered].sort()).toEqual(Object.keys(endpoints).sort());
