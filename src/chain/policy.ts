@@ -7,6 +7,7 @@ import { type ComputeBudget, readComputeBudget } from "./compute-budget.js";
 import type { DecodedTransaction } from "./decode.js";
 import { verifyEd25519 } from "./ed25519.js";
 import { checkEffect, createdWalletTokenAccounts, type EffectContext, newTotals } from "./effect-rules.js";
+import { checkInflow, type InflowExpectation } from "./inflow-rules.js";
 import {
   type InstructionEffect,
   innerEffect,
@@ -56,6 +57,8 @@ export interface PolicyInput {
   lastValidBlockHeight: number;
   /** Defaults to allowanceFor(intent). */
   allowance?: OutflowAllowance;
+  /** What the simulation must show coming in (expectedInflow); none checked when absent. */
+  inflow?: InflowExpectation;
 }
 
 export interface PolicyReport {
@@ -176,6 +179,12 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
         `simulation: the wallet loses ${out} of mint ${mint}, allowed ${limit}`,
       );
     }
+  }
+  if (input.inflow) {
+    const gained = tokensGained(walletTokens, walletTokensAfter);
+    // SOL comes back as lamports (a swap to SOL unwraps), fees not counted against it.
+    gained.set(NATIVE_MINT, feeLamports - lamportsOut);
+    checkInflow(input.inflow, gained);
   }
   const report: PolicyReport = {
     wallet,
@@ -515,4 +524,18 @@ function compareStates(
     lamportsOut -= now.lamports;
   }
   return { lamportsOut, tokensOut };
+}
+
+/**
+ * The wallet's net gain per mint: what its kept token accounts hold after the simulation (new ones
+ * included) less what the accounts it owned held before.
+ */
+function tokensGained(
+  before: ReadonlyMap<string, TokenAccountState>,
+  after: ReadonlyMap<string, TokenAccountState>,
+): Map<string, bigint> {
+  const gained = new Map<string, bigint>();
+  for (const now of after.values()) gained.set(now.mint, (gained.get(now.mint) ?? 0n) + now.amount);
+  for (const was of before.values()) gained.set(was.mint, (gained.get(was.mint) ?? 0n) - was.amount);
+  return gained;
 }

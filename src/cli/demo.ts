@@ -54,7 +54,8 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
     redis: { ...base.redis, prefix: DEMO_REDIS_PREFIX },
     wallets: sandbox.wallets.map((pubkey, i) => ({ pubkey, label: `sandbox wallet ${i}` })),
     schedules: { ...base.schedules, pollPositions: DEMO_POLL },
-    signer: { ...base.signer, rebroadcastIntervalMs: 1_000 },
+    // The sandbox's USDC is a mint of its own, not mainnet's.
+    signer: { ...base.signer, rebroadcastIntervalMs: 1_000, payoutMints: [sandbox.usdcMint] },
   };
   const logger = createLogger({
     level: process.env.KEEPER_LOG_LEVEL === undefined ? "warn" : base.ops.logLevel,

@@ -1,6 +1,7 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { pubkey } from "../api/schemas/common.js";
+import { DEFAULT_PAYOUT_MINTS } from "../chain/inflow-rules.js";
 
 /** Names that hold secrets: refused in the YAML, accepted only from the environment or files. */
 export const SECRET_KEYS = ["apiKey", "secretKey", "privateKey", "webhookUrl", "key", "keypair"] as const;
@@ -97,6 +98,13 @@ export const configSchema = z.strictObject({
       maxRebuilds: z.number().int().min(0).max(10).default(3),
       rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
       concurrency: z.number().int().min(1).max(64).default(4),
+      /** Mints a claim or close pays in (6 decimals: a raw unit is a micro-USD); mainnet USDC and JupUSD. */
+      payoutMints: z
+        .array(pubkey)
+        .min(1, "expected at least one mint")
+        .default([...DEFAULT_PAYOUT_MINTS]),
+      /** Taken off a close's minimum proceeds (its fees are estimates); claims and swaps are exact. */
+      inflowToleranceBps: z.number().int().min(0).max(1_000).default(50),
     })
     .prefault({}),
   queues: z

@@ -2,6 +2,7 @@ import { type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import { PermanentApiError } from "../api/errors.js";
 import { blockHeightOf, type Position } from "../api/schemas/prediction.js";
+import { closeMinimumMicroUsd } from "../chain/inflow-rules.js";
 import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../config/schema.js";
 import { PermanentError } from "../core/errors.js";
 import { type Intent, intentKeys } from "../core/intent.js";
@@ -72,6 +73,7 @@ export async function processAction(
     lastValidBlockHeight: built.lastValidBlockHeight,
     requestId: built.requestId,
     amountMicroUsd: built.amountMicroUsd,
+    minInflowRaw: built.minInflowRaw,
     order: built.order,
   });
   log.info({ kind: row.kind, build }, "transaction built");
@@ -185,6 +187,7 @@ async function fanOutCloseAll(
       transaction: preview.transaction,
       lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
       amountMicroUsd: closeProceedsMicroUsd(preview),
+      minInflowRaw: closeMinimumMicroUsd(preview.order),
     });
     await enqueueSign(deps.sign, child.key, admitted.tries ?? 1, 1);
     started += 1;

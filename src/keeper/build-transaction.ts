@@ -17,6 +17,7 @@ import type {
   TriggerCreateBody,
   TriggerCreateResponse,
 } from "../api/schemas/trigger.js";
+import { closeMinimumMicroUsd } from "../chain/inflow-rules.js";
 import { PermanentError } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 import { assembleSwap, type SimulateUnits } from "./assemble-swap.js";
@@ -58,6 +59,8 @@ export interface BuiltTransaction {
   requestId?: string;
   /** Money the intent expects to bring in, for the ledger and metrics. */
   amountMicroUsd?: string;
+  /** The least the transaction may bring in, raw units: a swap's threshold, a close's minimum (the signer checks it). */
+  minInflowRaw?: string;
   /** The order account a create built, for the ledger (the live service may leave it out). */
   order?: string;
 }
@@ -81,6 +84,7 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
         transaction: built.transaction,
         lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),
         amountMicroUsd: closeProceedsMicroUsd(built),
+        minInflowRaw: closeMinimumMicroUsd(built.order),
       };
     }
     case "createTrigger": {
@@ -131,8 +135,17 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
         taker: intent.wallet,
         ...(intent.slippageBps !== undefined ? { slippageBps: intent.slippageBps } : {}),
       });
+      // The threshold is a minimum of the output mint: one of another mint would check nothing.
+      if (built.outputMint !== intent.outputMint)
+        throw new PermanentError(
+          `swap build: outputMint ${built.outputMint} is not the intent's outputMint ${intent.outputMint}`,
+        );
       const assembled = await assembleSwap(built, { taker: intent.wallet, simulateUnits: api.simulateUnits });
-      return { transaction: assembled.transaction, lastValidBlockHeight: assembled.lastValidBlockHeight };
+      return {
+        transaction: assembled.transaction,
+        lastValidBlockHeight: assembled.lastValidBlockHeight,
+        minInflowRaw: built.otherAmountThreshold,
+      };
     }
     case "closeAll":
       // closeAll fans out into one close intent per position (the action worker does it).

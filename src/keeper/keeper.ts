@@ -10,6 +10,7 @@ import {
   iterateOrders,
   iteratePositions,
 } from "../api/index.js";
+import { expectedInflow } from "../chain/inflow-rules.js";
 import { apiKeyFor } from "../config/api-key.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { balanceMints, resolveStrategyTokens } from "../config/resolve-tokens.js";
@@ -335,8 +336,13 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                       ? async (signedTransaction: string) =>
                           client.recurring.execute({ requestId, signedTransaction })
                       : undefined;
+                const inflow = expectedInflow(row.intent, row, {
+                  payoutMints: config.signer.payoutMints,
+                  toleranceBps: config.signer.inflowToleranceBps,
+                });
                 return signAndSubmit({
                   intent: row.intent,
+                  ...(inflow ? { inflow } : {}),
                   transactionBase64: row.transaction ?? "",
                   lastValidBlockHeight:
                     row.lastValidBlockHeight ?? (await connection.getLatestBlockhash()).lastValidBlockHeight,

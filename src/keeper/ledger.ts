@@ -35,6 +35,8 @@ export interface LedgerRow {
   requestId?: string;
   error?: string;
   amountMicroUsd?: string;
+  /** The least the current build's transaction may bring in, raw units (see BuiltTransaction). */
+  minInflowRaw?: string;
   /** The unsigned transaction of the current build (base64): public data, kept for the signer. */
   transaction?: string;
   /** The order account a create built (the service has no list endpoint for them). */
@@ -88,7 +90,7 @@ if status then
   if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return {0, status} end
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
     'intent', ARGV[3], 'reason', ARGV[4])
-  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction')
+  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw')
   if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
   return {1, tostring(tries + 1)}
 end
@@ -108,7 +110,7 @@ if status ~= 'refused' and status ~= 'failed' then return {0, status} end
 local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
 redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0, 'updatedAt', ARGV[2],
   'reason', ARGV[3])
-redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction')
+redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw')
 redis.call('SADD', KEYS[2], ARGV[1])
 return {1, tostring(tries + 1)}
 `;
@@ -256,6 +258,7 @@ function toRow(hash: Record<string, string>): LedgerRow {
     requestId: optionalString(hash.requestId),
     error: optionalString(hash.error),
     amountMicroUsd: optionalString(hash.amountMicroUsd),
+    minInflowRaw: optionalString(hash.minInflowRaw),
     transaction: optionalString(hash.transaction),
     order: optionalString(hash.order),
     createdAt: Number(hash.createdAt ?? 0),

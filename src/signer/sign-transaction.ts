@@ -4,6 +4,7 @@ import bs58 from "bs58";
 import type { Logger } from "pino";
 import { capLastValidBlockHeight } from "../chain/blockhash-lifetime.js";
 import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
+import type { InflowExpectation } from "../chain/inflow-rules.js";
 import { checkTransaction, type PolicyConfig } from "../chain/policy.js";
 import { rpcCall } from "../chain/rpc.js";
 import {
@@ -49,6 +50,8 @@ export interface SignAndSubmitInput {
   wallets: Wallets;
   connection: Connection;
   policyConfig: PolicyConfig;
+  /** What the transaction must bring in (expectedInflow of the intent and its build). */
+  inflow?: InflowExpectation;
   attempts: AttemptStore;
   logger: Logger;
   /** Trigger/recurring execute endpoints; claims and closes go straight to the RPC. */
@@ -114,6 +117,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
       connection,
       config: input.policyConfig,
       lastValidBlockHeight,
+      ...(input.inflow ? { inflow: input.inflow } : {}),
     });
     log.debug(
       {

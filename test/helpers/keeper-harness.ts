@@ -61,6 +61,7 @@ schedules:
   pollOrders: "*/30 * * * * *"
 signer:
   rebroadcastIntervalMs: 200
+  payoutMints: [${sandbox.usdcMint}]
 queues:
   backoffMs: 200
   # A killed keeper's jobs are picked up again within seconds, not the default 30.

@@ -1,0 +1,116 @@
+import { PolicyRefusal } from "../core/errors.js";
+import type { Intent } from "../core/intent.js";
+
+/**
+ * What a transaction must bring into the wallet, checked on the simulation's post-state: outflow rules
+ * alone pass a claim whose payout goes to a stranger (no balance of the wallet falls).
+ */
+export interface InflowExpectation {
+  /** What is paid, for the refusal's detail (`claim payout`, `swap output`, `close proceeds`). */
+  what: string;
+  /** Mints the amount may arrive in, summed (a payout in USDC or JupUSD: both micro-USD). */
+  mints: readonly string[];
+  /** Raw units the wallet must gain at least, tolerance already taken off. */
+  minRaw: bigint;
+  /**
+   * Whether gaining nothing at all passes: a close on the live service places a sell order that is
+   * filled later, so its transaction pays nothing; one that does pay must pay the minimum.
+   */
+  noneAllowed?: boolean;
+}
+
+/** USDC and JupUSD on mainnet: 6 decimals, one raw unit is one micro-USD. */
+export const DEFAULT_PAYOUT_MINTS: readonly string[] = [
+  "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+  "JuprjznTrTSp2UFa3ZBUFgwdAmtZCq4MQCwysN55USD",
+];
+
+export interface InflowOptions {
+  /** Mints a claim or close pays in (raw units of micro-USD). */
+  payoutMints: readonly string[];
+  /** Taken off a close's minimum, whose fees are the service's estimate. */
+  toleranceBps: number;
+}
+
+/** What the build of an intent said it brings in (the ledger row keeps both). */
+export interface BuildFigures {
+  /** A claim's payout or a close's expected proceeds, micro-USD. */
+  amountMicroUsd?: string;
+  /** A swap's `otherAmountThreshold` or a close's minimum proceeds, raw units. */
+  minInflowRaw?: string;
+}
+
+/**
+ * The inflow an intent's transaction must show, or undefined for kinds that bring nothing in at once
+ * (orders and their cancels: what comes back is bounded by the outflow rules). A claim's payout is
+ * known to the micro-USD (the strategy's figure from the positions list, else the build's): exact. A
+ * swap's threshold already has its slippage taken off: exact. A close's minimum is the order's minimum
+ * sell price times its contracts less the estimated fees: less the tolerance. A claim with no figure
+ * at all must still pay something.
+ */
+export function expectedInflow(
+  intent: Intent,
+  built: BuildFigures,
+  options: InflowOptions,
+): InflowExpectation | undefined {
+  switch (intent.kind) {
+    case "claim": {
+      const figure = intent.expectedPayoutMicroUsd ?? built.amountMicroUsd;
+      const minRaw = isRaw(figure) ? BigInt(figure) : 1n;
+      return { what: "claim payout", mints: options.payoutMints, minRaw: minRaw > 0n ? minRaw : 1n };
+    }
+    case "swap":
+      if (!isRaw(built.minInflowRaw))
+        return { what: "swap output (no threshold known)", mints: [intent.outputMint], minRaw: 1n };
+      return { what: "swap output", mints: [intent.outputMint], minRaw: BigInt(built.minInflowRaw) };
+    case "close":
+      if (!isRaw(built.minInflowRaw)) return undefined;
+      return {
+        what: "close proceeds",
+        mints: options.payoutMints,
+        minRaw: lessTolerance(BigInt(built.minInflowRaw), options.toleranceBps),
+        noneAllowed: true,
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** `amount` less `bps` basis points, rounded down. */
+export function lessTolerance(amount: bigint, bps: number): bigint {
+  return (amount * BigInt(10_000 - bps)) / 10_000n;
+}
+
+/**
+ * Refuses a transaction whose simulation brings in less than expected. `gained` is the wallet's net
+ * gain per mint (SOL as the native mint, in lamports), across its kept token accounts.
+ */
+export function checkInflow(expectation: InflowExpectation, gained: ReadonlyMap<string, bigint>): void {
+  let total = 0n;
+  for (const mint of new Set(expectation.mints)) {
+    const got = gained.get(mint) ?? 0n;
+    if (got > 0n) total += got;
+  }
+  if (total >= expectation.minRaw) return;
+  if (total === 0n && expectation.noneAllowed) return;
+  throw new PolicyRefusal(
+    "inflow_short",
+    `simulation: the ${expectation.what} brings the wallet ${total} of mint ${expectation.mints.join(" or ")}, expected at least ${expectation.minRaw}`,
+  );
+}
+
+/** A close's minimum proceeds: contracts x minimum sell price, less the estimated fees (micro-USD). */
+export function closeMinimumMicroUsd(order: {
+  contracts?: string | null;
+  minSellPriceUsd?: string | null;
+  estimatedTotalFeeUsd?: string | null;
+}): string | undefined {
+  const { contracts, minSellPriceUsd, estimatedTotalFeeUsd } = order;
+  if (!isRaw(contracts) || !isRaw(minSellPriceUsd) || !isRaw(estimatedTotalFeeUsd)) return undefined;
+  const net = BigInt(contracts) * BigInt(minSellPriceUsd) - BigInt(estimatedTotalFeeUsd);
+  return (net > 0n ? net : 0n).toString();
+}
+
+function isRaw(value: string | null | undefined): value is string {
+  return value !== undefined && value !== null && /^\d+$/.test(value);
+}
