@@ -23,6 +23,7 @@ import {
   type VersionedTransaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { expectedInflow, type InflowExpectation } from "../../../src/chain/inflow-rules.js";
 import type { PolicyConfig } from "../../../src/chain/policy.js";
 import {
   ASSOCIATED_TOKEN_PROGRAM,
@@ -48,6 +49,8 @@ interface Built {
   lastValidBlockHeight?: number;
   intent?: Intent;
   policy?: Partial<PolicyConfig>;
+  /** What the transaction must bring in, as the keeper's sign path derives it. */
+  inflow?: InflowExpectation;
 }
 interface HostileCase {
   name: string;
@@ -91,6 +94,17 @@ function payout(env: SignerEnv, amount: bigint) {
     amount,
     USDC_DECIMALS,
   );
+}
+
+/** The keeper's inflow options for the env: its USDC is the payout mint. */
+function inflowOptions(env: SignerEnv) {
+  return { payoutMints: [env.usdc.toBase58()], toleranceBps: 50 };
+}
+
+/** A claim intent whose strategy expects `payoutRaw`, and the inflow the sign path derives from it. */
+function claimExpecting(env: SignerEnv, payoutRaw: bigint, built: Built): Built {
+  const intent = { ...env.claimIntent(), expectedPayoutMicroUsd: String(payoutRaw) } as Intent;
+  return { ...built, intent, inflow: expectedInflow(intent, {}, inflowOptions(env)) };
 }
 
 function trigger(env: SignerEnv, makingAmount: string): Intent {
@@ -910,6 +924,83 @@ const corpus: HostileCase[] = [
     },
   },
   {
+    // The vault pays the claim, but to a stranger: nothing leaves the wallet, nothing reaches it.
+    name: "claim whose payout goes to a stranger's token account",
+    reason: "inflow_short",
+    detail: /claim payout brings the wallet 0 of mint \w+, expected at least 5000000/,
+    build: (env, bh) =>
+      claimExpecting(env, 5_000_000n, {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [env.vault],
+          instructions: [
+            createTransferCheckedInstruction(
+              env.vaultUsdc,
+              env.usdc,
+              env.strangerUsdc,
+              env.vault.publicKey,
+              5_000_000n,
+              USDC_DECIMALS,
+            ),
+          ],
+        }),
+      }),
+  },
+  {
+    name: "claim paying less than its payout",
+    reason: "inflow_short",
+    detail: /claim payout brings the wallet 4999999 of mint \w+, expected at least 5000000/,
+    build: (env, bh) =>
+      claimExpecting(env, 5_000_000n, {
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [env.vault],
+          instructions: [payout(env, 4_999_999n)],
+        }),
+      }),
+  },
+  {
+    // The wallet pays its input in full and gets back a fraction of the build's threshold.
+    name: "swap paying out below its otherAmountThreshold",
+    reason: "inflow_short",
+    detail: /swap output brings the wallet 10 of mint \w+, expected at least 990000/,
+    build: (env, bh) => {
+      const intent: Intent = {
+        key: `swap-short-${Math.random().toString(36).slice(2, 8)}`,
+        kind: "swap",
+        wallet: env.wallet.toBase58(),
+        strategy: "test",
+        inputMint: env.t22.toBase58(),
+        outputMint: env.usdc.toBase58(),
+        amount: "1000000",
+      };
+      return {
+        intent,
+        inflow: expectedInflow(intent, { minInflowRaw: "990000" }, inflowOptions(env)),
+        tx: buildTransaction({
+          payer: env.wallet,
+          blockhash: bh.blockhash,
+          coSigners: [env.vault],
+          instructions: [
+            createTransferCheckedInstruction(
+              env.walletT22,
+              env.t22,
+              env.escrowT22,
+              env.wallet,
+              1_000_000n,
+              6,
+              [],
+              TOKEN_2022_PROGRAM_ID,
+            ),
+            payout(env, 10n),
+          ],
+        }),
+      };
+    },
+  },
+  {
     name: "simulation fails (transfer of more than the wallet holds, within the order's allowance)",
     reason: "simulation_failed",
     build: (env, bh) => ({
@@ -1043,6 +1134,7 @@ describe("hostile corpus", () => {
         wallets: env.wallets,
         connection: env.connection,
         policyConfig: { ...env.policy, ...built.policy },
+        ...(built.inflow ? { inflow: built.inflow } : {}),
         attempts: env.attempts,
         logger,
       });
