@@ -13,8 +13,8 @@ export interface InflowExpectation {
   /** Raw units the wallet must gain at least, tolerance already taken off. */
   minRaw: bigint;
   /**
-   * Whether gaining nothing at all passes: a close on the live service places a sell order that is
-   * filled later, so its transaction pays nothing; one that does pay must pay the minimum.
+   * Whether gaining nothing at all passes: the proceeds come in a later transaction (see
+   * InflowOptions.settledLater); a transaction that does pay must pay the minimum.
    */
   noneAllowed?: boolean;
 }
@@ -30,7 +30,16 @@ export interface InflowOptions {
   payoutMints: readonly string[];
   /** Taken off a close's minimum, whose fees are the service's estimate. */
   toleranceBps: number;
+  /**
+   * Kinds whose proceeds may come in a later transaction, so one paying nothing at once passes: a
+   * close on the live service places a sell order that is filled later; the sandbox settles a swap's
+   * output in a transaction of its own after the swap lands (a live swap pays in the same one).
+   */
+  settledLater?: readonly SettledLaterKind[];
 }
+
+export const SETTLED_LATER_KINDS = ["close", "swap"] as const;
+export type SettledLaterKind = (typeof SETTLED_LATER_KINDS)[number];
 
 /** What the build of an intent said it brings in (the ledger row keeps both). */
 export interface BuildFigures {
@@ -46,7 +55,7 @@ export interface BuildFigures {
  * known to the micro-USD (the strategy's figure from the positions list, else the build's): exact. A
  * swap's threshold already has its slippage taken off: exact. A close's minimum is the order's minimum
  * sell price times its contracts less the estimated fees: less the tolerance. A claim with no figure
- * at all must still pay something.
+ * at all must still pay something. A kind in `settledLater` may pay nothing at once.
  */
 export function expectedInflow(
   intent: Intent,
@@ -59,21 +68,30 @@ export function expectedInflow(
       const minRaw = isRaw(figure) ? BigInt(figure) : 1n;
       return { what: "claim payout", mints: options.payoutMints, minRaw: minRaw > 0n ? minRaw : 1n };
     }
-    case "swap":
-      if (!isRaw(built.minInflowRaw))
-        return { what: "swap output (no threshold known)", mints: [intent.outputMint], minRaw: 1n };
-      return { what: "swap output", mints: [intent.outputMint], minRaw: BigInt(built.minInflowRaw) };
+    case "swap": {
+      const known = isRaw(built.minInflowRaw);
+      return {
+        what: known ? "swap output" : "swap output (no threshold known)",
+        mints: [intent.outputMint],
+        minRaw: known ? BigInt(built.minInflowRaw as string) : 1n,
+        ...later("swap", options),
+      };
+    }
     case "close":
       if (!isRaw(built.minInflowRaw)) return undefined;
       return {
         what: "close proceeds",
         mints: options.payoutMints,
         minRaw: lessTolerance(BigInt(built.minInflowRaw), options.toleranceBps),
-        noneAllowed: true,
+        ...later("close", options),
       };
     default:
       return undefined;
   }
+}
+
+function later(kind: SettledLaterKind, options: InflowOptions): { noneAllowed?: true } {
+  return options.settledLater?.includes(kind) ? { noneAllowed: true } : {};
 }
 
 /** `amount` less `bps` basis points, rounded down. */

@@ -54,8 +54,13 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
     redis: { ...base.redis, prefix: DEMO_REDIS_PREFIX },
     wallets: sandbox.wallets.map((pubkey, i) => ({ pubkey, label: `sandbox wallet ${i}` })),
     schedules: { ...base.schedules, pollPositions: DEMO_POLL },
-    // The sandbox's USDC is a mint of its own, not mainnet's.
-    signer: { ...base.signer, rebroadcastIntervalMs: 1_000, payoutMints: [sandbox.usdcMint] },
+    // The sandbox's USDC is a mint of its own, not mainnet's; it settles a swap's output after the swap.
+    signer: {
+      ...base.signer,
+      rebroadcastIntervalMs: 1_000,
+      payoutMints: [sandbox.usdcMint],
+      settledLater: ["close", "swap"],
+    },
   };
   const logger = createLogger({
     level: process.env.KEEPER_LOG_LEVEL === undefined ? "warn" : base.ops.logLevel,

@@ -1,7 +1,7 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { pubkey } from "../api/schemas/common.js";
-import { DEFAULT_PAYOUT_MINTS } from "../chain/inflow-rules.js";
+import { DEFAULT_PAYOUT_MINTS, SETTLED_LATER_KINDS } from "../chain/inflow-rules.js";
 
 /** Names that hold secrets: refused in the YAML, accepted only from the environment or files. */
 export const SECRET_KEYS = ["apiKey", "secretKey", "privateKey", "webhookUrl", "key", "keypair"] as const;
@@ -105,6 +105,8 @@ export const configSchema = z.strictObject({
         .default([...DEFAULT_PAYOUT_MINTS]),
       /** Taken off a close's minimum proceeds (its fees are estimates); claims and swaps are exact. */
       inflowToleranceBps: z.number().int().min(0).max(1_000).default(50),
+      /** Kinds whose proceeds may come in a later transaction (see inflow-rules settledLater). */
+      settledLater: z.array(z.enum(SETTLED_LATER_KINDS)).default(["close"]),
     })
     .prefault({}),
   queues: z

@@ -339,6 +339,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                 const inflow = expectedInflow(row.intent, row, {
                   payoutMints: config.signer.payoutMints,
                   toleranceBps: config.signer.inflowToleranceBps,
+                  settledLater: config.signer.settledLater,
                 });
                 return signAndSubmit({
                   intent: row.intent,

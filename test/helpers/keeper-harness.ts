@@ -62,6 +62,7 @@ schedules:
 signer:
   rebroadcastIntervalMs: 200
   payoutMints: [${sandbox.usdcMint}]
+  settledLater: [close, swap]
 queues:
   backoffMs: 200
   # A killed keeper's jobs are picked up again within seconds, not the default 30.

@@ -60,14 +60,23 @@ describe("expectedInflow", () => {
     expect(expectedInflow(swap, {}, options)?.minRaw).toBe(1n);
   });
 
-  it("a close expects its minimum less the tolerance, and may pay nothing at once", () => {
+  it("a close expects its minimum less the tolerance", () => {
     expect(expectedInflow(close, { minInflowRaw: "1000000" }, options)).toEqual({
       what: "close proceeds",
       mints: [usdc, jupUsd],
       minRaw: 995_000n,
-      noneAllowed: true,
     });
     expect(expectedInflow(close, {}, options)).toBeUndefined();
+  });
+
+  it("only the kinds settled later may pay nothing at once, never a claim", () => {
+    const later = { ...options, settledLater: ["close", "swap"] as const };
+    expect(expectedInflow(close, { minInflowRaw: "1000000" }, later)?.noneAllowed).toBe(true);
+    expect(expectedInflow(swap, { minInflowRaw: "1" }, later)?.noneAllowed).toBe(true);
+    expect(
+      expectedInflow(swap, { minInflowRaw: "1" }, { ...options, settledLater: ["close"] }),
+    ).not.toHaveProperty("noneAllowed");
+    expect(expectedInflow(claim, { amountMicroUsd: "1" }, later)).not.toHaveProperty("noneAllowed");
   });
 
   it("orders and cancels expect nothing", () => {

@@ -11,6 +11,7 @@ import {
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "../../../src/api/errors.js";
+import { type BuildFigures, expectedInflow } from "../../../src/chain/inflow-rules.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { type RunningLocalChain, startLocalChain } from "../../../src/sandbox/chain/index.js";
 import type { AttemptStore } from "../../../src/signer/attempt-store.js";
@@ -540,10 +541,25 @@ describe("sandbox-built transactions under the policy", () => {
   async function run(
     intent: Omit<Intent, "key" | "wallet" | "strategy"> & Record<string, unknown>,
     built: { transaction: string; txMeta: { lastValidBlockHeight: number } },
+    figures: BuildFigures = {},
   ) {
     counter += 1;
+    const full = {
+      ...intent,
+      key: `${intent.kind}-${counter}`,
+      wallet: wallet(),
+      strategy: "test",
+    } as Intent;
+    // The inflow the keeper's sign path expects against the sandbox: its USDC pays claims and closes,
+    // and it pays a swap's output in a transaction of its own once the swap has landed.
+    const inflow = expectedInflow(full, figures, {
+      payoutMints: [local.assets.usdcMint.toBase58()],
+      toleranceBps: 50,
+      settledLater: ["swap"],
+    });
     return signAndSubmit({
-      intent: { ...intent, key: `${intent.kind}-${counter}`, wallet: wallet(), strategy: "test" } as Intent,
+      intent: full,
+      ...(inflow ? { inflow } : {}),
       transactionBase64: built.transaction,
       lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
       wallets,
@@ -563,6 +579,7 @@ describe("sandbox-built transactions under the policy", () => {
         positionPubkey: Keypair.generate().publicKey,
         payoutRaw: 3_000_000n,
       }),
+      { amountMicroUsd: "3000000" },
     );
     expect(claim).toMatchObject({ outcome: "confirmed" });
     const close = await run(
@@ -572,6 +589,7 @@ describe("sandbox-built transactions under the policy", () => {
         positionPubkey: Keypair.generate().publicKey,
         proceedsRaw: 1_000_000n,
       }),
+      { minInflowRaw: "1000000" },
     );
     expect(close).toMatchObject({ outcome: "confirmed" });
     expect(usdcBalance()).toBe(4_000_000n);
@@ -682,6 +700,7 @@ describe("sandbox-built transactions under the policy", () => {
           transaction: Buffer.from(new VersionedTransaction(message).serialize()).toString("base64"),
           txMeta: { lastValidBlockHeight: legs.lastValidBlockHeight },
         },
+        { minInflowRaw: "1000" },
       );
     };
     expect(await swap(NATIVE_MINT, local.assets.usdcMint, BigInt(LAMPORTS_PER_SOL / 20))).toMatchObject({
