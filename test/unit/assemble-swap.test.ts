@@ -7,7 +7,9 @@ import {
 import { describe, expect, it } from "vitest";
 import type { ApiInstruction } from "../../src/api/schemas/common.js";
 import type { SwapBuildResponse } from "../../src/api/schemas/swap.js";
+import type { Intent } from "../../src/core/intent.js";
 import { assembleSwap, MAX_COMPUTE_UNITS } from "../../src/keeper/assemble-swap.js";
+import { type BuildApi, buildTransaction } from "../../src/keeper/build-transaction.js";
 
 const taker = Keypair.generate().publicKey.toBase58();
 const program = Keypair.generate().publicKey.toBase58();
@@ -113,5 +115,34 @@ describe("assembling a swap build", () => {
     });
     const tx = VersionedTransaction.deserialize(Buffer.from(assembled.transaction, "base64"));
     expect(tx.message.compiledInstructions).toHaveLength(5);
+  });
+});
+
+describe("building a swap intent", () => {
+  const output = Keypair.generate().publicKey.toBase58();
+  const intent: Intent = {
+    key: "swap-1",
+    kind: "swap",
+    wallet: taker,
+    strategy: "test",
+    inputMint: taker,
+    outputMint: output,
+    amount: "1",
+  };
+  const api = (answer: SwapBuildResponse): BuildApi =>
+    ({ buildSwap: async () => answer, simulateUnits: async () => 1 }) as unknown as BuildApi;
+
+  it("hands the build's otherAmountThreshold on as the least the transaction may bring in", async () => {
+    const built = await buildTransaction(
+      api(build({ outputMint: output, otherAmountThreshold: "4242" })),
+      intent,
+    );
+    expect(built.minInflowRaw).toBe("4242");
+  });
+
+  it("fails a build of another output mint than the intent's (its threshold would check nothing)", async () => {
+    await expect(buildTransaction(api(build({ outputMint: looked })), intent)).rejects.toThrow(
+      `swap build: outputMint ${looked} is not the intent's outputMint ${output}`,
+    );
   });
 });
