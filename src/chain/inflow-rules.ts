@@ -52,7 +52,7 @@ export interface BuildFigures {
 /**
  * The inflow an intent's transaction must show, or undefined for kinds that bring nothing in at once
  * (orders and their cancels: what comes back is bounded by the outflow rules). A claim's payout is
- * known to the micro-USD (the strategy's figure from the positions list, else the build's): exact. A
+ * known to the micro-USD (the strategy's figure from the positions list and the build's): exact. A
  * swap's threshold already has its slippage taken off: exact. A close's minimum is the order's minimum
  * sell price times its contracts less the estimated fees: less the tolerance. A claim with no figure
  * at all must still pay something. A kind in `settledLater` may pay nothing at once.
@@ -64,9 +64,11 @@ export function expectedInflow(
 ): InflowExpectation | undefined {
   switch (intent.kind) {
     case "claim": {
-      const figure = intent.expectedPayoutMicroUsd ?? built.amountMicroUsd;
-      const minRaw = isRaw(figure) ? BigInt(figure) : 1n;
-      return { what: "claim payout", mints: options.payoutMints, minRaw: minRaw > 0n ? minRaw : 1n };
+      // A resolved position's payout is fixed: the larger figure wins where the two disagree.
+      let minRaw = 1n;
+      for (const figure of [intent.expectedPayoutMicroUsd, built.amountMicroUsd])
+        if (isRaw(figure) && BigInt(figure) > minRaw) minRaw = BigInt(figure);
+      return { what: "claim payout", mints: options.payoutMints, minRaw };
     }
     case "swap": {
       const known = isRaw(built.minInflowRaw);

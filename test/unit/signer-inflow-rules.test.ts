@@ -39,10 +39,18 @@ function refusal(fn: () => void): PolicyRefusal {
 }
 
 describe("expectedInflow", () => {
-  it("a claim expects the strategy's payout figure exactly, before the build's", () => {
+  it("a claim expects its payout exactly: the larger of the strategy's and the build's figures", () => {
     expect(
       expectedInflow({ ...claim, expectedPayoutMicroUsd: "2500000" }, { amountMicroUsd: "9" }, options),
-    ).toEqual({ what: "claim payout", mints: [usdc, jupUsd], minRaw: 2_500_000n });
+    ).toEqual({
+      what: "claim payout",
+      mints: [usdc, jupUsd],
+      minRaw: 2_500_000n,
+    });
+    expect(
+      expectedInflow({ ...claim, expectedPayoutMicroUsd: "0" }, { amountMicroUsd: "1500000" }, options)
+        ?.minRaw,
+    ).toBe(1_500_000n);
     expect(expectedInflow(claim, { amountMicroUsd: "1500000" }, options)?.minRaw).toBe(1_500_000n);
   });
 
