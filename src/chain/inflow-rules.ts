@@ -28,7 +28,7 @@ export const DEFAULT_PAYOUT_MINTS: readonly string[] = [
 export interface InflowOptions {
   /** Mints a claim or close pays in (raw units of micro-USD). */
   payoutMints: readonly string[];
-  /** Taken off a close's minimum, whose fees are the service's estimate. */
+  /** Taken off a claim's payout (rounding) and a close's minimum (its fees are the service's estimate). */
   toleranceBps: number;
   /**
    * Kinds whose proceeds may come in a later transaction, so one paying nothing at once passes: a
@@ -52,7 +52,8 @@ export interface BuildFigures {
 /**
  * The inflow an intent's transaction must show, or undefined for kinds that bring nothing in at once
  * (orders and their cancels: what comes back is bounded by the outflow rules). A claim's payout is
- * known to the micro-USD (the strategy's figure from the positions list and the build's): exact. A
+ * known to the micro-USD (the strategy's figure from the positions list and the build's): less the
+ * tolerance, for rounding on the live service. A
  * swap's threshold already has its slippage taken off: exact. A close's minimum is the order's minimum
  * sell price times its contracts less the estimated fees: less the tolerance. A claim with no figure
  * at all must still pay something. A kind in `settledLater` may pay nothing at once.
@@ -65,10 +66,13 @@ export function expectedInflow(
   switch (intent.kind) {
     case "claim": {
       // A resolved position's payout is fixed: the larger figure wins where the two disagree.
-      let minRaw = 1n;
+      // The tolerance is taken off: a live payout that differs from its listed figure by rounding
+      // must not leave every claim refused; one redirected elsewhere still brings in nothing.
+      let figureRaw = 0n;
       for (const figure of [intent.expectedPayoutMicroUsd, built.amountMicroUsd])
-        if (isRaw(figure) && BigInt(figure) > minRaw) minRaw = BigInt(figure);
-      return { what: "claim payout", mints: options.payoutMints, minRaw };
+        if (isRaw(figure) && BigInt(figure) > figureRaw) figureRaw = BigInt(figure);
+      const minRaw = lessTolerance(figureRaw, options.toleranceBps);
+      return { what: "claim payout", mints: options.payoutMints, minRaw: minRaw > 1n ? minRaw : 1n };
     }
     case "swap": {
       const known = isRaw(built.minInflowRaw);

@@ -39,19 +39,21 @@ function refusal(fn: () => void): PolicyRefusal {
 }
 
 describe("expectedInflow", () => {
-  it("a claim expects its payout exactly: the larger of the strategy's and the build's figures", () => {
+  it("a claim expects its payout less the tolerance: the larger of the strategy's and the build's figures", () => {
     expect(
       expectedInflow({ ...claim, expectedPayoutMicroUsd: "2500000" }, { amountMicroUsd: "9" }, options),
     ).toEqual({
       what: "claim payout",
       mints: [usdc, jupUsd],
-      minRaw: 2_500_000n,
+      minRaw: 2_487_500n,
     });
     expect(
       expectedInflow({ ...claim, expectedPayoutMicroUsd: "0" }, { amountMicroUsd: "1500000" }, options)
         ?.minRaw,
+    ).toBe(1_492_500n);
+    expect(
+      expectedInflow(claim, { amountMicroUsd: "1500000" }, { ...options, toleranceBps: 0 })?.minRaw,
     ).toBe(1_500_000n);
-    expect(expectedInflow(claim, { amountMicroUsd: "1500000" }, options)?.minRaw).toBe(1_500_000n);
   });
 
   it("a claim with no figure (or a zero one) must still pay something", () => {
