@@ -41,6 +41,11 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
     (key) => `${key.toUpperCase()} ${sandbox.tokenMints[key] ?? "?"}`,
   );
   lines.push(`token mints      ${mints.join(", ")}`);
+  // Claims here pay in the sandbox's own USDC, and its swaps settle in a later transaction: a keeper
+  // pointed at it needs these two signer keys (see the README's configuration table).
+  lines.push(
+    `keeper signer    { payoutMints: [${sandbox.tokenMints.usdc ?? "?"}], settledLater: [close, swap] }`,
+  );
   lines.push(`wallets (${sandbox.wallets.length}):`);
   for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
   return lines;

@@ -114,6 +114,10 @@ describe("keeper sandbox", () => {
     const { sandbox, lines } = await runThroughCommander(["--port", "0", "--chain-port", String(free)]);
     expect(sandbox.chain?.url).toBe(`http://127.0.0.1:${free}`);
     expect(lines).toContain(`chain rpc        http://127.0.0.1:${free}`);
+    // What a keeper pointed at it must set: claims pay in the sandbox's own USDC.
+    expect(lines).toContain(
+      `keeper signer    { payoutMints: [${sandbox.usdcMint}], settledLater: [close, swap] }`,
+    );
 
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(free, "127.0.0.1", resolve));
