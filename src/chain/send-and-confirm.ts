@@ -38,6 +38,11 @@ export interface SendAndConfirmInput {
   /** First send through this instead of the RPC; rebroadcasts still go to the RPC. */
   submit?: SubmitSigned;
   /**
+   * More RPC nodes every RPC send and rebroadcast also goes to, in parallel (`rpc.sendUrls`): more
+   * leaders hear of the transaction under congestion. Reads and status checks stay on `connection`.
+   */
+  alsoSendTo?: readonly Connection[];
+  /**
    * Past lastValidBlockHeight, ask the node whether the blockhash is gone before declaring `expired`
    * (default true). Off: `expired` as soon as the height passes and a last status check finds nothing.
    */
@@ -90,12 +95,7 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
         if (answer.status === "Failed")
           log.warn({ error: answer.error ?? undefined }, "execute endpoint reported the transaction failed");
       } else {
-        await rpcCall(
-          "sendTransaction",
-          () =>
-            connection.sendRawTransaction(input.signedTransaction, { skipPreflight: true, maxRetries: 0 }),
-          { retries: 1, signal: input.signal },
-        );
+        await sendToEvery(input, log, sends);
       }
     } catch (error) {
       // A refused or lost send changes nothing: the status decides, and the next rebroadcast retries.
@@ -161,6 +161,30 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
     if (!found && performance.now() - lastSendAt >= rebroadcastMs) await send();
     await sleep(pollMs, undefined, { signal: input.signal });
   }
+}
+
+/**
+ * The same bytes to the main node and to every extra one at once. One acceptance is enough; an extra
+ * node's failure is only logged at debug (by its place in `rpc.sendUrls`: its URL may hold a key).
+ * When every node failed, the main node's error is thrown, as when there was only the main node.
+ */
+async function sendToEvery(input: SendAndConfirmInput, log: Logger, sends: number): Promise<void> {
+  const nodes = [input.connection, ...(input.alsoSendTo ?? [])];
+  const results = await Promise.allSettled(
+    nodes.map((node) =>
+      rpcCall(
+        "sendTransaction",
+        () => node.sendRawTransaction(input.signedTransaction, { skipPreflight: true, maxRetries: 0 }),
+        { retries: 1, signal: input.signal },
+      ),
+    ),
+  );
+  results.forEach((result, index) => {
+    if (index > 0 && result.status === "rejected")
+      log.debug({ err: result.reason, sendUrl: index - 1, sends }, "send to an extra RPC failed");
+  });
+  const [main] = results;
+  if (main?.status === "rejected" && results.every((r) => r.status === "rejected")) throw main.reason;
 }
 
 /** A last word from the node: a blockhash it still accepts means the transaction can still land. */

@@ -5,6 +5,7 @@ import { loadConfig } from "../config/load-config.js";
 import { ALL_ROLES, type Role, startKeeper } from "../keeper/keeper.js";
 import { connectRedis } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
+import { urlSecrets } from "../ops/secret-forms.js";
 import { SecretScrubber } from "../ops/secret-scrubber.js";
 import { dropKeyVariables, keySourcesOf, loadWallets } from "../signer/keys.js";
 import { checkRpcReachable, checkServiceReachable } from "./preflight.js";
@@ -44,6 +45,8 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       const scrubber = new SecretScrubber(
         [checked.secrets.apiKey, checked.secrets.webhookUrl].filter((s): s is string => s !== undefined),
       );
+      // RPC URLs often carry a provider's key in their path or query.
+      for (const url of [checked.rpc.url, ...checked.rpc.sendUrls]) scrubber.add(urlSecrets(url));
       const logger = createLogger({ level: checked.ops.logLevel, scrubber });
       (await connectRedis(checked.redis.url)).disconnect();
       if (roles.has("worker"))

@@ -59,6 +59,8 @@ export const configSchema = z.strictObject({
   rpc: z
     .strictObject({
       url: url.default("http://127.0.0.1:8899"),
+      /** More nodes every signed transaction is also sent to (never read from); their URLs may hold keys. */
+      sendUrls: z.array(url).default([]),
       commitment: z.enum(["processed", "confirmed", "finalized"]).default("confirmed"),
     })
     .prefault({}),

@@ -158,6 +158,10 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     if (notifier) cleanups.push(() => notifier.flush(3_000));
     const watchdog = new Watchdog();
     const connection = new Connection(config.rpc.url, { commitment: config.rpc.commitment });
+    // Only sends go to these: reads, simulation and confirmation stay on rpc.url.
+    const alsoSendTo = config.rpc.sendUrls.map(
+      (url) => new Connection(url, { commitment: config.rpc.commitment }),
+    );
 
     // Poll times are shared through Redis so /readyz of any role sees every wallet.
     const pollRefresh = setInterval(() => {
@@ -361,6 +365,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   send: {
                     commitment: config.rpc.commitment,
                     rebroadcastIntervalMs: config.signer.rebroadcastIntervalMs,
+                    alsoSendTo,
                   },
                   ...(submit ? { submit } : {}),
                 });

@@ -32,3 +32,35 @@ function formsOf(bytes: Uint8Array): string[] {
     `[${numbers.join(", ")}]`,
   ];
 }
+
+/** Shorter path segments and query values are words ("v1", "solana"), not keys. */
+const MIN_URL_TOKEN_LENGTH = 16;
+
+/**
+ * The parts of an RPC URL that providers use to carry an API key: the password, and any path segment
+ * or query value long enough to be a token (`/v2/<key>`, `?api-key=<key>`). The host and short words
+ * are left out, so a log line still says which node it was about.
+ */
+export function urlSecrets(url: string): string[] {
+  const parsed = new URL(url);
+  const parts = new Set<string>();
+  if (parsed.password) parts.add(decoded(parsed.password)).add(parsed.password);
+  const tokens = [
+    ...parsed.pathname.split("/").flatMap((segment) => [segment, decoded(segment)]),
+    ...parsed.searchParams.values(),
+  ];
+  for (const token of tokens) {
+    if (token.length < MIN_URL_TOKEN_LENGTH) continue;
+    parts.add(token);
+    parts.add(encodeURIComponent(token));
+  }
+  return [...parts];
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a stray "%": the text as written is the form that can leak
+  }
+}

@@ -36,6 +36,8 @@ export interface SendOptions {
   rebroadcastIntervalMs?: number;
   pollIntervalMs?: number;
   checkBlockhashWithRpc?: boolean;
+  /** Extra RPC nodes every send and rebroadcast also goes to (`rpc.sendUrls`). */
+  alsoSendTo?: readonly Connection[];
 }
 
 export interface SignAndSubmitInput {
