@@ -2,7 +2,7 @@ import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
 import { createLogger } from "../../src/ops/logger.js";
-import { secretForms } from "../../src/ops/secret-forms.js";
+import { secretForms, urlSecrets } from "../../src/ops/secret-forms.js";
 import { REDACTED, SecretScrubber } from "../../src/ops/secret-scrubber.js";
 
 // A fixed 64-byte "keypair": deterministic, no crypto needed to test text handling.
@@ -30,6 +30,28 @@ describe("secretForms", () => {
 
   it("never lists the public half, which is logged on purpose", () => {
     expect(secretForms(secretKey)).not.toContain(bs58.encode(publicHalf));
+  });
+});
+
+describe("urlSecrets", () => {
+  const pathKey = "a1b2c3d4e5f6a7b8c9d0e1f2";
+  const queryKey = "4f1c9a0e-7d2b-4e3a-9c1f-2b8d6e0a5c73";
+
+  it.each([
+    ["a key in the path", `https://node.example.com/v2/${pathKey}`, pathKey],
+    ["a key in the query", `https://node.example.com/?api-key=${queryKey}`, queryKey],
+    ["a password", "https://user:hunter2hunter2@node.example.com/", "hunter2hunter2"],
+  ])("scrubs %s from a log line but keeps the host", (_where, url, key) => {
+    const scrubber = new SecretScrubber(urlSecrets(url));
+    const capture = createCaptureStream();
+    const logger = createLogger({ level: "info", pretty: false, destination: capture, scrubber });
+    logger.warn({ url }, `send to ${url} failed`);
+    expect(capture.contains(key)).toBe(false);
+    expect(capture.contains("node.example.com")).toBe(true);
+  });
+
+  it("leaves short path segments and query values alone: they are words, not keys", () => {
+    expect(urlSecrets("https://node.example.com/solana/v1?cluster=mainnet")).toEqual([]);
   });
 });
 

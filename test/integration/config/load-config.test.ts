@@ -43,6 +43,7 @@ describe("loadConfig", () => {
     ["service:\n  timeoutMs: 5", "service.timeoutMs:"],
     ["service:\n  baseUrl: ftp://x", "service.baseUrl: expected an http(s) URL"],
     ["service:\n  surprise: 1", "service.surprise: unknown key"],
+    ["rpc:\n  sendUrls: [https://ok.example, ws://x]", "rpc.sendUrls[1]: expected an http(s) URL"],
     ["schedules:\n  pollPositions: every minute", "schedules.pollPositions: expected a cron expression"],
     ["wallets:\n  - pubkey: short", "wallets[0].pubkey: expected a base58 public key"],
     ["redis:\n  url: http://x", "redis.url: expected a redis:// or rediss:// URL"],
