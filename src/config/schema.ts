@@ -109,6 +109,8 @@ export const configSchema = z.strictObject({
       inflowToleranceBps: z.number().int().min(0).max(1_000).default(50),
       /** Kinds whose proceeds may come in a later transaction (see inflow-rules settledLater). */
       settledLater: z.array(z.enum(SETTLED_LATER_KINDS)).default(["close"]),
+      /** An intent `sending` this long is alerted, and resumed by housekeeping if no sign job runs it. */
+      stuckSendingSeconds: seconds.default(300),
     })
     .prefault({}),
   queues: z
@@ -181,8 +183,8 @@ export const configSchema = z.strictObject({
       /** A file holding the webhook URL (or set KEEPER_WEBHOOK_URL): the URL embeds a token. */
       webhookUrlFile: z.string().min(1).optional(),
       events: z
-        .array(z.enum(["confirmed", "refused", "failed", "stale", "breaker"]))
-        .default(["confirmed", "refused", "failed", "stale", "breaker"]),
+        .array(z.enum(["confirmed", "refused", "failed", "stale", "breaker", "stuck"]))
+        .default(["confirmed", "refused", "failed", "stale", "breaker", "stuck"]),
     })
     .prefault({}),
 });

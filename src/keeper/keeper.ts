@@ -26,13 +26,14 @@ import { Watchdog } from "../ops/watchdog.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
 import { signAndSubmit } from "../signer/sign-transaction.js";
-import { enqueueSign, processAction } from "./action-worker.js";
+import { processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
 import { EventDetailsCache } from "./event-details-cache.js";
+import { runHousekeeping } from "./housekeeping.js";
 import { Ledger, TERMINAL_STATUSES } from "./ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "./names.js";
 import { PauseSwitch } from "./pause.js";
-import { enqueueBuild, processPoll } from "./poll-worker.js";
+import { processPoll } from "./poll-worker.js";
 import { Protections } from "./protections.js";
 import { createQueues, type KeeperQueues, type PollJobData } from "./queues.js";
 import { checkRedisForKeeper, connectRedis } from "./redis-connection.js";
@@ -212,7 +213,16 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         onSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
         onTick: () => watchdog.stamp("scheduler"),
         housekeeping: async () => {
-          await requeueStuckIntents(ledger, queues, walletList, logger);
+          await runHousekeeping({
+            ledger,
+            actions: queues.actions,
+            sign: queues.sign,
+            wallets: walletList,
+            stuckSendingSeconds: config.signer.stuckSendingSeconds,
+            logger,
+            notify: (event) => notifier?.notify(event),
+            onStuckSending: (count) => metrics.setIntentsStuckSending(count),
+          });
         },
       });
       // Two missed intervals of this length make /healthz fail: the stale-poll threshold in all.
@@ -525,28 +535,5 @@ function notify(
       break;
     case "expired":
       break;
-  }
-}
-
-/**
- * Intents whose job vanished (a crash between recording and enqueueing, or a job trimmed from a queue)
- * get their job back. Job ids are deterministic, so an intent whose job still exists gains nothing.
- */
-async function requeueStuckIntents(
-  ledger: Ledger,
-  queues: KeeperQueues,
-  wallets: readonly string[],
-  logger: Logger,
-) {
-  for (const wallet of wallets) {
-    for (const row of await ledger.inFlight(wallet)) {
-      if (row.status === "pending" || row.status === "building")
-        await enqueueBuild(queues.actions, row.key, row.tries, Math.max(1, row.builds));
-      else if (row.status === "built" || row.status === "sending")
-        await enqueueSign(queues.sign, row.key, row.tries, row.builds);
-      else if (row.status === "expired")
-        await enqueueBuild(queues.actions, row.key, row.tries, row.builds + 1);
-      logger.debug({ intent: row.key, status: row.status }, "housekeeping: intent re-enqueued");
-    }
   }
 }

@@ -228,6 +228,11 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     help: "1 while the pause switch is on (nothing is built or sent), else 0",
     registers,
   });
+  const intentsStuckSending = new Gauge({
+    name: "keeper_intents_stuck_sending",
+    help: "Intents in sending longer than signer.stuckSendingSeconds at the last housekeeping",
+    registers,
+  });
   const circuitBreakerTripped = new Gauge({
     name: "keeper_circuit_breaker_tripped",
     help: "1 while the named circuit breaker is open, else 0",
@@ -256,6 +261,7 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     staleWallets,
     paused,
     circuitBreakerTripped,
+    intentsStuckSending,
     notifications,
     collectErrors,
 
@@ -297,6 +303,9 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     },
     setPaused(isPaused: boolean): void {
       paused.set(isPaused ? 1 : 0);
+    },
+    setIntentsStuckSending(count: number): void {
+      intentsStuckSending.set(count);
     },
     setCircuitBreaker(breaker: string, isTripped: boolean): void {
       circuitBreakerTripped.set({ breaker }, isTripped ? 1 : 0);

@@ -23,6 +23,14 @@ export type NotificationEvent =
       tries?: number;
     }
   | { kind: "failed"; wallet: string; intent: string; intentKind: IntentKind; error: string }
+  | {
+      kind: "stuck";
+      wallet: string;
+      intent: string;
+      intentKind: IntentKind;
+      /** How long the intent has been `sending` without a change. */
+      sendingSeconds: number;
+    }
   | { kind: "stale"; staleWallets: number; totalWallets: number; oldestAgeSeconds: number }
   | { kind: "breaker"; breaker: string; tripped: boolean; detail?: string };
 
@@ -52,6 +60,8 @@ export function dedupeKey(event: NotificationEvent): string {
     case "refused":
       // A retried intent refused again is news; a re-run of the same try is not.
       return `refused-${event.intent}-${event.tries ?? 1}-${event.reason}`;
+    case "stuck":
+      return `stuck-${event.intent}`;
     case "stale":
       return "stale";
     case "breaker":
@@ -83,6 +93,8 @@ function describe(event: NotificationEvent): string {
     }
     case "failed":
       return `${event.intentKind} failed: ${truncate(event.error, MAX_FREE_TEXT)}, wallet ${short(event.wallet)}, intent ${event.intent}`;
+    case "stuck":
+      return `${event.intentKind} stuck sending for ${event.sendingSeconds} s, wallet ${short(event.wallet)}, intent ${event.intent}; housekeeping resumes its recorded transaction unless a sign job still runs it`;
     case "stale":
       return `${event.staleWallets} of ${event.totalWallets} wallets not polled successfully for ${event.oldestAgeSeconds} s`;
     case "breaker": {
