@@ -41,6 +41,11 @@ describe("buildPayload", () => {
       "Keeper: 2 of 9 wallets not polled successfully for 400 s",
     ],
     ["breaker", { kind: "breaker", breaker: "rpc", tripped: true }, "Keeper: circuit breaker rpc tripped"],
+    [
+      "stuck",
+      { kind: "stuck", wallet, intent: "claim-P", intentKind: "claim", sendingSeconds: 420 },
+      "Keeper: claim stuck sending for 420 s, wallet 7xKX…gAsU, intent claim-P; housekeeping resumes its recorded transaction unless a sign job still runs it",
+    ],
   ];
 
   it.each(cases)("%s: the same text for Slack and Discord, fields under keeper", (kind, event, text) => {
