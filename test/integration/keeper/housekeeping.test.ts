@@ -1,16 +1,21 @@
 import { Queue, UnrecoverableError, Worker } from "bullmq";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../src/core/intent.js";
 import { enqueueSign } from "../../../src/keeper/action-worker.js";
 import { type HousekeepingDeps, runHousekeeping } from "../../../src/keeper/housekeeping.js";
-import { Ledger } from "../../../src/keeper/ledger.js";
+import { Ledger, type LedgerRow } from "../../../src/keeper/ledger.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
+import { PauseSwitch } from "../../../src/keeper/pause.js";
 import type { ActionJobData, SignJobData } from "../../../src/keeper/queues.js";
+import { processSign } from "../../../src/keeper/sign-worker.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import type { NotificationEvent } from "../../../src/ops/notifier.js";
+import { signAndSubmit } from "../../../src/signer/sign-transaction.js";
 import { captureLogger } from "../../helpers/capture-logger.js";
 import { eventually } from "../../helpers/keeper-harness.js";
 import { testRedis } from "../../helpers/redis.js";
+import { type SignerEnv, startSignerEnv } from "../signer/env.js";
+import { toBase64 } from "../signer/tx-builders.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const STUCK_SECONDS = 300;
@@ -164,5 +169,112 @@ describe("housekeeping: intents stuck in sending", () => {
       /^keeper_intents_stuck_sending 0$/m,
     );
     expect(await signJobs("waiting")).toEqual([]);
+  });
+});
+
+/**
+ * The whole path on the local chain: a signer run records and sends a claim that the chain drops, then
+ * dies; its job fails and is kept, the ledger still says `sending`. Housekeeping's new job, run by a
+ * real worker with the real signer, resumes the recorded transaction: the same signature lands once.
+ */
+describe("housekeeping: a resumed intent lands its recorded transaction", () => {
+  const PAYOUT = 3_000_000n;
+  let env: SignerEnv;
+  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  const logs = captureLogger("debug");
+
+  beforeAll(async () => {
+    // 400 ms slots: the blockhash lives a minute, longer than this test takes on a busy machine.
+    env = await startSignerEnv("housekeeping-resume", { slotMs: 400 });
+    ctx = await testRedis("housekeeping-resume");
+  });
+  afterAll(async () => {
+    await ctx?.cleanup();
+    await env?.close();
+  });
+
+  it("signs once, and the resumed job confirms the first signature", async () => {
+    const keys = redisKeys(ctx.prefix, "live");
+    const ledger = new Ledger(ctx.redis, keys);
+    const actions = new Queue<ActionJobData>(QUEUES.actions, {
+      connection: ctx.redis,
+      prefix: keys.bullPrefix,
+    });
+    const sign = new Queue<SignJobData>(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
+    const intent = env.claimIntent();
+    const bh = await env.connection.getLatestBlockhash("confirmed");
+    const transaction = toBase64(env.claimTransaction(PAYOUT, bh.blockhash));
+    await ledger.admit(intent);
+    await ledger.update(intent.key, {
+      status: "built",
+      builds: 1,
+      transaction,
+      lastValidBlockHeight: bh.lastValidBlockHeight,
+    });
+    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
+    const signer = (signal?: AbortSignal) => (row: LedgerRow) =>
+      signAndSubmit({
+        intent,
+        transactionBase64: row.transaction ?? "",
+        lastValidBlockHeight: row.lastValidBlockHeight ?? 0,
+        wallets: env.wallets,
+        connection: env.connection,
+        policyConfig: env.policy,
+        attempts: env.attempts,
+        logger: logs.logger,
+        send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
+        ...(signal ? { signal } : {}),
+      });
+    const pause = new PauseSwitch(ctx.redis, keys);
+    const deps = { ledger, actions, pause, maxRebuilds: 1, logger: logs.logger };
+
+    // The first run: every send is dropped; once the attempt is recorded, the process "dies".
+    env.chain.dropFirstSends(1_000_000);
+    const dies = new AbortController();
+    const firstWorker = new Worker<SignJobData>(
+      QUEUES.sign,
+      (job) => processSign(job, { ...deps, signAndSubmit: signer(dies.signal) }),
+      { connection: ctx.redis, prefix: keys.bullPrefix },
+    );
+    await enqueueSign(sign, intent.key, 1, 1);
+    const recorded = await eventually("the attempt to be recorded", async () => {
+      const attempt = await env.attempts.get(intent.key);
+      return attempt?.status === "sent" ? attempt : undefined;
+    });
+    dies.abort(new Error("process killed"));
+    await eventually("the first sign job to fail", async () =>
+      (await sign.getJobCounts("failed")).failed === 1 ? true : undefined,
+    );
+    await firstWorker.close();
+    // The failure never reached the ledger (Redis was away when the worker heard of it).
+    await ledger.update(intent.key, { status: "sending" });
+    env.chain.faults.reset();
+
+    await runHousekeeping({
+      ledger,
+      actions,
+      sign,
+      wallets: [intent.wallet],
+      stuckSendingSeconds: 300,
+      logger: logs.logger,
+      nowSeconds: () => Math.floor(Date.now() / 1000) + 600,
+    });
+    const resumer = new Worker<SignJobData>(
+      QUEUES.sign,
+      (job) => processSign(job, { ...deps, signAndSubmit: signer() }),
+      { connection: ctx.redis, prefix: keys.bullPrefix },
+    );
+    const row = await eventually("the intent to be confirmed", async () => {
+      const current = await ledger.get(intent.key);
+      return current?.status === "confirmed" ? current : undefined;
+    });
+    await resumer.close();
+    await actions.close();
+    await sign.close();
+
+    expect(row.signature).toBe(recorded.signature);
+    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
+    expect((await env.attempts.get(intent.key))?.attempt).toBe(1);
+    expect(logs.lines().some((line) => line.msg === "resuming a recorded transaction")).toBe(true);
   });
 });
