@@ -1,55 +1,18 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Connection, type VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Intent } from "../../../src/core/intent.js";
 import { type SignAndSubmitInput, signAndSubmit } from "../../../src/signer/sign-transaction.js";
+import { type RefusingNode, startRefusingNode } from "../../helpers/refusing-rpc.js";
 import { type SignerEnv, startSignerEnv } from "./env.js";
 import { captureLogger } from "./helpers.js";
 import { toBase64 } from "./tx-builders.js";
 
 const PAYOUT = 2_500_000n;
 let env: SignerEnv;
-let refusing: { url: string; refusedSends: () => number; close: () => Promise<void> };
+let refusing: RefusingNode;
 const logs = captureLogger("debug");
-
-/**
- * A node that answers reads but refuses every sendTransaction (a congested or rate-limiting
- * provider): a loopback proxy in front of the local chain's RPC server, outside Keeper's code.
- */
-async function startRefusingNode(target: string): Promise<typeof refusing> {
-  let refused = 0;
-  const body = async (request: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8");
-  };
-  const server: Server = createServer((request, response) => {
-    void body(request).then(async (text) => {
-      const call = JSON.parse(text) as { id: unknown; method: string };
-      response.setHeader("content-type", "application/json");
-      if (call.method === "sendTransaction") {
-        refused += 1;
-        response.end(
-          JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code: -32005, message: "node is busy" } }),
-        );
-        return;
-      }
-      const answer = await fetch(target, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: text,
-      });
-      response.end(await answer.text());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    refusedSends: () => refused,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 beforeAll(async () => {
   env = await startSignerEnv("send-urls", { slotMs: 100 });
