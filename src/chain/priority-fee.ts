@@ -17,6 +17,23 @@ export interface PriorityFeeSettings {
   maxPriorityFeeLamports: number;
 }
 
+/** The settings from the `signer` config section. */
+export function priorityFeeSettings(signer: {
+  priorityFeePercentile: number;
+  minPriorityFeeMicroLamports: number;
+  priorityFeeEscalation: number;
+  maxComputeUnitPriceMicroLamports: number;
+  maxPriorityFeeLamports: number;
+}): PriorityFeeSettings {
+  return {
+    percentile: signer.priorityFeePercentile,
+    minMicroLamports: signer.minPriorityFeeMicroLamports,
+    escalation: signer.priorityFeeEscalation,
+    maxUnitPriceMicroLamports: signer.maxComputeUnitPriceMicroLamports,
+    maxPriorityFeeLamports: signer.maxPriorityFeeLamports,
+  };
+}
+
 /** Nearest-rank percentile of the non-zero values; undefined when there are none. */
 export function nonZeroPercentile(values: readonly number[], percentile: number): number | undefined {
   const sorted = values.filter((v) => v > 0).sort((a, b) => a - b);
