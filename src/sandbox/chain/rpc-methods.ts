@@ -342,7 +342,15 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
     const [length] = parse(z.tuple([z.number().int().nonnegative(), commitmentConfig.optional()]), params);
     return Number(chain.minimumBalanceForRentExemption(length));
   },
-  getRecentPrioritizationFees: (chain) => [{ slot: chain.slot, prioritizationFee: 0 }],
+  getRecentPrioritizationFees: (chain, params) => {
+    parse(z.union([z.tuple([]), z.tuple([z.array(pubkey).max(128)])]), params);
+    const fees = chain.faults.recentPriorityFees;
+    if (fees.length === 0) return [{ slot: chain.slot, prioritizationFee: 0 }];
+    return fees.map((fee, i) => ({
+      slot: Math.max(0, chain.slot - (fees.length - 1 - i)),
+      prioritizationFee: fee,
+    }));
+  },
   getFeeForMessage,
   getBalance: (chain, params) => {
     const [address] = parse(z.tuple([pubkey, commitmentConfig.optional()]), params);
