@@ -3,7 +3,7 @@ import { Connection, VersionedTransaction } from "@solana/web3.js";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/index.js";
-import type { TriggerCreateBody } from "../../../src/api/schemas/trigger.js";
+import type { TriggerCancelBody, TriggerCreateBody } from "../../../src/api/schemas/trigger.js";
 import { readComputeBudget } from "../../../src/chain/compute-budget.js";
 import { parseWireTransaction, viewTransaction } from "../../../src/chain/decode.js";
 import { type PriorityFeeSettings, recentPriorityFeesOn } from "../../../src/chain/priority-fee.js";
@@ -57,6 +57,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
   const logs = captureLogger("debug");
   /** The bodies of every createOrder the builder sent the service. */
   const createBodies: TriggerCreateBody[] = [];
+  const cancelBodies: TriggerCancelBody[] = [];
   const observed: Array<{ kind: string; price: number }> = [];
   let nextWallet = 0;
 
@@ -94,7 +95,10 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
         createBodies.push(body);
         return client.trigger.createOrder(body);
       },
-      cancelTriggerOrder: client.trigger.cancelOrder,
+      cancelTriggerOrder: async (body) => {
+        cancelBodies.push(body);
+        return client.trigger.cancelOrder(body);
+      },
       createRecurringOrder: client.recurring.createOrder,
       cancelRecurringOrder: client.recurring.cancelOrder,
     },
@@ -187,7 +191,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     return readComputeBudget(view.instructions);
   }
 
-  it("bids the 75th percentile of the recent fees, 1.5 times that on the rebuild after an expiry, and the signed transaction carries it", async () => {
+  it("bids the 75th percentile of the recent fees, 1.5 times that on the rebuild after an expiry, and the signed transaction carries it; a cancel bids too", async () => {
     chain.faults.recentPriorityFees = [0, 10_000, 40_000, 20_000, 0, 30_000];
     const key = await admitTrigger();
     const first = await runBuild(key, 1);
@@ -218,6 +222,28 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     const signature = outcome?.outcome === "confirmed" ? outcome.signature : "";
     expect((await landedBudget(signature)).unitPriceMicroLamports).toBe(45_000n);
     expect(observed.filter((o) => o.kind === "createTrigger").map((o) => o.price)).toEqual([30_000, 45_000]);
+
+    // Cancelling the order bids too: cancelOrder takes the price, and the refund lands at it.
+    const order = (await ledger.get(key))?.order;
+    expect(order).toBeDefined();
+    chain.faults.recentPriorityFees = [70_000];
+    const cancelKey = `${key}-cancel`;
+    const cancel: Intent = {
+      kind: "cancelTrigger",
+      key: cancelKey,
+      wallet: second.wallet,
+      strategy: "limit-orders",
+      order: order ?? "",
+    };
+    expect(await ledger.admit(cancel)).toEqual({ admitted: true, tries: 1 });
+    await enqueueBuild(actions, cancelKey, 1, 1);
+    const cancelRow = await runBuild(cancelKey, 1);
+    expect(cancelBodies.at(-1)).toMatchObject({ order, computeUnitPrice: "70000" });
+    expect(unitPriceOf(cancelRow.transaction ?? "")).toBe(70_000n);
+    const cancelled = await runSign(cancelKey, 1);
+    expect(cancelled).toMatchObject({ outcome: "confirmed" });
+    const cancelSignature = cancelled?.outcome === "confirmed" ? cancelled.signature : "";
+    expect((await landedBudget(cancelSignature)).unitPriceMicroLamports).toBe(70_000n);
   }, 60_000);
 
   it("falls back to the floor when the fee RPC fails, and holds a runaway fee market to the policy's ceiling", async () => {
