@@ -343,7 +343,8 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
     return Number(chain.minimumBalanceForRentExemption(length));
   },
   getRecentPrioritizationFees: (chain, params) => {
-    parse(z.union([z.tuple([]), z.tuple([z.array(pubkey).max(128)])]), params);
+    // Optional positional list of at most 128 accounts (the node's limit); an array keeps zod's complaint.
+    parse(z.array(z.array(pubkey).max(128)).max(1), params);
     const fees = chain.faults.recentPriorityFees;
     if (fees.length === 0) return [{ slot: chain.slot, prioritizationFee: 0 }];
     return fees.map((fee, i) => ({
