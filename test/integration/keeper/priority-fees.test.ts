@@ -5,10 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/index.js";
 import type { TriggerCancelBody, TriggerCreateBody } from "../../../src/api/schemas/trigger.js";
 import { readComputeBudget } from "../../../src/chain/compute-budget.js";
-import { parseWireTransaction, viewTransaction } from "../../../src/chain/decode.js";
+import { decodeTransaction, rpcLookupTableLoader } from "../../../src/chain/decode.js";
 import { type PriorityFeeSettings, recentPriorityFeesOn } from "../../../src/chain/priority-fee.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { type ActionDeps, processAction } from "../../../src/keeper/action-worker.js";
+import { simulateUnitsOn } from "../../../src/keeper/assemble-swap.js";
 import { Ledger, type LedgerRow } from "../../../src/keeper/ledger.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
@@ -101,6 +102,8 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
       },
       createRecurringOrder: client.recurring.createOrder,
       cancelRecurringOrder: client.recurring.cancelOrder,
+      buildSwap: client.swap.build,
+      simulateUnits: simulateUnitsOn(connection),
     },
     ledger,
     sign,
@@ -109,7 +112,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     onPriorityFee: (kind, price) => observed.push({ kind, price }),
   });
 
-  /** The signer role's dependencies, wired as src/keeper/keeper.ts wires them for trigger orders. */
+  /** The signer role's dependencies, wired as src/keeper/keeper.ts wires them (trigger rows go to execute). */
   const signDeps = (): SignDeps => ({
     ledger,
     actions,
@@ -118,7 +121,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     logger: logs.logger,
     signAndSubmit: async (row: LedgerRow): Promise<SignOutcome> => {
       const requestId = row.requestId;
-      if (!row.transaction || !requestId) throw new Error(`${row.key} has no built trigger transaction`);
+      if (!row.transaction) throw new Error(`${row.key} has no built transaction`);
       return signAndSubmit({
         intent: row.intent,
         transactionBase64: row.transaction,
@@ -135,7 +138,12 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
         logger: logs.logger,
         maxAttempts: (MAX_REBUILDS + 1) * 3,
         send: { commitment: "confirmed", rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
-        submit: async (signedTransaction) => client.trigger.execute({ requestId, signedTransaction }),
+        ...(requestId
+          ? {
+              submit: async (signedTransaction: string) =>
+                client.trigger.execute({ requestId, signedTransaction }),
+            }
+          : {}),
       });
     },
   });
@@ -174,10 +182,14 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     return processSign(job, signDeps());
   }
 
-  /** The compute-unit price a base64 transaction asks for. */
-  function unitPriceOf(transactionBase64: string): bigint {
-    const view = viewTransaction(parseWireTransaction(transactionBase64), []);
-    return readComputeBudget(view.instructions).unitPriceMicroLamports;
+  /** The compute budget a base64 transaction asks for (lookup tables read from the chain). */
+  async function budgetOf(transactionBase64: string) {
+    const view = await decodeTransaction(transactionBase64, rpcLookupTableLoader(connection));
+    return readComputeBudget(view.instructions);
+  }
+
+  async function unitPriceOf(transactionBase64: string): Promise<bigint> {
+    return (await budgetOf(transactionBase64)).unitPriceMicroLamports;
   }
 
   /** The compute budget of a landed transaction, read back from the chain. */
@@ -187,8 +199,9 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
       maxSupportedTransactionVersion: 0,
     });
     if (!landed) throw new Error(`transaction ${signature} not found on chain`);
-    const view = viewTransaction(new VersionedTransaction(landed.transaction.message), []);
-    return readComputeBudget(view.instructions);
+    return budgetOf(
+      Buffer.from(new VersionedTransaction(landed.transaction.message).serialize()).toString("base64"),
+    );
   }
 
   it("bids the 75th percentile of the recent fees, 1.5 times that on the rebuild after an expiry, and the signed transaction carries it; a cancel bids too", async () => {
@@ -197,7 +210,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     const first = await runBuild(key, 1);
     expect(first).toMatchObject({ status: "built", builds: 1 });
     expect(createBodies.at(-1)?.computeUnitPrice).toBe("30000");
-    expect(unitPriceOf(first.transaction ?? "")).toBe(30_000n);
+    expect(await unitPriceOf(first.transaction ?? "")).toBe(30_000n);
 
     // The trigger build names no lastValidBlockHeight (nor does the live service): record the chain's as
     // the build saw it. The sign job then waits until that blockhash is gone: the real signer calls it
@@ -211,7 +224,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     const second = await runBuild(key, 2);
     expect(second).toMatchObject({ status: "built", builds: 2 });
     expect(createBodies.at(-1)?.computeUnitPrice).toBe("45000");
-    expect(unitPriceOf(second.transaction ?? "")).toBe(45_000n);
+    expect(await unitPriceOf(second.transaction ?? "")).toBe(45_000n);
     await ledger.update(key, {
       lastValidBlockHeight: (await connection.getLatestBlockhash()).lastValidBlockHeight,
     });
@@ -239,7 +252,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     await enqueueBuild(actions, cancelKey, 1, 1);
     const cancelRow = await runBuild(cancelKey, 1);
     expect(cancelBodies.at(-1)).toMatchObject({ order, computeUnitPrice: "70000" });
-    expect(unitPriceOf(cancelRow.transaction ?? "")).toBe(70_000n);
+    expect(await unitPriceOf(cancelRow.transaction ?? "")).toBe(70_000n);
     const cancelled = await runSign(cancelKey, 1);
     expect(cancelled).toMatchObject({ outcome: "confirmed" });
     const cancelSignature = cancelled?.outcome === "confirmed" ? cancelled.signature : "";
@@ -262,10 +275,38 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     const row = await runBuild(capped, 1);
     // 1,000,000 lamports over 1,400,000 units (the most the service could set): 714,285 per unit.
     expect(createBodies.at(-1)?.computeUnitPrice).toBe("714285");
-    const budget = readComputeBudget(
-      viewTransaction(parseWireTransaction(row.transaction ?? ""), []).instructions,
-    );
+    const budget = await budgetOf(row.transaction ?? "");
     expect(budget.priorityFeeLamports).toBeLessThanOrEqual(BigInt(MAX_PRIORITY_FEE_LAMPORTS));
     expect((await runSign(capped, 1))?.outcome).toBe("confirmed");
+  }, 60_000);
+
+  it("a swap Keeper assembles carries its bid, priced for the simulated limit, in place of the build's", async () => {
+    chain.faults.recentPriorityFees = [12_000, 8_000];
+    const wallet = sandbox.wallets[nextWallet++];
+    if (!wallet) throw new Error("no sandbox wallet left");
+    const intent: Intent = {
+      kind: "swap",
+      key: `priority-fee-swap-${wallet}`,
+      wallet,
+      strategy: "sweep",
+      inputMint: sandbox.usdcMint,
+      outputMint: NATIVE_MINT.toBase58(),
+      amount: "1000000",
+    };
+    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1 });
+    await enqueueBuild(actions, intent.key, 1, 1);
+    const row = await runBuild(intent.key, 1);
+    expect(row).toMatchObject({ status: "built", builds: 1 });
+    const budget = await budgetOf(row.transaction ?? "");
+    // One price instruction (the sandbox build's own 1,000 replaced), Keeper's 12,000.
+    expect(budget).toMatchObject({
+      unitPriceMicroLamports: 12_000n,
+      priceInstructions: 1,
+      limitInstructions: 1,
+    });
+    const outcome = await runSign(intent.key, 1);
+    expect(outcome).toMatchObject({ outcome: "confirmed" });
+    const signature = outcome?.outcome === "confirmed" ? outcome.signature : "";
+    expect((await landedBudget(signature)).unitPriceMicroLamports).toBe(12_000n);
   }, 60_000);
 });
