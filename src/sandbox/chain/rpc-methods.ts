@@ -347,10 +347,10 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
     parse(z.array(z.array(pubkey).max(128)).max(1), params);
     const fees = chain.faults.recentPriorityFees;
     if (fees.length === 0) return [{ slot: chain.slot, prioritizationFee: 0 }];
-    return fees.map((fee, i) => ({
-      slot: Math.max(0, chain.slot - (fees.length - 1 - i)),
-      prioritizationFee: fee,
-    }));
+    // One entry a slot, the last at the current slot; none before slot 0 (fewer on a young chain).
+    return fees
+      .map((fee, i) => ({ slot: chain.slot - (fees.length - 1 - i), prioritizationFee: fee }))
+      .filter((entry) => entry.slot >= 0);
   },
   getFeeForMessage,
   getBalance: (chain, params) => {

@@ -41,6 +41,7 @@ describe("local chain fault knobs", () => {
     const account = Keypair.generate().publicKey;
     const none = await h.connection.getRecentPrioritizationFees({ lockedWritableAccounts: [account] });
     expect(none.map((f) => f.prioritizationFee)).toEqual([0]);
+    h.chain.advanceSlots(5); // a slot for each fee: a younger chain answers fewer
     h.chain.faults.recentPriorityFees = [5_000, 0, 7_000];
     const fees = await h.connection.getRecentPrioritizationFees({ lockedWritableAccounts: [account] });
     expect(fees.map((f) => f.prioritizationFee)).toEqual([5_000, 0, 7_000]);
