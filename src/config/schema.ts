@@ -97,6 +97,12 @@ export const configSchema = z.strictObject({
        * transaction over 500,000 units is held to a lower price than the ceiling.
        */
       maxPriorityFeeLamports: z.number().int().min(0).default(1_000_000),
+      /** Bid this percentile (1-100) of the recent non-zero priority fees on the accounts a build writes. */
+      priorityFeePercentile: z.number().int().min(1).max(100).default(75),
+      /** The lowest bid, in micro-lamports per compute unit (the bid when every recent fee was zero). */
+      minPriorityFeeMicroLamports: z.number().int().min(0).default(1_000),
+      /** Each rebuild after an expiry bids this many times the one before (1 = never raise). */
+      priorityFeeEscalation: z.number().min(1).max(10).default(1.5),
       maxRebuilds: z.number().int().min(0).max(10).default(3),
       rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
       concurrency: z.number().int().min(1).max(64).default(4),

@@ -6,7 +6,13 @@ import { closeMinimumMicroUsd } from "../chain/inflow-rules.js";
 import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../config/schema.js";
 import { PermanentError } from "../core/errors.js";
 import { type Intent, intentKeys } from "../core/intent.js";
-import { type BuildApi, buildTransaction, closeProceedsMicroUsd, isClaimItem } from "./build-transaction.js";
+import {
+  type BuildApi,
+  buildTransaction,
+  closeProceedsMicroUsd,
+  isClaimItem,
+  type PriorityFees,
+} from "./build-transaction.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "./ledger.js";
 import { jobIds } from "./names.js";
 import type { ActionJobData, SignJobData } from "./queues.js";
@@ -20,6 +26,10 @@ export interface ActionDeps {
   positions?: (wallet: string) => Promise<Position[]>;
   /** minSellPriceSlippageBps of a close-all that names none (protections.closeAllSlippageBps). */
   closeAllSlippageBps?: number;
+  /** Prices the builds that take a compute-unit price; without it the service picks. */
+  priorityFees?: PriorityFees;
+  /** Told each price Keeper asked for (for the metric). */
+  onPriorityFee?: (kind: string, microLamports: number) => void;
 }
 
 /**
@@ -51,7 +61,10 @@ export async function processAction(
   }
   let built: Awaited<ReturnType<typeof buildTransaction>>;
   try {
-    built = await buildTransaction(deps.api, row.intent);
+    built = await buildTransaction(deps.api, row.intent, {
+      build,
+      ...(deps.priorityFees ? { priorityFees: deps.priorityFees } : {}),
+    });
   } catch (error) {
     if (isNotSettledYet(error) && row.intent.kind === "claim") {
       // "Not yet", not a refusal: nothing was built; a later poll that still sees the position as
@@ -76,7 +89,8 @@ export async function processAction(
     minInflowRaw: built.minInflowRaw,
     order: built.order,
   });
-  log.info({ kind: row.kind, build }, "transaction built");
+  if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
+  log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
   await enqueueSign(deps.sign, intentKey, row.tries, build);
 }
 

@@ -10,11 +10,11 @@ import {
 import bs58 from "bs58";
 import type { ApiInstruction } from "../api/schemas/common.js";
 import type { SwapBuildResponse } from "../api/schemas/swap.js";
+import { MAX_COMPUTE_UNITS } from "../chain/priority-fee.js";
 import { rpcCall } from "../chain/rpc.js";
 import { PermanentError } from "../core/errors.js";
 
-/** The most compute units a transaction may ask for. */
-export const MAX_COMPUTE_UNITS = 1_400_000;
+export { MAX_COMPUTE_UNITS };
 /** Head room over what the simulation consumed. */
 export const COMPUTE_UNIT_MARGIN = 1.2;
 
@@ -29,6 +29,8 @@ export interface AssembledSwap {
   transaction: string;
   lastValidBlockHeight: number;
   computeUnitLimit: number;
+  /** Keeper's compute-unit price, where it set one. */
+  computeUnitPrice?: number;
 }
 
 function toInstruction(ix: ApiInstruction): TransactionInstruction {
@@ -48,11 +50,18 @@ function toInstruction(ix: ApiInstruction): TransactionInstruction {
  * simulation: a compute-unit limit (what the simulation consumed x1.2, at most 1,400,000), then the
  * build's computeBudgetInstructions, setupInstructions, swapInstruction, cleanupInstruction (if any)
  * and otherInstructions; the payer is `payer` or the taker; the lookup tables are the build's own
- * `addressesByLookupTableAddress`; the blockhash is `blockhashWithMetadata`'s 32 bytes.
+ * `addressesByLookupTableAddress`; the blockhash is `blockhashWithMetadata`'s 32 bytes. With
+ * `unitPrice`, Keeper's SetComputeUnitPrice (priced for the simulated limit) replaces the build's.
  */
 export async function assembleSwap(
   build: SwapBuildResponse,
-  options: { taker: string; payer?: string; simulateUnits: SimulateUnits },
+  options: {
+    taker: string;
+    payer?: string;
+    simulateUnits: SimulateUnits;
+    /** The price for a unit limit; known only once the simulation has set the limit. */
+    unitPrice?: (unitLimit: number) => number;
+  },
 ): Promise<AssembledSwap> {
   const payerKey = new PublicKey(options.payer ?? options.taker);
   // Null means the route uses no lookup tables (api-live).
@@ -68,8 +77,13 @@ export async function assembleSwap(
         },
       }),
   );
-  // The build's own compute-unit limit (if any) would conflict with ours: ours decides.
-  const budget = build.computeBudgetInstructions.filter((ix) => !isSetComputeUnitLimit(ix));
+  // The build's own compute-unit limit (if any) would conflict with ours: ours decides; so does our
+  // price when we set one (the policy refuses two price instructions).
+  const budget = build.computeBudgetInstructions.filter(
+    (ix) =>
+      !isBudgetInstruction(ix, SET_COMPUTE_UNIT_LIMIT) &&
+      !(options.unitPrice && isBudgetInstruction(ix, SET_COMPUTE_UNIT_PRICE)),
+  );
   const body = [
     ...budget,
     ...build.setupInstructions,
@@ -78,27 +92,38 @@ export async function assembleSwap(
     ...build.otherInstructions,
   ].map(toInstruction);
   const recentBlockhash = bs58.encode(Uint8Array.from(build.blockhashWithMetadata.blockhash));
-  const compile = (units: number) =>
+  const compile = (units: number, price: number | undefined) =>
     new VersionedTransaction(
       new TransactionMessage({
         payerKey,
         recentBlockhash,
-        instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units }), ...body],
+        instructions: [
+          ComputeBudgetProgram.setComputeUnitLimit({ units }),
+          ...(price !== undefined
+            ? [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price })]
+            : []),
+          ...body,
+        ],
       }).compileToV0Message(tables),
     );
-  const consumed = await options.simulateUnits(compile(MAX_COMPUTE_UNITS));
+  // The simulation carries a price instruction too (any value), so it counts the same instructions.
+  const consumed = await options.simulateUnits(compile(MAX_COMPUTE_UNITS, options.unitPrice ? 0 : undefined));
   const computeUnitLimit = Math.min(MAX_COMPUTE_UNITS, Math.ceil(consumed * COMPUTE_UNIT_MARGIN));
+  const computeUnitPrice = options.unitPrice?.(computeUnitLimit);
   return {
-    transaction: Buffer.from(compile(computeUnitLimit).serialize()).toString("base64"),
+    transaction: Buffer.from(compile(computeUnitLimit, computeUnitPrice).serialize()).toString("base64"),
     lastValidBlockHeight: build.blockhashWithMetadata.lastValidBlockHeight,
     computeUnitLimit,
+    ...(computeUnitPrice !== undefined ? { computeUnitPrice } : {}),
   };
 }
 
 const COMPUTE_BUDGET = ComputeBudgetProgram.programId.toBase58();
-function isSetComputeUnitLimit(ix: ApiInstruction): boolean {
-  // SetComputeUnitLimit is instruction 2 of the Compute Budget program.
-  return ix.programId === COMPUTE_BUDGET && Buffer.from(ix.data, "base64")[0] === 2;
+// Compute Budget instruction tags (the first data byte).
+const SET_COMPUTE_UNIT_LIMIT = 2;
+const SET_COMPUTE_UNIT_PRICE = 3;
+function isBudgetInstruction(ix: ApiInstruction, tag: number): boolean {
+  return ix.programId === COMPUTE_BUDGET && Buffer.from(ix.data, "base64")[0] === tag;
 }
 
 /** Simulation on an RPC node, without signatures; a refused transaction is a PermanentError. */

@@ -18,6 +18,11 @@ import type {
   TriggerCreateResponse,
 } from "../api/schemas/trigger.js";
 import { closeMinimumMicroUsd } from "../chain/inflow-rules.js";
+import {
+  type PriorityFeeSettings,
+  priorityFeePrice,
+  type RecentPriorityFees,
+} from "../chain/priority-fee.js";
 import { PermanentError } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 import { assembleSwap, type SimulateUnits } from "./assemble-swap.js";
@@ -63,10 +68,64 @@ export interface BuiltTransaction {
   minInflowRaw?: string;
   /** The order account a create built, for the ledger (the live service may leave it out). */
   order?: string;
+  /** The compute-unit price Keeper asked for (micro-lamports), where the build takes one. */
+  computeUnitPrice?: number;
+}
+
+/** How Keeper prices the builds that take a compute-unit price. */
+export interface PriorityFees {
+  recent: RecentPriorityFees;
+  settings: PriorityFeeSettings;
+}
+
+export interface BuildOptions {
+  /** 1 for the first build of the intent, +1 per rebuild after an expiry: the bid rises with it. */
+  build: number;
+  /** Without it, the service (or the swap build) picks the price. */
+  priorityFees?: PriorityFees;
+}
+
+/**
+ * The accounts the intent is known to write before it is built: the wallet (fee payer), and the
+ * position or order it acts on. The fee market is per writable account, so these are the ones whose
+ * recent fees tell what landing costs.
+ */
+export function knownWritableAccounts(intent: Intent): string[] {
+  switch (intent.kind) {
+    case "claim":
+    case "close":
+      return [intent.wallet, intent.positionPubkey];
+    case "cancelTrigger":
+    case "cancelRecurring":
+      return [intent.wallet, intent.order];
+    default:
+      return [intent.wallet];
+  }
+}
+
+/** Samples the recent fees once; answers the price for a unit limit (none: the build's is not known). */
+async function priceFor(
+  intent: Intent,
+  options: BuildOptions,
+): Promise<((unitLimit?: number) => number) | undefined> {
+  const fees = options.priorityFees;
+  if (!fees) return undefined;
+  const samples = await fees.recent(knownWritableAccounts(intent));
+  return (unitLimit) =>
+    priorityFeePrice({
+      samples,
+      build: options.build,
+      settings: fees.settings,
+      ...(unitLimit !== undefined ? { unitLimit } : {}),
+    });
 }
 
 /** Asks the service for the unsigned transaction that carries out an intent. */
-export async function buildTransaction(api: BuildApi, intent: Intent): Promise<BuiltTransaction> {
+export async function buildTransaction(
+  api: BuildApi,
+  intent: Intent,
+  options: BuildOptions = { build: 1 },
+): Promise<BuiltTransaction> {
   switch (intent.kind) {
     case "claim": {
       const built = await api.claimPosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
@@ -88,6 +147,7 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
       };
     }
     case "createTrigger": {
+      const price = (await priceFor(intent, options))?.();
       const built = await api.createTriggerOrder({
         inputMint: intent.inputMint,
         outputMint: intent.outputMint,
@@ -99,12 +159,27 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
           ...(intent.expiredAt !== undefined ? { expiredAt: String(intent.expiredAt) } : {}),
           ...(intent.slippageBps !== undefined ? { slippageBps: String(intent.slippageBps) } : {}),
         },
+        ...(price !== undefined ? { computeUnitPrice: String(price) } : {}),
       });
-      return { transaction: built.transaction, requestId: built.requestId, order: built.order };
+      return {
+        transaction: built.transaction,
+        requestId: built.requestId,
+        order: built.order,
+        ...(price !== undefined ? { computeUnitPrice: price } : {}),
+      };
     }
     case "cancelTrigger": {
-      const built = await api.cancelTriggerOrder({ maker: intent.wallet, order: intent.order });
-      return { transaction: built.transaction, requestId: built.requestId };
+      const price = (await priceFor(intent, options))?.();
+      const built = await api.cancelTriggerOrder({
+        maker: intent.wallet,
+        order: intent.order,
+        ...(price !== undefined ? { computeUnitPrice: String(price) } : {}),
+      });
+      return {
+        transaction: built.transaction,
+        requestId: built.requestId,
+        ...(price !== undefined ? { computeUnitPrice: price } : {}),
+      };
     }
     case "createRecurring": {
       const built = await api.createRecurringOrder({
@@ -140,11 +215,17 @@ export async function buildTransaction(api: BuildApi, intent: Intent): Promise<B
         throw new PermanentError(
           `swap build: outputMint ${built.outputMint} is not the intent's outputMint ${intent.outputMint}`,
         );
-      const assembled = await assembleSwap(built, { taker: intent.wallet, simulateUnits: api.simulateUnits });
+      const unitPrice = await priceFor(intent, options);
+      const assembled = await assembleSwap(built, {
+        taker: intent.wallet,
+        simulateUnits: api.simulateUnits,
+        ...(unitPrice ? { unitPrice } : {}),
+      });
       return {
         transaction: assembled.transaction,
         lastValidBlockHeight: assembled.lastValidBlockHeight,
         minInflowRaw: built.otherAmountThreshold,
+        ...(assembled.computeUnitPrice !== undefined ? { computeUnitPrice: assembled.computeUnitPrice } : {}),
       };
     }
     case "closeAll":

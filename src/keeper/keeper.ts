@@ -11,6 +11,7 @@ import {
   iteratePositions,
 } from "../api/index.js";
 import { expectedInflow } from "../chain/inflow-rules.js";
+import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
 import { apiKeyFor } from "../config/api-key.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { balanceMints, resolveStrategyTokens } from "../config/resolve-tokens.js";
@@ -313,6 +314,11 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             logger,
             positions: source.positions,
             closeAllSlippageBps: config.protections.closeAllSlippageBps,
+            priorityFees: {
+              recent: recentPriorityFeesOn(connection, logger),
+              settings: priorityFeeSettings(config.signer),
+            },
+            onPriorityFee: (kind, price) => metrics.priorityFee.observe({ kind }, price),
           });
         },
         { ...workerOptions, concurrency: config.queues.actionConcurrency },

@@ -151,6 +151,13 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     buckets: CONFIRMATION_SECONDS_BUCKETS,
     registers,
   });
+  const priorityFee = new Histogram({
+    name: "keeper_priority_fee_micro_lamports",
+    help: "Compute-unit price Keeper asked for per build, in micro-lamports per unit, by intent kind",
+    labelNames: ["kind"] as const,
+    buckets: [1_000, 10_000, 100_000, 1_000_000, 10_000_000],
+    registers,
+  });
   const policyRefusals = new Counter({
     name: "keeper_policy_refusals_total",
     help: "Transactions the signer refused to sign, by intent kind and policy reason code",
@@ -252,6 +259,7 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     strategyErrors,
     transactions,
     confirmationDuration,
+    priorityFee,
     policyRefusals,
     claimedUsd,
     pollDuration,

@@ -1,12 +1,16 @@
 import {
+  AddressLookupTableAccount,
   ComputeBudgetInstruction,
   ComputeBudgetProgram,
   Keypair,
+  PublicKey,
   VersionedTransaction,
 } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import type { ApiInstruction } from "../../src/api/schemas/common.js";
 import type { SwapBuildResponse } from "../../src/api/schemas/swap.js";
+import { readComputeBudget } from "../../src/chain/compute-budget.js";
+import { viewTransaction } from "../../src/chain/decode.js";
 import type { Intent } from "../../src/core/intent.js";
 import { assembleSwap, MAX_COMPUTE_UNITS } from "../../src/keeper/assemble-swap.js";
 import { type BuildApi, buildTransaction } from "../../src/keeper/build-transaction.js";
@@ -106,6 +110,51 @@ describe("assembling a swap build", () => {
       "ix-3",
       "ix-4",
     ]);
+  });
+
+  it("with Keeper's price: replaces the build's price with one priced for the simulated limit", async () => {
+    const asked: number[] = [];
+    const simulated: VersionedTransaction[] = [];
+    const assembled = await assembleSwap(build(), {
+      taker,
+      simulateUnits: async (tx) => {
+        simulated.push(tx);
+        return 100_000;
+      },
+      unitPrice: (unitLimit) => {
+        asked.push(unitLimit);
+        return 42_000;
+      },
+    });
+    expect(asked).toEqual([120_000]);
+    expect(assembled.computeUnitPrice).toBe(42_000);
+    const budgetOf = (tx: VersionedTransaction) => {
+      const view = viewTransaction(tx, [
+        new AddressLookupTableAccount({
+          key: new PublicKey(table),
+          state: {
+            deactivationSlot: 0n,
+            lastExtendedSlot: 0,
+            lastExtendedSlotStartIndex: 0,
+            addresses: [new PublicKey(looked)],
+          },
+        }),
+      ]);
+      return readComputeBudget(view.instructions);
+    };
+    // One price instruction (the build's 1,000 gone), ours; the simulation counted the same instructions.
+    expect(
+      budgetOf(VersionedTransaction.deserialize(Buffer.from(assembled.transaction, "base64"))),
+    ).toMatchObject({
+      unitPriceMicroLamports: 42_000n,
+      unitLimit: 120_000n,
+      priceInstructions: 1,
+      limitInstructions: 1,
+    });
+    expect(simulated[0]?.message.compiledInstructions).toHaveLength(
+      VersionedTransaction.deserialize(Buffer.from(assembled.transaction, "base64")).message
+        .compiledInstructions.length,
+    );
   });
 
   it("leaves out a missing cleanup instruction", async () => {

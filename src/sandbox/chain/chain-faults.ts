@@ -18,6 +18,11 @@ export class ChainFaults {
   /** A send is held this long before it executes (and is dropped if its blockhash expired meanwhile). */
   landDelayMs = 0;
   methodErrors: Record<string, MethodErrorRule> = {};
+  /**
+   * What getRecentPrioritizationFees answers, oldest slot first, in micro-lamports per unit (the same
+   * for whatever accounts are asked about); empty answers one zero fee at the current slot.
+   */
+  recentPriorityFees: number[] = [];
   private random: () => number;
 
   constructor(private readonly seed: number) {
@@ -35,6 +40,7 @@ export class ChainFaults {
     this.dropFirstSends = 0;
     this.landDelayMs = 0;
     this.methodErrors = {};
+    this.recentPriorityFees = [];
     this.random = seededRandom(this.seed);
   }
 }

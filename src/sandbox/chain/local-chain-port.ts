@@ -122,6 +122,7 @@ export class LocalChainPort implements WorldChainPort {
     inputMint: PublicKey;
     amountRaw: bigint;
     orderRef: string;
+    computeUnitPrice?: number;
   }): Promise<BuiltTransaction> {
     const built = this.factory.buildOrderEscrow(args);
     this.escrowed.set(args.orderRef, { inputMint: args.inputMint, amountRaw: args.amountRaw });
@@ -132,6 +133,7 @@ export class LocalChainPort implements WorldChainPort {
     maker: PublicKey;
     order: PublicKey;
     kind?: OrderCancelKind;
+    computeUnitPrice?: number;
   }): Promise<BuiltTransaction> {
     const orderRef = args.order.toBase58();
     const escrowed = this.escrowed.get(orderRef);
@@ -141,6 +143,7 @@ export class LocalChainPort implements WorldChainPort {
       orderRef,
       kind: args.kind ?? "trigger-cancel",
       ...escrowed,
+      ...(args.computeUnitPrice !== undefined ? { computeUnitPrice: args.computeUnitPrice } : {}),
     });
   }
 

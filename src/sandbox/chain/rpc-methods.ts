@@ -342,7 +342,16 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
     const [length] = parse(z.tuple([z.number().int().nonnegative(), commitmentConfig.optional()]), params);
     return Number(chain.minimumBalanceForRentExemption(length));
   },
-  getRecentPrioritizationFees: (chain) => [{ slot: chain.slot, prioritizationFee: 0 }],
+  getRecentPrioritizationFees: (chain, params) => {
+    // Optional positional list of at most 128 accounts (the node's limit); an array keeps zod's complaint.
+    parse(z.array(z.array(pubkey).max(128)).max(1), params);
+    const fees = chain.faults.recentPriorityFees;
+    if (fees.length === 0) return [{ slot: chain.slot, prioritizationFee: 0 }];
+    // One entry a slot, the last at the current slot; none before slot 0 (fewer on a young chain).
+    return fees
+      .map((fee, i) => ({ slot: chain.slot - (fees.length - 1 - i), prioritizationFee: fee }))
+      .filter((entry) => entry.slot >= 0);
+  },
   getFeeForMessage,
   getBalance: (chain, params) => {
     const [address] = parse(z.tuple([pubkey, commitmentConfig.optional()]), params);

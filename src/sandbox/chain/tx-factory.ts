@@ -98,6 +98,8 @@ export class TxFactory {
     inputMint: PublicKey;
     amountRaw: bigint;
     orderRef: string;
+    /** The price the build request asked for; the factory's own otherwise. */
+    computeUnitPrice?: number;
   }): BuiltTransaction {
     const escrow = this.assets.escrow.publicKey;
     const wrap = this.wrapSolLegs(args.inputMint, args.maker, args.amountRaw);
@@ -113,7 +115,7 @@ export class TxFactory {
       ...(wrap.cleanup === null ? [] : [wrap.cleanup]),
       sandboxMemoInstruction(args.kind, args.orderRef),
     ];
-    return this.build(args.maker, instructions, [], "v0");
+    return this.build(args.maker, instructions, [], "v0", args.computeUnitPrice);
   }
 
   /**
@@ -127,6 +129,7 @@ export class TxFactory {
     amountRaw: bigint;
     orderRef: string;
     kind?: "trigger-cancel" | "recurring-cancel";
+    computeUnitPrice?: number;
   }): BuiltTransaction {
     const unwrap =
       args.inputMint.equals(NATIVE_MINT) && !this.hasTokenAccount(NATIVE_MINT, args.maker)
@@ -143,7 +146,7 @@ export class TxFactory {
       ...unwrap,
       sandboxMemoInstruction(args.kind ?? "trigger-cancel", args.orderRef),
     ];
-    return this.build(args.maker, instructions, [this.assets.escrow], "legacy");
+    return this.build(args.maker, instructions, [this.assets.escrow], "legacy", args.computeUnitPrice);
   }
 
   private payout(kind: string, owner: PublicKey, ref: string, amountRaw: bigint, format: "v0" | "legacy") {
@@ -237,14 +240,12 @@ export class TxFactory {
     instructions: readonly TransactionInstruction[],
     coSigners: readonly Keypair[],
     format: "v0" | "legacy",
+    computeUnitPrice = this.computeUnitPrice,
   ): BuiltTransaction {
     const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
     const all =
-      this.computeUnitPrice > 0
-        ? [
-            ComputeBudgetProgram.setComputeUnitPrice({ microLamports: this.computeUnitPrice }),
-            ...instructions,
-          ]
+      computeUnitPrice > 0
+        ? [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: computeUnitPrice }), ...instructions]
         : [...instructions];
     let bytes: Uint8Array;
     if (format === "v0") {

@@ -56,12 +56,15 @@ export interface WorldChainPort {
     inputMint: PublicKey;
     amountRaw: bigint;
     orderRef: string;
+    /** The compute-unit price the build request asked for (micro-lamports); the chain's default otherwise. */
+    computeUnitPrice?: number;
   }): Promise<BuiltTransaction>;
   /** Refund of an order's escrow to its maker; `kind` tags the memo (default `trigger-cancel`). */
   buildTriggerCancel(args: {
     maker: PublicKey;
     order: PublicKey;
     kind?: OrderCancelKind;
+    computeUnitPrice?: number;
   }): Promise<BuiltTransaction>;
   buildSwapLegs(args: {
     taker: PublicKey;

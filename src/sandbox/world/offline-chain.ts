@@ -53,11 +53,11 @@ export class OfflineChain implements WorldChainPort {
     return { bytes, base58: bs58.encode(bytes), lastValidBlockHeight: height + BLOCKHASH_LIFETIME_SLOTS };
   }
 
-  private build(feePayer: PublicKey, memo: string): BuiltTransaction {
+  private build(feePayer: PublicKey, memo: string, computeUnitPrice = 1_000): BuiltTransaction {
     const { base58, lastValidBlockHeight } = this.blockhash();
     const tx = new Transaction({ feePayer, blockhash: base58, lastValidBlockHeight });
     tx.add(
-      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: computeUnitPrice }),
       memoInstruction(memo, feePayer),
     );
     const transaction = tx
@@ -78,16 +78,22 @@ export class OfflineChain implements WorldChainPort {
     kind: "trigger" | "recurring";
     maker: PublicKey;
     orderRef: string;
+    computeUnitPrice?: number;
   }): Promise<BuiltTransaction> {
-    return this.build(args.maker, sandboxMemo(args.kind, args.orderRef));
+    return this.build(args.maker, sandboxMemo(args.kind, args.orderRef), args.computeUnitPrice);
   }
 
   async buildTriggerCancel(args: {
     maker: PublicKey;
     order: PublicKey;
     kind?: OrderCancelKind;
+    computeUnitPrice?: number;
   }): Promise<BuiltTransaction> {
-    return this.build(args.maker, sandboxMemo(args.kind ?? "trigger-cancel", args.order.toBase58()));
+    return this.build(
+      args.maker,
+      sandboxMemo(args.kind ?? "trigger-cancel", args.order.toBase58()),
+      args.computeUnitPrice,
+    );
   }
 
   async buildSwapLegs(args: { taker: PublicKey; ref: string }): Promise<SwapLegs> {

@@ -106,6 +106,13 @@ async function execute(
 }
 
 /** The maker's order of `kind` that may be cancelled, or the refusal naming the field to blame. */
+/** A computeUnitPrice in micro-lamports goes into the transaction; `auto` (or none) is the chain's default. */
+function requestedPrice(computeUnitPrice: string | undefined): { computeUnitPrice?: number } {
+  return computeUnitPrice === undefined || computeUnitPrice === "auto"
+    ? {}
+    : { computeUnitPrice: Number(computeUnitPrice) };
+}
+
 function cancellableOrder(
   world: World,
   kind: SwapOrderRecord["kind"],
@@ -274,6 +281,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         inputMint: new PublicKey(body.inputMint),
         amountRaw: makingRaw,
         orderRef: order,
+        ...requestedPrice(body.computeUnitPrice),
       });
       return { requestId: request.requestId, transaction: built.transaction, order };
     },
@@ -284,6 +292,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
       const built = await chain.buildTriggerCancel({
         maker: new PublicKey(body.maker),
         order: new PublicKey(body.order),
+        ...requestedPrice(body.computeUnitPrice),
       });
       return { requestId: request.requestId, transaction: built.transaction };
     },
@@ -314,6 +323,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         const built = await chain.buildTriggerCancel({
           maker: new PublicKey(body.maker),
           order: new PublicKey(order),
+          ...requestedPrice(body.computeUnitPrice),
         });
         transactions.push(built.transaction);
       }

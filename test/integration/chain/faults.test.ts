@@ -37,6 +37,36 @@ describe("local chain fault knobs", () => {
     expect(await h.connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);
   });
 
+  it("recentPriorityFees: getRecentPrioritizationFees answers them, oldest slot first; bad accounts get -32602", async () => {
+    const account = Keypair.generate().publicKey;
+    const none = await h.connection.getRecentPrioritizationFees({ lockedWritableAccounts: [account] });
+    expect(none.map((f) => f.prioritizationFee)).toEqual([0]);
+    h.chain.advanceSlots(5); // a slot for each fee: a younger chain answers fewer
+    h.chain.faults.recentPriorityFees = [5_000, 0, 7_000];
+    const fees = await h.connection.getRecentPrioritizationFees({ lockedWritableAccounts: [account] });
+    expect(fees.map((f) => f.prioritizationFee)).toEqual([5_000, 0, 7_000]);
+    // One entry a slot, consecutive, the newest no later than now (the chain moves on meanwhile).
+    const slots = fees.map((f) => f.slot);
+    expect(slots.slice(1).map((slot, i) => slot - (slots[i] ?? 0))).toEqual([1, 1]);
+    expect(slots.at(-1)).toBeLessThanOrEqual(h.chain.slot);
+    expect(await h.connection.getRecentPrioritizationFees()).toHaveLength(3);
+    const refused = await fetch(h.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "getRecentPrioritizationFees",
+        params: [["nope"]],
+      }),
+    });
+    expect(await refused.json()).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining("nope") },
+    });
+    h.chain.faults.reset();
+    expect(await h.connection.getRecentPrioritizationFees()).toHaveLength(1);
+  });
+
   it("landDelayMs holds a send, then lands it while its blockhash is valid", async () => {
     h.chain.faults.landDelayMs = 150;
     const payer = fundedKeypair(h.chain);

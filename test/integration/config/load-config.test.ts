@@ -62,6 +62,18 @@ describe("loadConfig", () => {
       "wallets:\n  - pubkey: 7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5\n    secretKey: '[1,2]'",
       "wallets[0].secretKey: secrets may not",
     ],
+    [
+      "signer:\n  priorityFeePercentile: 0",
+      "signer.priorityFeePercentile: Too small: expected number to be >=1",
+    ],
+    [
+      "signer:\n  priorityFeeEscalation: 0.5",
+      "signer.priorityFeeEscalation: Too small: expected number to be >=1",
+    ],
+    [
+      "signer:\n  minPriorityFeeMicroLamports: 1.5",
+      "signer.minPriorityFeeMicroLamports: Invalid input: expected int",
+    ],
     ["- just\n- a list", "expected a mapping of config keys"],
     ["mode: [unclosed", "not valid YAML"],
   ])("%j is refused: %s", async (text, expected) => {
