@@ -28,9 +28,7 @@ export function createCliContext(configFile: () => string | undefined): CliConte
   const getConfig = () => {
     const file = configFile();
     config ??= loadConfig({ file }).then((c) =>
-      file
-        ? c
-        : { ...c, redis: { ...c.redis, prefix: demoRedisPrefix() } },
+      file ? c : { ...c, redis: { ...c.redis, prefix: demoRedisPrefix() } },
     );
     return config;
   };
