@@ -10,8 +10,8 @@
  *   are not run themselves.
  *
  * How a synopsis becomes command lines: once with no optional `[...]` part, then with every optional
- * part, once per alternative of `a|b`; placeholders (`FILE`, `<owner>`, ...) take the values of
- * VALUES below, and a placeholder with no value there fails its test (add one).
+ * part, once per alternative of `a|b`; placeholders (`FILE`, `<owner>`, ...) take the `values` set in
+ * beforeAll below, and a placeholder with no value there fails its test (add one).
  *
  * Where things are: every run gets the KEEPER_* variables of the test sandbox, Redis prefix and ops
  * port, and no KEEPER_CONFIG, so a form without `--config` runs "with no config file" as the README
@@ -164,6 +164,7 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
     const wallet = sandbox.wallets[0] ?? "";
     values = {
       FILE: configFile,
+      // The role that does the most at start: loads the keys from FILE's key files, checks the RPC.
       R: "signer",
       TEXT: "docs test",
       N: "5",
@@ -189,7 +190,7 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
     "keeper %s",
     async (_line, form) => {
       const missing = form.filter((word) => isPlaceholder(word) && values[word] === undefined);
-      expect(missing, "placeholders without a value in VALUES").toEqual([]);
+      expect(missing, "placeholders without a value in `values` (beforeAll)").toEqual([]);
       let args = form.map((word) => (isPlaceholder(word) ? (values[word] ?? word) : word));
       const runEnv = { ...env };
       const command = args[0] ?? "";
@@ -225,21 +226,20 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
         await eventually(`keeper ${args.join(" ")} is up`, async () =>
           ready.test(run.output()) ? true : undefined,
         );
+        // "While it runs, `npx keeper status` and `npx keeper ledger` show its state."
+        if (isDemo)
+          await eventually(
+            "keeper status shows the demo's polls",
+            async () => {
+              const status = await runCli(["status", "--json"], runEnv);
+              const { lastPolls } = JSON.parse(status.stdout) as { lastPolls: Record<string, string> };
+              return Object.keys(lastPolls).length > 0 ? true : undefined;
+            },
+            60_000,
+          );
       } catch (error) {
         await run.kill("SIGKILL");
         throw new Error(`${(error as Error).message}\n${run.output()}`);
-      }
-      if (isDemo) {
-        // "While it runs, `npx keeper status` and `npx keeper ledger` show its state."
-        await eventually(
-          "keeper status shows the demo's polls",
-          async () => {
-            const status = await runCli(["status", "--json"], runEnv);
-            const { lastPolls } = JSON.parse(status.stdout) as { lastPolls: Record<string, string> };
-            return Object.keys(lastPolls).length > 0 ? true : undefined;
-          },
-          60_000,
-        );
       }
       run.child.kill("SIGTERM");
       expect(await run.exited, run.output()).toBe(0);
