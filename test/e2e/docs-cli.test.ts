@@ -25,8 +25,11 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/index.js";
+import { Ledger } from "../../src/keeper/ledger.js";
+import { redisKeys } from "../../src/keeper/names.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,
@@ -140,7 +143,29 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
   let sandbox: RunningSandbox;
   let redis: Awaited<ReturnType<typeof testRedis>>;
   let env: Record<string, string>;
-  let values: Record<string, string>;
+  /** A placeholder's value, or how to make one just before the run that needs it. */
+  let values: Record<string, string | (() => Promise<string>)>;
+
+  /**
+   * An intent `retry` admits again: a refused claim, recorded where a run with no config file looks
+   * (the demo's state, `<KEEPER_REDIS_PREFIX>-demo`) just before the run, since the demo's start wipes it.
+   */
+  async function refusedIntent(): Promise<string> {
+    const ledger = new Ledger(redis.redis, redisKeys(`${redis.prefix}-demo`, "live"));
+    const position = Keypair.generate().publicKey.toBase58();
+    const key = `claim-${position}`;
+    const wallet = sandbox.wallets[0] ?? "";
+    await ledger.admit({
+      kind: "claim",
+      key,
+      wallet,
+      strategy: "auto-claim",
+      positionPubkey: position,
+      reason: "docs",
+    });
+    await ledger.update(key, { status: "refused", reason: "docs test" });
+    return key;
+  }
 
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox());
@@ -173,6 +198,7 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       "<pubkey>": wallet,
       "<eventId>": event?.eventId ?? "",
       "<query>": "USDC",
+      "<intent-key>": refusedIntent,
     };
   }, 60_000);
 
@@ -191,7 +217,11 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
     async (_line, form) => {
       const missing = form.filter((word) => isPlaceholder(word) && values[word] === undefined);
       expect(missing, "placeholders without a value in `values` (beforeAll)").toEqual([]);
-      let args = form.map((word) => (isPlaceholder(word) ? (values[word] ?? word) : word));
+      let args: string[] = [];
+      for (const word of form) {
+        const value = isPlaceholder(word) ? values[word] : word;
+        args.push(typeof value === "function" ? await value() : (value ?? word));
+      }
       const runEnv = { ...env };
       const command = args[0] ?? "";
       if (command === "sandbox") {
@@ -206,7 +236,7 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
 
       const documented = DOCUMENTED_OUTCOMES[command];
       if (documented) {
-        if (documented.withConfig) runEnv.KEEPER_CONFIG = values.FILE ?? "";
+        if (documented.withConfig) runEnv.KEEPER_CONFIG = String(values.FILE);
         const run = await runCli(args, runEnv);
         expect(run.stderr).toMatch(documented.stderr);
         expect(run.code).toBe(documented.exit);
