@@ -7,7 +7,8 @@
  * - each code span of the first column of a table headed `| Command` (`status [--json]`, `pause [--reason TEXT]`);
  * - each code span elsewhere that starts with `npx keeper`, `keeper` or `npm run keeper --`
  *   (`npx keeper config check --config FILE`). Spans that hold `<command>` are the general form, and
- *   are not run themselves.
+ *   are not run themselves; nor is a span that only names a command shown elsewhere with more
+ *   (`keeper close-all` beside `keeper close-all --owner <pubkey>`).
  *
  * How a synopsis becomes command lines: once with no optional `[...]` part, then with every optional
  * part, once per alternative of `a|b`; placeholders (`FILE`, `<owner>`, ...) take the `values` set in
@@ -104,7 +105,11 @@ const DOCS = ["README.md", "strategies/README.md"];
 const FORMS: ReadonlyArray<readonly string[]> = (() => {
   const seen = new Set<string>();
   const out: string[][] = [];
-  for (const synopsis of DOCS.flatMap(synopsesOf))
+  const all = DOCS.flatMap(synopsesOf);
+  // `keeper retry` in a sentence beside `retry <intent-key> [--json]` names the command; it is not a
+  // command line of its own (the longer one's forms cover what it could mean).
+  const lines = all.filter((s) => !all.some((longer) => longer.startsWith(`${s} `)));
+  for (const synopsis of lines)
     for (const form of formsOf(synopsis)) {
       const key = form.join(" ");
       if (seen.has(key)) continue;
