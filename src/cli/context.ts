@@ -5,6 +5,15 @@ import { type KeeperConfig, loadConfig } from "../config/load-config.js";
 /** The demo keeps its own Redis keys, wiped at each start: its world is new each time. */
 export const DEMO_REDIS_PREFIX = "keeper-demo";
 
+/**
+ * The demo's Redis prefix, `<KEEPER_REDIS_PREFIX>-demo` when that is set: the demo and the commands
+ * that look at it agree, and the demo, which wipes its keys at start, never wipes a real keeper's.
+ */
+export function demoRedisPrefix(): string {
+  const prefix = process.env.KEEPER_REDIS_PREFIX;
+  return prefix ? `${prefix}-demo` : DEMO_REDIS_PREFIX;
+}
+
 export interface CliContext {
   config(): Promise<KeeperConfig>;
   client(): Promise<ApiClient>;
@@ -19,9 +28,7 @@ export function createCliContext(configFile: () => string | undefined): CliConte
   const getConfig = () => {
     const file = configFile();
     config ??= loadConfig({ file }).then((c) =>
-      file
-        ? c
-        : { ...c, redis: { ...c.redis, prefix: process.env.KEEPER_REDIS_PREFIX ?? DEMO_REDIS_PREFIX } },
+      file ? c : { ...c, redis: { ...c.redis, prefix: demoRedisPrefix() } },
     );
     return config;
   };

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { isLoopback, type KeeperConfig, loadConfig } from "../config/load-config.js";
+import { isLoopback, type KeeperConfig, KeeperSecrets, loadConfig } from "../config/load-config.js";
 import { TransientError } from "../core/errors.js";
 import { formatUsd } from "../core/money.js";
 import { ALL_ROLES, type RunningKeeper, startKeeper } from "../keeper/keeper.js";
@@ -7,7 +7,7 @@ import { connectRedis } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { startSandbox } from "../sandbox/index.js";
 import { Wallets } from "../signer/keys.js";
-import { DEMO_REDIS_PREFIX } from "./context.js";
+import { demoRedisPrefix } from "./context.js";
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 import { untilSignal } from "./start-command.js";
 
@@ -48,10 +48,11 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   const wallets = Wallets.fromSecretKeys(
     sandbox.wallets.map((_, i) => sandbox.world.walletKeypair(i).secretKey),
   );
-  await wipeDemoState(base.redis.url);
+  const prefix = demoRedisPrefix();
+  await wipeDemoState(base.redis.url, prefix);
   const config: KeeperConfig = {
     ...base,
-    redis: { ...base.redis, prefix: DEMO_REDIS_PREFIX },
+    redis: { ...base.redis, prefix },
     wallets: sandbox.wallets.map((pubkey, i) => ({ pubkey, label: `sandbox wallet ${i}` })),
     schedules: { ...base.schedules, pollPositions: DEMO_POLL },
     // The sandbox's USDC is a mint of its own, not mainnet's; it settles a swap's output after the swap.
@@ -61,6 +62,9 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
       payoutMints: [sandbox.usdcMint],
       settledLater: ["close", "swap"],
     },
+    // The demo talks to its own sandbox, whose key is the sandbox's: a KEEPER_API_KEY meant for
+    // another service would be refused by it on every request.
+    secrets: new KeeperSecrets(undefined, base.secrets.webhookUrl),
   };
   const logger = createLogger({
     level: process.env.KEEPER_LOG_LEVEL === undefined ? "warn" : base.ops.logLevel,
@@ -111,10 +115,10 @@ function resolveOneMarket(sandbox: Sandbox, print: (line: string) => void): void
   }
 }
 
-async function wipeDemoState(redisUrl: string): Promise<void> {
+async function wipeDemoState(redisUrl: string, prefix: string): Promise<void> {
   const redis = await connectRedis(redisUrl);
   try {
-    for (const pattern of [`${DEMO_REDIS_PREFIX}:*`, `${DEMO_REDIS_PREFIX}-*`]) {
+    for (const pattern of [`${prefix}:*`, `${prefix}-*`]) {
       let cursor = "0";
       do {
         const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);

@@ -169,13 +169,16 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const config = parsed.data;
 
-  return deepFreeze({
-    ...config,
+  // Only the config's own data is frozen. A strategy is a library object (its zod schema defines
+  // properties such as `shape` on first read, which a frozen schema refuses), so each configured
+  // strategy is frozen one level down, with its parsed config, never the strategy itself.
+  return Object.freeze({
+    ...freezeData(config),
     requestedMode: config.mode,
     mode: resolveMode(config.mode, config.service.baseUrl),
-    strategies,
+    strategies: Object.freeze(strategies.map((s) => Object.freeze({ ...s, config: freezeData(s.config) }))),
     strategyModules,
-    sources,
+    sources: Object.freeze(sources),
     secrets: new KeeperSecrets(apiKey, webhookUrl),
   });
 }
@@ -399,10 +402,16 @@ function asRecord(v: unknown): Record<string, unknown> {
   return isPlainObject(v) ? v : {};
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value) && !(value instanceof KeeperSecrets)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
+/** Freezes arrays and plain objects, all the way down; anything else (a class instance) is left alone. */
+function freezeData<T>(value: T): T {
+  if (Object.isFrozen(value) || !(Array.isArray(value) || isPlainData(value))) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value as object)) freezeData(child);
   return value;
+}
+
+function isPlainData(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

@@ -174,34 +174,51 @@ export async function writeWalletKeyFiles(sandbox: RunningSandbox): Promise<stri
 
 /** Runs `keeper start --config FILE [args]` as a separate process, the way an operator would. */
 export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}, args: readonly string[] = []) {
-  const child = spawn(
-    process.execPath,
-    [join(process.cwd(), "bin/keeper.js"), "start", "--config", configFile, ...args],
-    {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  return spawnCli(["start", "--config", configFile, ...args], env, "spawned-keeper");
+}
+
+/** Runs `keeper ARGS` (bin/keeper.js, through tsx) as a separate process; `env` goes over this one's. */
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, logName = "cli") {
+  const child = spawn(process.execPath, [join(process.cwd(), "bin/keeper.js"), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
+  let stdout = "";
+  let stderr = "";
   child.stdout?.on("data", (d: Buffer) => {
     output += d.toString();
+    stdout += d.toString();
   });
   child.stderr?.on("data", (d: Buffer) => {
     output += d.toString();
+    stderr += d.toString();
   });
   const exited = new Promise<number | null>((resolve) =>
     child.on("exit", (code) => {
-      recordTestOutput("spawned-keeper", output);
+      recordTestOutput(logName, output);
       resolve(code);
     }),
   );
   return {
     child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     async kill(signal: NodeJS.Signals = "SIGKILL") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** Runs `keeper ARGS` to its end. */
+export async function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = spawnCli(args, env);
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }

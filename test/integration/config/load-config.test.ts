@@ -38,6 +38,29 @@ describe("loadConfig", () => {
     expect(Object.isFrozen(config.service)).toBe(true);
   });
 
+  // The README's exit-rules example has no `overrides`, so nothing had read the override schemas'
+  // `shape` before the config was frozen; zod 4 defines `shape` on first read, which a frozen schema
+  // refuses ("Cannot redefine property: shape"). The config's data is frozen, the strategies are not.
+  it("loads exit-rules without overrides: its config frozen, its schema still usable", async () => {
+    const config = await loadConfig({
+      file: await file(
+        "exit-rules.yaml",
+        "strategies:\n  - name: exit-rules\n    takeProfitPct: 30\n    stopLossPct: 20\n",
+      ),
+      env: {},
+    });
+    const [exitRules] = config.strategies;
+    expect(exitRules?.config).toMatchObject({ takeProfitPct: 30, stopLossPct: 20 });
+    expect(Object.isFrozen(exitRules?.config)).toBe(true);
+    expect(Object.isFrozen(config.strategies)).toBe(true);
+    expect(Object.isFrozen(exitRules?.strategy.configSchema)).toBe(false);
+    const withOverride = exitRules?.strategy.configSchema.safeParse({
+      takeProfitPct: 30,
+      overrides: [{ match: { side: "yes" }, rules: { takeProfitPct: 50 } }],
+    });
+    expect(withOverride?.success).toBe(true);
+  });
+
   it.each([
     ["mode: maybe", "mode: Invalid option"],
     ["service:\n  timeoutMs: 5", "service.timeoutMs:"],
