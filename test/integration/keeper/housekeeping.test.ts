@@ -41,11 +41,13 @@ describe("housekeeping: intents stuck in sending", () => {
   let actions: Queue<ActionJobData>;
   let sign: Queue<SignJobData>;
   let clock: number;
+  /** The test's "now", fixed: a busy machine must not turn 600 seconds into 601. */
+  let start: number;
   const logs = captureLogger("debug");
 
   /** Records the intent as the signer leaves it: built, then `sending` since `sinceSeconds` ago. */
   async function sendingSince(intent: Intent, sinceSeconds: number): Promise<void> {
-    clock = Math.floor(Date.now() / 1000) - sinceSeconds;
+    clock = start - sinceSeconds;
     expect((await ledger.admit(intent)).admitted).toBe(true);
     await ledger.update(intent.key, { status: "sending", builds: 1, transaction: "AAAA" });
   }
@@ -73,7 +75,8 @@ describe("housekeeping: intents stuck in sending", () => {
   beforeEach(async () => {
     ctx = await testRedis("housekeeping");
     keys = redisKeys(ctx.prefix, "live");
-    clock = Math.floor(Date.now() / 1000);
+    start = Math.floor(Date.now() / 1000);
+    clock = start;
     ledger = new Ledger(ctx.redis, keys, undefined, () => clock);
     actions = new Queue(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
     sign = new Queue(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
@@ -90,7 +93,7 @@ describe("housekeeping: intents stuck in sending", () => {
     await sendingSince(queued, 600);
     await failSignJobs([abandoned, recent]);
     await enqueueSign(sign, queued.key, 1, 1);
-    const now = Math.floor(Date.now() / 1000);
+    const now = start;
     const metrics = createMetrics();
     const notified: NotificationEvent[] = [];
     const deps: HousekeepingDeps = {
