@@ -153,7 +153,8 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     expect(JSON.parse(run.stdout)).toMatchObject({
       key,
       kind: "claim",
-      status: "pending",
+      // Read back after the admission: the running keeper may already be building or sending it.
+      status: expect.stringMatching(/^(pending|building|built|sending|confirmed)$/),
       tries: 2,
       previous: { status: "refused", reason: "priority_fee_too_high", tries: 1 },
     });
