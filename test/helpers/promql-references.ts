@@ -62,11 +62,11 @@ export async function keeperSeriesLabels(): Promise<Map<string, Set<string>>> {
   const metrics = createMetrics();
   const series = new Map<string, Set<string>>();
   for (const metric of metrics.registry.getMetricsAsArray()) {
-    const { name, type } = await metric.get();
+    const { name, type } = metric;
     const labelNames = (metric as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
     const labels = [...labelNames, ...TARGET_LABELS];
     series.set(name, new Set(labels));
-    if (type === "histogram") {
+    if (String(type) === "histogram") {
       series.set(`${name}_bucket`, new Set([...labels, "le"]));
       series.set(`${name}_sum`, new Set(labels));
       series.set(`${name}_count`, new Set(labels));
