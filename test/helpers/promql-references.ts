@@ -56,7 +56,7 @@ export function promqlReferences(rawExpr: string): PromqlReferences {
 const TARGET_LABELS = ["job", "instance"];
 
 /** Series name to the labels it may carry, for every series Keeper's registry exposes. */
-export async function keeperSeriesLabels(): Promise<Map<string, Set<string>>> {
+export function keeperSeriesLabels(): Map<string, Set<string>> {
   // As the keeper creates them (src/keeper/keeper.ts): its options change values, not which metrics
   // exist; process metrics are on by default there too.
   const metrics = createMetrics();

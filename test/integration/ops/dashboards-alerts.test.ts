@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import {
   keeperSeriesLabels,
@@ -75,11 +75,8 @@ function promtool(...args: string[]): { status: number | null; output: string } 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax
 const FROM_DATASOURCE_VARIABLE = { type: "prometheus", uid: "${datasource}" };
 
-let series: Map<string, Set<string>>;
+const series = keeperSeriesLabels();
 const scratch = mkdtempSync(join(tmpdir(), "keeper-promtool-"));
-beforeAll(async () => {
-  series = await keeperSeriesLabels();
-});
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("the metric check itself", () => {
