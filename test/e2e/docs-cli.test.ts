@@ -20,6 +20,9 @@
  * key files. Two runs bind ports of their own: `sandbox` always gets free `--port` and `--chain-port`
  * (replacing the documented 8787 and 8899, the machine's and everyone's), and the demo (`start` with no
  * config) gets free ports through KEEPER_SERVICE_URL and KEEPER_RPC_URL.
+ *
+ * Lines that need what this machine lacks are not run here, and are checked where they can be:
+ * `docker compose ...` (no Docker engine) by test/e2e/compose-stack.test.ts, against compose.yaml.
  */
 import { readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
