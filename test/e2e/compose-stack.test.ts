@@ -222,7 +222,7 @@ describe("Keeper's service as compose.yaml starts it", () => {
     await redis?.cleanup();
   });
 
-  it("runs the embedded demo and serves every metric the dashboard and the alert rules read", async () => {
+  it("runs the embedded demo, serves every metric the dashboard and the alert rules read, and confirms claims", async () => {
     const opsPort = await freePort();
     const env = {
       ...keeperEnv,
@@ -270,11 +270,26 @@ describe("Keeper's service as compose.yaml starts it", () => {
       expect(missing).toEqual([]);
       expect(read.size).toBeGreaterThan(15);
       expect((await fetch(`http://127.0.0.1:${opsPort}/healthz`)).ok).toBe(true);
+
+      // The demo resolves a market every twenty seconds: the dashboard's claim panels get data.
+      const claimed = await eventually(
+        "a claim confirmed on /metrics",
+        async () => {
+          const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+          const confirmed = /^keeper_transactions_total\{kind="claim",outcome="confirmed"\} (\d+)/m.exec(
+            text,
+          );
+          const usd = /^keeper_claimed_usd_total (\S+)/m.exec(text);
+          return confirmed && Number(confirmed[1]) > 0 ? Number(usd?.[1]) : undefined;
+        },
+        120_000,
+      );
+      expect(claimed).toBeGreaterThan(0);
     } catch (error) {
       await run.kill("SIGKILL");
       throw new Error(`${(error as Error).message}\n${run.output()}`);
     }
     run.child.kill("SIGTERM");
     expect(await run.exited, run.output()).toBe(0);
-  }, 150_000);
+  }, 240_000);
 });
