@@ -1,3 +1,4 @@
+import type { Congestion } from "./congestion.js";
 import { seededRandom } from "./seeded-random.js";
 
 /** Answer some calls of one RPC method with a JSON-RPC error. */
@@ -23,6 +24,8 @@ export class ChainFaults {
    * for whatever accounts are asked about); empty answers one zero fee at the current slot.
    */
   recentPriorityFees: number[] = [];
+  /** A congested leader dropping low bids (set with `LocalChain.congest`); none by default. */
+  congestion: Congestion | undefined;
   private random: () => number;
 
   constructor(private readonly seed: number) {
@@ -41,6 +44,7 @@ export class ChainFaults {
     this.landDelayMs = 0;
     this.methodErrors = {};
     this.recentPriorityFees = [];
+    this.congestion = undefined;
     this.random = seededRandom(this.seed);
   }
 }

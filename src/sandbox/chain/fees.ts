@@ -27,11 +27,14 @@ const BUILTIN_PROGRAMS = new Set([
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
 
-/**
- * The fee the runtime charges: 5,000 lamports per signature plus the priority fee
- * (compute-unit price × compute-unit limit, rounded up). Program ids are always static keys.
- */
-export function feeForMessage(message: VersionedMessage): number {
+interface ComputeBudget {
+  /** SetComputeUnitPrice's micro-lamports per unit; 0 when the transaction has none. */
+  readonly priceMicroLamports: bigint;
+  readonly unitLimit: bigint;
+}
+
+/** The compute budget a message asks for: its explicit limit and price, or the runtime's defaults. */
+function computeBudgetOf(message: VersionedMessage): ComputeBudget {
   const keys: readonly PublicKey[] = message.staticAccountKeys;
   let explicitLimit: number | undefined;
   let priceMicroLamports = 0n;
@@ -48,8 +51,24 @@ export function feeForMessage(message: VersionedMessage): number {
       ? DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION
       : DEFAULT_UNITS_PER_INSTRUCTION;
   }
-  const limit = BigInt(Math.min(explicitLimit ?? defaultLimit, MAX_COMPUTE_UNIT_LIMIT));
+  return {
+    priceMicroLamports,
+    unitLimit: BigInt(Math.min(explicitLimit ?? defaultLimit, MAX_COMPUTE_UNIT_LIMIT)),
+  };
+}
+
+/** The compute-unit price (micro-lamports per unit) a message bids; 0 without SetComputeUnitPrice. */
+export function computeUnitPriceOf(message: VersionedMessage): number {
+  return Number(computeBudgetOf(message).priceMicroLamports);
+}
+
+/**
+ * The fee the runtime charges: 5,000 lamports per signature plus the priority fee
+ * (compute-unit price × compute-unit limit, rounded up). Program ids are always static keys.
+ */
+export function feeForMessage(message: VersionedMessage): number {
+  const { priceMicroLamports, unitLimit } = computeBudgetOf(message);
   const priority =
-    (priceMicroLamports * limit + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
+    (priceMicroLamports * unitLimit + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
   return LAMPORTS_PER_SIGNATURE * message.header.numRequiredSignatures + Number(priority);
 }

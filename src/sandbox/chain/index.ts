@@ -59,6 +59,7 @@ export async function startLocalChain(options: StartLocalChainOptions = {}): Pro
   };
 }
 
+export { Congestion, type CongestionSettings, congestionWalk, RECENT_FEE_SLOTS } from "./congestion.js";
 export { type LandedEvent, LocalChain, type LocalChainOptions } from "./local-chain.js";
 export { LocalChainPort } from "./local-chain-port.js";
 export { startRpcServer } from "./rpc-server.js";

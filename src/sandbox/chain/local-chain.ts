@@ -11,7 +11,8 @@ import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "li
 import type { Logger } from "pino";
 import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window.js";
 import { ChainFaults } from "./chain-faults.js";
-import { feeForMessage } from "./fees.js";
+import { Congestion, type CongestionSettings } from "./congestion.js";
+import { computeUnitPriceOf, feeForMessage } from "./fees.js";
 import { ADDRESS_LOOKUP_TABLE_PROGRAM_ID, encodeLookupTable } from "./lookup-table.js";
 import { memosOf, type ResolvedAccounts, resolveAccounts } from "./message-accounts.js";
 import {
@@ -266,6 +267,15 @@ export class LocalChain {
   }
 
   /**
+   * From the current slot on, sends bidding less than the moving threshold are dropped as a congested
+   * leader drops them, and getRecentPrioritizationFees reports the fees that landed (see Congestion).
+   * `undefined` turns it off.
+   */
+  congest(settings: CongestionSettings | undefined): void {
+    this.faults.congestion = settings === undefined ? undefined : new Congestion(settings, this.currentSlot);
+  }
+
+  /**
    * sendTransaction as an RPC node does it: preflight (unless skipped), then execution now or after
    * `landDelayMs`. Returns the signature. A signature already landed or in flight is not run again.
    * With preflight skipped, a transaction that cannot be included (bad signature, unknown or expired
@@ -307,6 +317,15 @@ export class LocalChain {
       this.logger?.debug({ signature: tx.signature }, "transaction dropped: blockhash not found");
       return undefined;
     }
+    const price = computeUnitPriceOf(tx.message);
+    const congestion = this.faults.congestion;
+    if (congestion !== undefined && !congestion.admits(price, this.currentSlot)) {
+      this.logger?.debug(
+        { signature: tx.signature, price, threshold: congestion.thresholdAt(this.currentSlot) },
+        "send dropped by congestion: bid below the threshold",
+      );
+      return undefined;
+    }
     const accounts = this.resolve(tx);
     const preBalances = accounts.keys.map((key) => this.lamportsOf(key));
     const preTokenBalances = this.tokenBalancesOf(accounts.keys);
@@ -335,6 +354,7 @@ export class LocalChain {
       transaction: tx,
     };
     this.landed.set(tx.signature, record);
+    congestion?.recordLanded(price, record.slot);
     this.sendAttempts.delete(tx.signature);
     this.transactionCount += 1;
     if (err === null)

@@ -346,6 +346,8 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
     // Optional positional list of at most 128 accounts (the node's limit); an array keeps zod's complaint.
     parse(z.array(z.array(pubkey).max(128)).max(1), params);
     const fees = chain.faults.recentPriorityFees;
+    const congestion = chain.faults.congestion;
+    if (fees.length === 0 && congestion !== undefined) return congestion.recentFees(chain.slot);
     if (fees.length === 0) return [{ slot: chain.slot, prioritizationFee: 0 }];
     // One entry a slot, the last at the current slot; none before slot 0 (fewer on a young chain).
     return fees
