@@ -16,6 +16,7 @@ import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
 import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
+import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
 import { claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
 import { type ClaimSample, resolveSample, settleBacklog } from "./world-sample.js";
@@ -382,18 +383,6 @@ async function runNaivePhase(
 }
 
 const CONFIRM_GRACE_MS = 65_000;
-
-async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = "0";
-  let deleted = 0;
-  for (let round = 0; round < 100_000; round++) {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1_000);
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-    cursor = next;
-    if (cursor === "0") break;
-  }
-  return deleted;
-}
 
 async function main(): Promise<number> {
   const parsed = parseBenchOptions(process.argv.slice(2));
