@@ -38,7 +38,7 @@ const USAGE = `usage: npm run bench:congestion -- [options]
   --drop-first N      each transaction's first N sends are lost (default 1)
   --start-fee U       the congestion threshold at the first slot, micro-lamports per unit (default 500)
   --growth G          the threshold's growth per slot (default 1.006: about x11 over 40 s of 100 ms slots)
-  --volatility V      the standard deviation of the log of each slot's shock (default 0.03)
+  --volatility V      the standard deviation of the log of each slot's shock (default 0.01)
   --fixed-fee U       the fixed mode's price (default 1000, Keeper's default minimum)
   --modes LIST        phases, in order: escalate, percentile, fixed (default escalate,fixed)
   --seed N            world and walk seed (default 1)
@@ -102,7 +102,7 @@ export function parseCongestionOptions(argv: readonly string[]): CongestionBench
     dropFirst: count(values["drop-first"], "drop-first", 1),
     startFee: positive(values["start-fee"], "start-fee", 500),
     growthPerSlot: positive(values.growth, "growth", 1.006),
-    volatility: atLeastZero(values.volatility, "volatility", 0.03),
+    volatility: atLeastZero(values.volatility, "volatility", 0.01),
     fixedFee: count(values["fixed-fee"], "fixed-fee", 1_000),
     modes: modes as FeeMode[],
     seed: Math.round(positive(values.seed, "seed", 1)),
