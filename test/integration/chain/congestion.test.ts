@@ -7,7 +7,9 @@ import {
   SystemProgram,
   Transaction,
 } from "@solana/web3.js";
+import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { priorityFeePrice, recentPriorityFeesOn } from "../../../src/chain/priority-fee.js";
 import { congestionWalk } from "../../../src/sandbox/chain/congestion.js";
 import { fundedKeypair, type Harness, startHarness, statusOf, waitFor } from "./chain-harness.js";
 
@@ -99,6 +101,35 @@ describe("local chain congestion knob", () => {
     const fees = await h.connection.getRecentPrioritizationFees();
     expect(fees.map((f) => f.slot)).toEqual([start, start + 1, start + 2, start + 3, start + 4]);
     expect(fees.map((f) => f.prioritizationFee)).toEqual([2_000, 2_000, 20_000, 20_000, 1_000]);
+  });
+
+  it("Keeper's fee estimate follows the congested market: its bid lands where the floor's is dropped", async () => {
+    h.chain.congest({ thresholds: [6_000, 6_500, 7_000, 7_000] });
+    h.chain.advanceSlots(3);
+    const payer = fundedKeypair(h.chain);
+    const recent = recentPriorityFeesOn(h.connection, pino({ level: "silent" }));
+    const samples = await recent([payer.publicKey.toBase58()]);
+    expect(samples).toEqual([6_000, 6_500, 7_000, 7_000]);
+    const settings = {
+      percentile: 75,
+      minMicroLamports: 1_000,
+      escalation: 1.5,
+      maxUnitPriceMicroLamports: 2_000_000,
+      maxPriorityFeeLamports: 1_000_000,
+    };
+    const bid = priorityFeePrice({ samples, build: 1, settings });
+    expect(bid).toBe(7_000);
+    const followed = Keypair.generate().publicKey;
+    const floored = Keypair.generate().publicKey;
+    const followedSignature = await send(await pricedTransfer(h.connection, payer, followed, bid));
+    const flooredSignature = await send(await pricedTransfer(h.connection, payer, floored, 1_000));
+    h.chain.advanceSlots(1);
+    expect(
+      (await waitFor(() => statusOf(h.connection, followedSignature), "the followed bid")).err,
+    ).toBeNull();
+    expect(await statusOf(h.connection, flooredSignature)).toBeUndefined();
+    expect(await h.connection.getBalance(followed)).toBe(LAMPORTS_PER_SOL);
+    expect(await h.connection.getBalance(floored)).toBe(0);
   });
 
   it("an explicit recentPriorityFees answer still wins over the congestion's", async () => {
