@@ -1,19 +1,16 @@
-import { Queue } from "bullmq";
 import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import type { KeeperConfig } from "../config/load-config.js";
 import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.js";
 import { Ledger, type LedgerRow } from "../keeper/ledger.js";
-import { QUEUES, redisKeys } from "../keeper/names.js";
-import { PauseSwitch } from "../keeper/pause.js";
-import { jobOptions } from "../keeper/queues.js";
+import { redisKeys } from "../keeper/names.js";
+import { pauseKeeper, resumeKeeper, retryKeeperIntent, retryRefusal } from "../keeper/operator-actions.js";
 import { connectRedis } from "../keeper/redis-connection.js";
-import { type RetryResult, retryIntent } from "../keeper/retry-intent.js";
-import { RedisAttemptStore } from "../signer/attempt-store.js";
+import { readKeeperStatus } from "../keeper/status-report.js";
 import type { CliContext } from "./context.js";
 import { UsageError } from "./errors.js";
 import { formatCsv, formatJson, formatTable, isoTime } from "./output.js";
-import { breakerRows, protectionsOf } from "./protection-commands.js";
+import { breakerRows } from "./protection-commands.js";
 
 const LEDGER_COLUMNS = [
   "key",
@@ -56,22 +53,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
       const config = await ctx.config();
       await withRedis(config, async (redis) => {
         const keys = redisKeys(config.redis.prefix, config.mode);
-        const pause = await new PauseSwitch(redis, keys).status();
-        const queues: Record<string, Record<string, number>> = {};
-        for (const name of Object.values(QUEUES)) {
-          const queue = new Queue(name, { connection: redis, prefix: keys.bullPrefix });
-          queues[name] = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed");
-          await queue.close();
-        }
-        const polls = await redis.hgetall(keys.lastPolls);
-        const ledger = new Ledger(redis, keys);
-        const recent = await ledger.list({ limit: 10_000 });
-        const inFlight = recent.filter(
-          (r) => !["confirmed", "failed", "refused", "dry-run"].includes(r.status),
-        );
-        const byStatus: Record<string, number> = {};
-        for (const r of recent) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-        const protections = await protectionsOf(config, redis).evaluate(Math.floor(Date.now() / 1000));
+        const report = await readKeeperStatus({ config, redis, keys }, Math.floor(Date.now() / 1000));
+        const { paused: pause, protections, queues, intents: byStatus, inFlight } = report;
+        const polls = Object.fromEntries(Object.entries(report.lastPolls).map(([w, at]) => [w, String(at)]));
         const status = {
           mode: config.mode,
           paused: pause,
@@ -147,7 +131,8 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
     .action(async (opts: { reason: string }) => {
       const config = await ctx.config();
       await withRedis(config, (redis) =>
-        new PauseSwitch(redis, redisKeys(config.redis.prefix, config.mode)).pause(
+        pauseKeeper(
+          { config, redis, keys: redisKeys(config.redis.prefix, config.mode) },
           opts.reason,
           Math.floor(Date.now() / 1000),
         ),
@@ -160,10 +145,12 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
     .description("lift a pause and reset every circuit breaker")
     .action(async () => {
       const config = await ctx.config();
-      await withRedis(config, async (redis) => {
-        await new PauseSwitch(redis, redisKeys(config.redis.prefix, config.mode)).resume();
-        await protectionsOf(config, redis).reset(Math.floor(Date.now() / 1000));
-      });
+      await withRedis(config, (redis) =>
+        resumeKeeper(
+          { config, redis, keys: redisKeys(config.redis.prefix, config.mode) },
+          Math.floor(Date.now() / 1000),
+        ),
+      );
       console.log("resumed");
     });
 
@@ -173,26 +160,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (key: string, opts: { json?: boolean }) => {
       const config = await ctx.config();
-      const result = await withRedis(config, async (redis) => {
-        const keys = redisKeys(config.redis.prefix, config.mode);
-        const actions = new Queue(QUEUES.actions, {
-          connection: redis,
-          prefix: keys.bullPrefix,
-          defaultJobOptions: jobOptions(config, QUEUES.actions),
-        });
-        try {
-          return await retryIntent(
-            {
-              ledger: new Ledger(redis, keys),
-              attempts: new RedisAttemptStore(redis, keys.attemptsPrefix),
-              actions,
-            },
-            key,
-          );
-        } finally {
-          await actions.close();
-        }
-      });
+      const result = await withRedis(config, (redis) =>
+        retryKeeperIntent({ config, redis, keys: redisKeys(config.redis.prefix, config.mode) }, key),
+      );
       if (result.outcome !== "retried") throw new UsageError(retryRefusal(key, result));
       const { previous, row, resumesSent } = result;
       if (opts.json) {
@@ -228,15 +198,4 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
         }`,
       );
     });
-}
-
-function retryRefusal(key: string, result: Exclude<RetryResult, { outcome: "retried" }>): string {
-  switch (result.outcome) {
-    case "unknown":
-      return `retry: no intent ${key} in the ledger (keeper ledger lists them)`;
-    case "not_retryable":
-      return `retry: ${key} is ${result.status}; only a refused or failed intent can be retried (nothing changed)`;
-    case "confirmed_on_record":
-      return `retry: the signer recorded a confirmed transaction of ${key}: it is done (nothing changed)`;
-  }
 }

@@ -43,7 +43,9 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       const checked = await loadConfig({ file, strategyModules: "check" });
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = new SecretScrubber(
-        [checked.secrets.apiKey, checked.secrets.webhookUrl].filter((s): s is string => s !== undefined),
+        [checked.secrets.apiKey, checked.secrets.webhookUrl, checked.secrets.adminToken].filter(
+          (s): s is string => s !== undefined,
+        ),
       );
       // RPC URLs often carry a provider's key in their path or query.
       for (const url of [checked.rpc.url, ...checked.rpc.sendUrls]) scrubber.add(urlSecrets(url));

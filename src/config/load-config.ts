@@ -86,9 +86,11 @@ export interface KeeperConfig extends Omit<ParsedConfig, "mode" | "strategies"> 
 export class KeeperSecrets {
   readonly #apiKey: string | undefined;
   readonly #webhookUrl: string | undefined;
-  constructor(apiKey: string | undefined, webhookUrl: string | undefined) {
+  readonly #adminToken: string | undefined;
+  constructor(apiKey: string | undefined, webhookUrl: string | undefined, adminToken?: string) {
     this.#apiKey = apiKey;
     this.#webhookUrl = webhookUrl;
+    this.#adminToken = adminToken;
   }
   get apiKey(): string | undefined {
     return this.#apiKey;
@@ -96,8 +98,17 @@ export class KeeperSecrets {
   get webhookUrl(): string | undefined {
     return this.#webhookUrl;
   }
+  /** The operator token of the ops server (ops.adminTokenFile). */
+  get adminToken(): string | undefined {
+    return this.#adminToken;
+  }
   toJSON(): Record<string, string> {
-    return { apiKey: this.#apiKey ? "[set]" : "[unset]", webhookUrl: this.#webhookUrl ? "[set]" : "[unset]" };
+    const shown = (value: string | undefined) => (value ? "[set]" : "[unset]");
+    return {
+      apiKey: shown(this.#apiKey),
+      webhookUrl: shown(this.#webhookUrl),
+      adminToken: shown(this.#adminToken),
+    };
   }
   [Symbol.for("nodejs.util.inspect.custom")](): string {
     return `KeeperSecrets ${JSON.stringify(this.toJSON())}`;
@@ -164,6 +175,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     "notifications.webhookUrlFile",
     problems,
   );
+  const adminToken = await readSecret(
+    undefined,
+    parsed.data?.ops.adminTokenFile,
+    "ops.adminTokenFile",
+    problems,
+  );
+  if (adminToken !== undefined && adminToken.length < 16)
+    problems.push("ops.adminTokenFile: expected a token of at least 16 characters");
   if (webhookUrl !== undefined && !z.url({ protocol: /^https?$/ }).safeParse(webhookUrl).success)
     problems.push("KEEPER_WEBHOOK_URL: expected an http(s) URL");
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
@@ -179,7 +198,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     strategies: Object.freeze(strategies.map((s) => Object.freeze({ ...s, config: freezeData(s.config) }))),
     strategyModules,
     sources: Object.freeze(sources),
-    secrets: new KeeperSecrets(apiKey, webhookUrl),
+    secrets: new KeeperSecrets(apiKey, webhookUrl, adminToken),
   });
 }
 

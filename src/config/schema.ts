@@ -136,6 +136,11 @@ export const configSchema = z.strictObject({
     .strictObject({
       host: z.string().default("127.0.0.1"),
       port: port.default(9464),
+      /**
+       * A file holding the operator token: with it the status page offers pause, resume and retry,
+       * and /queues (bull-board) is served; without it the ops server is read-only.
+       */
+      adminTokenFile: z.string().min(1).optional(),
       /** A wallet whose last successful poll is older than this is stale (readyz, notification). */
       stalePollSeconds: z.number().int().min(1).default(120),
       logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
