@@ -157,6 +157,11 @@ function readState(state: StrategyState): Record<string, Round> {
   return parsed.success ? parsed.data.plans : {};
 }
 
+/** Each plan's current round, from the strategy's saved state (for the status page). */
+export function dcaRounds(state: StrategyState): Readonly<Record<string, Round>> {
+  return readState(state);
+}
+
 export function dcaKey(wallet: string, planId: string, round: number): string {
   return `dca-${wallet}-${planId}-${round}`;
 }

@@ -347,6 +347,11 @@ interface RuleCheck {
   metric: string;
   /** The comparison that entered, e.g. ">= 30%". */
   threshold: string;
+  /**
+   * How far the metric is from entering, 0 once it has: percentage points for the pnl and trailing
+   * rules, percent of the threshold for the price rules; the time rule is not comparable (Infinity).
+   */
+  gap: number;
 }
 
 const PCT_SCALE = 10_000; // percents kept to 4 decimals in integer arithmetic
@@ -359,6 +364,13 @@ function scaleByPct(amount: bigint, pct: number): bigint {
 
 function formatPct(value: number): string {
   return `${Number(value.toFixed(2))}%`;
+}
+
+/** `part` as a percent of `whole` (micro-USD), for gaps on price rules. */
+function percentOf(part: bigint, whole: bigint): number {
+  return whole === 0n
+    ? Number.POSITIVE_INFINITY
+    : Number((part * BigInt(100 * PCT_SCALE)) / whole) / PCT_SCALE;
 }
 
 /** Null when the service gives no pnl (a closed market): no pnl rule enters on it. */
@@ -400,6 +412,7 @@ function ruleChecks(
       stays: pnl <= limit + band,
       metric: pnlMetric,
       threshold: `<= ${formatPct(limit)}`,
+      gap: Math.max(0, pnl - limit),
     });
   }
   if (rules.stopLossPriceUsd !== undefined && mark !== null) {
@@ -410,6 +423,7 @@ function ruleChecks(
       stays: mark <= scaleByPct(limit, band),
       metric: `mark $${formatUsd(mark)}`,
       threshold: `<= $${formatUsd(limit)}`,
+      gap: mark <= limit ? 0 : percentOf(mark - limit, limit),
     });
   }
   if (rules.trailingStopPct !== undefined && tracked.trailingArmed && value !== null) {
@@ -422,6 +436,7 @@ function ruleChecks(
         stays: value <= scaleByPct(peak, Math.min(0, band - rules.trailingStopPct)),
         metric: `value $${formatUsd(value)} is ${formatPct(drawdownPct)} below peak $${formatUsd(peak)}`,
         threshold: `>= ${formatPct(rules.trailingStopPct)}`,
+        gap: Math.max(0, rules.trailingStopPct - drawdownPct),
       });
     }
   }
@@ -433,6 +448,7 @@ function ruleChecks(
       stays: pnl >= limit - band,
       metric: pnlMetric,
       threshold: `>= ${formatPct(limit)}`,
+      gap: Math.max(0, limit - pnl),
     });
   }
   if (rules.takeProfitPriceUsd !== undefined && mark !== null) {
@@ -443,6 +459,7 @@ function ruleChecks(
       stays: mark >= scaleByPct(limit, -band),
       metric: `mark $${formatUsd(mark)}`,
       threshold: `>= $${formatUsd(limit)}`,
+      gap: mark >= limit ? 0 : percentOf(limit - mark, limit),
     });
   }
   const closeTime = position.marketMetadata.closeTime;
@@ -455,9 +472,47 @@ function ruleChecks(
       stays: due,
       metric: `market closes in ${closesIn}s`,
       threshold: `<= ${rules.closeBeforeSeconds}s`,
+      gap: due ? 0 : Number.POSITIVE_INFINITY,
     });
   }
   return checks;
+}
+
+/** The rule of a position nearest to firing, as the status page shows it. */
+export interface ExitOutlook {
+  rule: RuleName;
+  /** It has entered on the last poll's figures (it fires once held for `confirmPolls` polls). */
+  isEntered: boolean;
+  /** e.g. "take-profit: pnl 12% (>= 30%)". */
+  detail: string;
+  gap: number;
+}
+
+/**
+ * For an operator's view: which of the position's rules is nearest to entering, on the figures given
+ * and the strategy's saved state (the trailing stop's peak). Overrides that select on event details
+ * are matched only when `event` is given. Undefined when no rule applies (or the position is not open).
+ */
+export function nearestExitRule(
+  config: ExitRulesConfig,
+  position: Position,
+  state: StrategyState,
+  nowSeconds: number,
+  event?: EventDetails,
+): ExitOutlook | undefined {
+  if (!isOpen(position)) return undefined;
+  const rules = rulesFor(config, position, event);
+  const tracked = track(readState(state)[position.pubkey], position, rules);
+  let nearest: RuleCheck | undefined;
+  for (const check of ruleChecks(position, rules, tracked, nowSeconds))
+    if (nearest === undefined || check.gap < nearest.gap) nearest = check;
+  if (nearest === undefined) return undefined;
+  return {
+    rule: nearest.rule,
+    isEntered: nearest.enters,
+    detail: `${nearest.rule}: ${nearest.metric} (${nearest.threshold})`,
+    gap: nearest.gap,
+  };
 }
 
 /** Advances each rule's count of consecutive polls; returns the counts and the first rule that fires. */

@@ -435,6 +435,12 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           rpc: rpcReachable(config.rpc.url),
           lastPollFresh: () => polls.freshness(config.ops.stalePollSeconds * 1000),
         },
+        statusPage: {
+          deps: { config, redis, keys, client, wallets: walletList },
+          ...(config.secrets.adminToken === undefined
+            ? {}
+            : { adminToken: config.secrets.adminToken, queues: queues.all() }),
+        },
       });
       cleanups.push(() => ops?.close() ?? Promise.resolve());
     }

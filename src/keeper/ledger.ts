@@ -16,6 +16,7 @@ import type { RedisKeys } from "./names.js";
 export const IN_FLIGHT_STATUSES = ["pending", "building", "built", "sending", "expired"] as const;
 export const TERMINAL_STATUSES = ["confirmed", "failed", "refused", "dry-run", "deferred"] as const;
 export type LedgerStatus = (typeof IN_FLIGHT_STATUSES)[number] | (typeof TERMINAL_STATUSES)[number];
+export const LEDGER_STATUSES: readonly LedgerStatus[] = [...IN_FLIGHT_STATUSES, ...TERMINAL_STATUSES];
 
 export interface LedgerRow {
   key: string;

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { registerStatusRoutes, type StatusPageRoutesOptions } from "./status-routes.js";
 import type { HealthVerdict } from "./watchdog.js";
 import { OpsTimeoutError, withTimeout } from "./with-timeout.js";
 
@@ -34,6 +35,8 @@ export interface OpsServerOptions {
   logger: Logger;
   /** How long each readiness check may take. Default 1000 ms. */
   checkTimeoutMs?: number;
+  /** The status page at `/` (and, with an operator token, the admin routes and /queues). */
+  statusPage?: Omit<StatusPageRoutesOptions, "logger">;
 }
 
 export interface OpsServer {
@@ -54,7 +57,12 @@ export interface ReadinessReport {
 
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const host = options.host ?? "127.0.0.1";
-  const app = buildOpsApp(options);
+  const app = await buildOpsApp(options);
+  if (options.statusPage?.adminToken !== undefined && !isLoopbackHost(host))
+    options.logger.warn(
+      { host },
+      "the ops server offers operator actions on a non-loopback address over plain HTTP: put TLS in front of it",
+    );
   await app.listen({ host, port: options.port });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
@@ -69,7 +77,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
 }
 
 /** The routes without listening, for composition and tests (`app.inject`). */
-export function buildOpsApp(options: OpsServerOptions): FastifyInstance {
+export async function buildOpsApp(options: OpsServerOptions): Promise<FastifyInstance> {
   const { metrics, logger } = options;
   const checkTimeoutMs = options.checkTimeoutMs ?? 1_000;
   // Fastify's own request logging is off: three fixed routes, scraped every few seconds, would drown
@@ -98,7 +106,13 @@ export function buildOpsApp(options: OpsServerOptions): FastifyInstance {
     return reply.code(500).send({ ok: false, detail: "internal error" });
   });
 
+  if (options.statusPage) await registerStatusRoutes(app, { ...options.statusPage, logger });
+
   return app;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Runs the reachability checks in parallel, each bounded by `timeoutMs`. */

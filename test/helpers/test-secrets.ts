@@ -3,6 +3,8 @@ import { join } from "node:path";
 
 /** The API key every end-to-end test uses: distinctive, so the log scan can look for it. */
 export const TEST_API_KEY = "e2e-api-key-7f3c9a1d5b2e8f4c6a0d9e7b3c1f5a8d";
+/** The operator token of the ops server in tests (ops.adminTokenFile): the log scan looks for it too. */
+export const TEST_ADMIN_TOKEN = "ops-admin-token-4b8e2d6f0a9c1e7b5d3f";
 
 /** Where the suite's output is collected for the secret scan (set by test/setup/global-log-dir.ts). */
 export function testLogDir(): string | undefined {

@@ -11,7 +11,13 @@ import {
   type SecretNeedle,
   scanFiles,
 } from "../helpers/secret-scan.js";
-import { readTestSecrets, TEST_API_KEY, testLogDir, testSecretsFile } from "../helpers/test-secrets.js";
+import {
+  readTestSecrets,
+  TEST_ADMIN_TOKEN,
+  TEST_API_KEY,
+  testLogDir,
+  testSecretsFile,
+} from "../helpers/test-secrets.js";
 
 /**
  * Runs after every other test (its project's groupOrder is last): everything the suite printed or
@@ -43,7 +49,10 @@ describe("secret scan of everything the suite logged", () => {
   });
 
   const world = createWorld({ seed: 1 });
-  const fixed: SecretNeedle[] = [{ label: "the API key", form: "as is", value: TEST_API_KEY }];
+  const fixed: SecretNeedle[] = [
+    { label: "the API key", form: "as is", value: TEST_API_KEY },
+    { label: "the ops server's operator token", form: "as is", value: TEST_ADMIN_TOKEN },
+  ];
   for (let i = 0; i < world.walletCount; i += 1)
     fixed.push(...keyNeedles(`sandbox seed-1 wallet ${i}`, world.walletKeypair(i).secretKey));
 

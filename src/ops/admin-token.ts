@@ -1,0 +1,23 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+
+const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
+
+/**
+ * Whether an Authorization header carries the operator token: `Bearer <token>` (the status page's
+ * buttons, scripts) or HTTP Basic with the token as the password, any user name (a browser opening
+ * /queues asks for it and then sends it with every request bull-board makes). Compared in constant
+ * time, over digests so that the length of the token does not show either.
+ */
+export function carriesAdminToken(authorization: string | undefined, token: string): boolean {
+  if (!authorization) return false;
+  const [scheme = "", value = ""] = authorization.trim().split(/\s+/, 2);
+  let offered: string | undefined;
+  if (scheme.toLowerCase() === "bearer") offered = value;
+  else if (scheme.toLowerCase() === "basic") {
+    const decoded = Buffer.from(value, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    offered = colon === -1 ? undefined : decoded.slice(colon + 1);
+  }
+  if (offered === undefined) return false;
+  return timingSafeEqual(digest(offered), digest(token));
+}

@@ -1,0 +1,167 @@
+import type { Redis } from "ioredis";
+import { type DcaConfig, dcaRounds } from "../../strategies/dca.js";
+import { type ExitOutlook, type ExitRulesConfig, nearestExitRule } from "../../strategies/exit-rules.js";
+import { type ApiClient, collectUnique, iterateOrders, iteratePositions } from "../api/index.js";
+import type { Order, Position } from "../api/schemas/prediction.js";
+import type { KeeperConfig } from "../config/load-config.js";
+import { Ledger, type LedgerRow } from "../keeper/ledger.js";
+import type { RedisKeys } from "../keeper/names.js";
+import { type KeeperStatus, readKeeperStatus } from "../keeper/status-report.js";
+import { StrategyStateStore } from "../keeper/strategy-state.js";
+
+/** Ledger rows per page of the status page. */
+export const LEDGER_PAGE_SIZE = 50;
+
+export interface LedgerFilter {
+  status?: string;
+  kind?: string;
+  wallet?: string;
+  /** From 1. */
+  page: number;
+}
+
+export interface PositionView {
+  position: Position;
+  /** The exit rule nearest to firing, where exit-rules is configured and a rule applies. */
+  exit?: ExitOutlook;
+}
+
+export interface DcaPlanView {
+  id: string;
+  isConfigured: boolean;
+  round?: number;
+  startedAt?: number;
+  endsAt?: number;
+  order?: string;
+}
+
+export interface WalletView {
+  wallet: string;
+  label?: string;
+  lastPollAt?: number;
+  positions: PositionView[];
+  /** Pending prediction orders, as the service lists them. */
+  orders: Order[];
+  /** Trigger (limit) orders Keeper created and has not cancelled. */
+  triggerOrders: Array<{ key: string; order: string }>;
+  dcaPlans: DcaPlanView[];
+  /** Why the service's part of this wallet could not be read (the rest is still shown). */
+  serviceError?: string;
+}
+
+export interface StatusPageData {
+  status: KeeperStatus;
+  wallets: WalletView[];
+  ledger: { rows: LedgerRow[]; matching: number; filter: LedgerFilter; pages: number };
+  /** Refused and failed intents among the newest, newest first: what needs a person. */
+  needsLook: LedgerRow[];
+  /** Values seen in the ledger, for the filter's choices. */
+  kinds: string[];
+  generatedAt: number;
+}
+
+export interface StatusPageDeps {
+  config: KeeperConfig;
+  redis: Redis;
+  keys: RedisKeys;
+  client: ApiClient;
+  /** The wallets the keeper runs for (config.wallets, or the demo's). */
+  wallets: readonly string[];
+}
+
+function strategyConfig<C>(config: KeeperConfig, name: string): C | undefined {
+  return config.strategies.find((s) => s.name === name)?.config as C | undefined;
+}
+
+/** Everything the status page shows, read from Redis (as `keeper status` does) and the service. */
+export async function readStatusPage(
+  deps: StatusPageDeps,
+  filter: LedgerFilter,
+  nowSeconds: number,
+): Promise<StatusPageData> {
+  const status = await readKeeperStatus(deps, nowSeconds);
+  const wallets = await Promise.all(deps.wallets.map((w) => readWallet(deps, w, status, nowSeconds)));
+  const matching = status.recent.filter(
+    (r) =>
+      (!filter.status || r.status === filter.status) &&
+      (!filter.kind || r.kind === filter.kind) &&
+      (!filter.wallet || r.wallet === filter.wallet),
+  );
+  const pages = Math.max(1, Math.ceil(matching.length / LEDGER_PAGE_SIZE));
+  const page = Math.min(filter.page, pages);
+  return {
+    status,
+    wallets,
+    ledger: {
+      rows: matching.slice((page - 1) * LEDGER_PAGE_SIZE, page * LEDGER_PAGE_SIZE),
+      matching: matching.length,
+      filter: { ...filter, page },
+      pages,
+    },
+    needsLook: status.recent.filter((r) => r.status === "refused" || r.status === "failed"),
+    kinds: [...new Set(status.recent.map((r) => r.kind))].sort(),
+    generatedAt: nowSeconds,
+  };
+}
+
+async function readWallet(
+  deps: StatusPageDeps,
+  wallet: string,
+  status: KeeperStatus,
+  nowSeconds: number,
+): Promise<WalletView> {
+  const { config, client, redis, keys } = deps;
+  const states = new StrategyStateStore(redis, keys);
+  const label = config.wallets.find((w) => w.pubkey === wallet)?.label;
+  const lastPollAt = status.lastPolls[wallet];
+  const view: WalletView = {
+    wallet,
+    ...(label === undefined ? {} : { label }),
+    ...(lastPollAt === undefined ? {} : { lastPollAt }),
+    positions: [],
+    orders: [],
+    triggerOrders: await new Ledger(redis, keys).triggerOrders(wallet),
+    dcaPlans: [],
+  };
+
+  const dca = strategyConfig<DcaConfig>(config, "dca");
+  if (dca) {
+    const rounds = dcaRounds(await states.load(wallet, "dca"));
+    const ids = new Set([...dca.plans.map((p) => p.id), ...Object.keys(rounds)]);
+    view.dcaPlans = [...ids].sort().map((id) => {
+      const round = rounds[id];
+      return {
+        id,
+        isConfigured: dca.plans.some((p) => p.id === id),
+        ...(round
+          ? {
+              round: round.round,
+              startedAt: round.startedAt,
+              endsAt: round.endsAt,
+              ...(round.order ? { order: round.order } : {}),
+            }
+          : {}),
+      };
+    });
+  }
+
+  try {
+    const pageSize = config.service.pageSize;
+    const [positions, orders] = await Promise.all([
+      collectUnique(iteratePositions(client, { ownerPubkey: wallet }, { pageSize }), (p) => p.pubkey),
+      collectUnique(iterateOrders(client, { ownerPubkey: wallet }, { pageSize }), (o) => o.pubkey),
+    ]);
+    const exitRules = strategyConfig<ExitRulesConfig>(config, "exit-rules");
+    const exitState = exitRules ? await states.load(wallet, "exit-rules") : {};
+    view.positions = positions
+      .filter((p) => !p.claimed)
+      .map((position) => {
+        const exit = exitRules ? nearestExitRule(exitRules, position, exitState, nowSeconds) : undefined;
+        return { position, ...(exit ? { exit } : {}) };
+      });
+    view.orders = orders.filter((o) => o.status === "pending");
+  } catch (error) {
+    view.serviceError = error instanceof Error ? error.message : "the service could not be read";
+  }
+  return view;
+}

@@ -1,0 +1,231 @@
+import { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiClient } from "../../../src/api/index.js";
+import type { KeeperConfig } from "../../../src/config/load-config.js";
+import type { Intent } from "../../../src/core/intent.js";
+import { Ledger } from "../../../src/keeper/ledger.js";
+import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
+import { PauseSwitch } from "../../../src/keeper/pause.js";
+import { createCaptureStream } from "../../../src/ops/capture-stream.js";
+import { type OpsServer, startOpsServer } from "../../../src/ops/http.js";
+import { createLogger } from "../../../src/ops/logger.js";
+import { createMetrics } from "../../../src/ops/metrics.js";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { loadTestConfig, startTestSandbox, writeKeeperConfig } from "../../helpers/keeper-harness.js";
+import { testRedis } from "../../helpers/redis.js";
+import { TEST_ADMIN_TOKEN } from "../../helpers/test-secrets.js";
+
+const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
+
+/**
+ * The status page and its operator routes over real HTTP: real Redis (ledger, pause switch, queues),
+ * the sandbox service over HTTP for positions and orders.
+ */
+describe("status page on the ops server", () => {
+  let sandbox: RunningSandbox;
+  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let config: KeeperConfig;
+  let keys: RedisKeys;
+  let ledger: Ledger;
+  let queues: Queue[];
+  const logs = createCaptureStream();
+  const servers: OpsServer[] = [];
+
+  const refused: Intent = {
+    kind: "claim",
+    key: "claim-refused-one",
+    wallet: "",
+    strategy: "auto-claim",
+    positionPubkey: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+    reason: `winning ${HOSTILE}`,
+  };
+
+  async function serve(adminToken?: string): Promise<OpsServer> {
+    const server = await startOpsServer({
+      port: 0,
+      metrics: createMetrics({ defaultMetrics: false }),
+      checks: {},
+      liveness: () => ({ ok: true, detail: "test" }),
+      logger: createLogger({ level: "debug", pretty: false, destination: logs }),
+      statusPage: {
+        deps: {
+          config,
+          redis: ctx.redis,
+          keys,
+          client: createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey }),
+          wallets: sandbox.wallets,
+        },
+        ...(adminToken ? { adminToken, queues } : {}),
+      },
+    });
+    servers.push(server);
+    return server;
+  }
+
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox());
+    ctx = await testRedis("status-page");
+    config = await loadTestConfig(await writeKeeperConfig(sandbox, ctx.prefix));
+    keys = redisKeys(ctx.prefix, "live");
+    ledger = new Ledger(ctx.redis, keys);
+    queues = Object.values(QUEUES).map(
+      (name) => new Queue(name, { connection: ctx.redis, prefix: keys.bullPrefix }),
+    );
+    const wallet = sandbox.wallets[0] ?? "";
+    await ledger.admit({ ...refused, wallet });
+    await ledger.update(refused.key, { status: "refused", error: `inflow_short ${HOSTILE}` });
+    await ledger.admit({ ...refused, key: "claim-confirmed-one", wallet, reason: "winning" });
+    await ledger.update("claim-confirmed-one", {
+      status: "confirmed",
+      signature: "sig1",
+      amountMicroUsd: "2500000",
+    });
+    await ctx.redis.hset(keys.lastPolls, wallet, String(Math.floor(Date.now() / 1000)));
+    // A hostile market title from the service: the first wallet's first position's market.
+    const position = sandbox.world.positionsOfWallet(0)[0];
+    if (!position) throw new Error("the sandbox wallet has no position");
+    (sandbox.world.marketOf(position) as { title: string }).title = `Market ${HOSTILE}`;
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    for (const queue of queues ?? []) await queue.close();
+    await sandbox?.close();
+    await ctx?.cleanup();
+  });
+
+  it("without a token: the page is read-only and the operator routes do not exist", async () => {
+    const server = await serve();
+    const page = await fetch(`${server.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const body = await page.text();
+    expect(body).toContain("mode <b>live</b>");
+    expect(body).toContain("running");
+    expect(body).not.toContain("data-action");
+    expect(body).not.toContain("/status.js");
+    expect(body).not.toContain("/queues");
+    for (const wallet of sandbox.wallets) expect(body).toContain(wallet);
+    for (const path of ["/admin/pause", "/admin/resume", `/admin/retry/${refused.key}`]) {
+      const answer = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
+      expect(answer.status).toBe(404);
+    }
+    expect((await fetch(`${server.url}/queues/`)).status).toBe(404);
+    expect(await new PauseSwitch(ctx.redis, keys).isPaused()).toBe(false);
+  });
+
+  it("escapes what the service and the ledger say: a hostile market title, reason and error stay text", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN);
+    const body = await (await fetch(`${server.url}/`)).text();
+    expect(body).not.toContain("<script>alert");
+    expect(body).not.toContain("<img src=x");
+    expect(body).toContain(
+      "Market &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;",
+    );
+    expect(body).toContain("inflow_short &lt;script&gt;");
+    // The only script tag is the page's own file.
+    expect(body.match(/<script/g)).toEqual(["<script"]);
+    expect(body).toContain('<script src="/status.js" defer></script>');
+  });
+
+  it("shows refused intents highlighted with their reason, and the ledger filtered and paged", async () => {
+    const server = await serve();
+    const body = await (await fetch(`${server.url}/`)).text();
+    const needsLook = body.slice(body.indexOf('id="needs-look"'), body.indexOf('id="breakers"'));
+    expect(needsLook).toContain('class="alert"');
+    expect(needsLook).toMatch(/<tr class="bad" data-key="claim-refused-one">/);
+    expect(needsLook).not.toContain("claim-confirmed-one");
+
+    const confirmedOnly = await (await fetch(`${server.url}/?status=confirmed`)).text();
+    const ledgerPart = confirmedOnly.slice(confirmedOnly.indexOf('id="ledger"'));
+    expect(ledgerPart).toContain('data-key="claim-confirmed-one"');
+    expect(ledgerPart).not.toContain('data-key="claim-refused-one"');
+    expect(ledgerPart).toContain("1 matching");
+
+    const bad = await fetch(`${server.url}/?status=bogus`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/^status: expected one of pending, /);
+    const badPage = await fetch(`${server.url}/?page=0`);
+    expect(badPage.status).toBe(400);
+    expect(await badPage.text()).toBe("page: expected a whole number from 1");
+  });
+
+  it("with a token: 401 without it or with a wrong one; pause, resume and retry with it", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN);
+    const post = (path: string, authorization?: string, body: unknown = {}) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify(body),
+      });
+    const pause = new PauseSwitch(ctx.redis, keys);
+
+    const page = await (await fetch(`${server.url}/`)).text();
+    expect(page).toContain('data-action="pause"');
+    expect(page).toContain(`data-action="retry" data-key="${refused.key}"`);
+    expect(page).toContain('href="/queues/"');
+
+    for (const authorization of [
+      undefined,
+      "Bearer wrong-token-wrong-token",
+      `Basic ${TEST_ADMIN_TOKEN}`,
+      TEST_ADMIN_TOKEN,
+    ]) {
+      const answer = await post("/admin/pause", authorization);
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    }
+    expect(await pause.isPaused()).toBe(false);
+    expect((await post(`/admin/retry/${refused.key}`)).status).toBe(401);
+    expect((await ledger.get(refused.key))?.status).toBe("refused");
+
+    const paused = await post("/admin/pause", `Bearer ${TEST_ADMIN_TOKEN}`, {
+      reason: "looking at a refusal",
+    });
+    expect(paused.status).toBe(200);
+    expect(await pause.status()).toMatchObject({ paused: true, reason: "looking at a refusal" });
+    const pausedPage = await (await fetch(`${server.url}/`)).text();
+    expect(pausedPage).toContain("PAUSED since");
+    expect(pausedPage).toContain('data-action="resume"');
+
+    expect((await post("/admin/resume", `Bearer ${TEST_ADMIN_TOKEN}`)).status).toBe(200);
+    expect(await pause.isPaused()).toBe(false);
+
+    const retried = await post(`/admin/retry/${refused.key}`, `Bearer ${TEST_ADMIN_TOKEN}`);
+    expect(retried.status).toBe(200);
+    expect((await ledger.get(refused.key))?.status).toBe("pending");
+    const again = await post(`/admin/retry/${refused.key}`, `Bearer ${TEST_ADMIN_TOKEN}`);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { detail: string }).detail).toContain(
+      "only a refused or failed intent can be retried",
+    );
+    expect((await post("/admin/retry/claim-nothing", `Bearer ${TEST_ADMIN_TOKEN}`)).status).toBe(404);
+
+    // The token never reaches the logs, even from a refused attempt.
+    expect(logs.text()).not.toContain(TEST_ADMIN_TOKEN);
+    expect(logs.text()).toContain("ops request without the operator token");
+  });
+
+  it("serves bull-board at /queues behind the same token (Basic or Bearer), with the keeper's queues", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN);
+    const anonymous = await fetch(`${server.url}/queues/`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
+    expect((await fetch(`${server.url}/queues/api/queues`)).status).toBe(401);
+
+    const basic = `Basic ${Buffer.from(`operator:${TEST_ADMIN_TOKEN}`).toString("base64")}`;
+    const ui = await fetch(`${server.url}/queues/`, { headers: { authorization: basic } });
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain("Keeper queues");
+    const api = await fetch(`${server.url}/queues/api/queues`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    expect(api.status).toBe(200);
+    const listed = (await api.json()) as { queues: Array<{ name: string }> };
+    expect(listed.queues.map((q) => q.name).sort()).toEqual(Object.values(QUEUES).sort());
+  });
+});
