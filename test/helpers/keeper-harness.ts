@@ -36,7 +36,8 @@ export async function startTestSandbox(options: { walletCount?: number; slotMs?:
 export async function writeKeeperConfig(
   sandbox: RunningSandbox,
   prefix: string,
-  options: { extra?: string; walletYaml?: string } = {},
+  /** `ops`: more lines under `ops:` (two-space indented), e.g. `  adminTokenFile: /path`. */
+  options: { extra?: string; walletYaml?: string; ops?: string } = {},
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "keeper-e2e-"));
   const file = join(dir, "keeper.yaml");
@@ -71,7 +72,7 @@ queues:
 ops:
   port: 0
   logLevel: debug
-${options.extra ?? ""}`,
+${options.ops ? `${options.ops}\n` : ""}${options.extra ?? ""}`,
   );
   return file;
 }

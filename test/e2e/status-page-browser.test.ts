@@ -1,0 +1,187 @@
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import { PauseSwitch } from "../../src/keeper/pause.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import { launchChromium } from "../helpers/browser.js";
+import {
+  eventually,
+  loadTestConfig,
+  positionsOf,
+  startTestKeeper,
+  startTestSandbox,
+  usdcBalance,
+  writeKeeperConfig,
+} from "../helpers/keeper-harness.js";
+import { testRedis } from "../helpers/redis.js";
+import { TEST_ADMIN_TOKEN } from "../helpers/test-secrets.js";
+
+/** Where the screenshots land (gitignored), stable so a person can open them after a run. */
+export const SCREENSHOT = resolve("test-results/status-page.png");
+const QUEUES_SCREENSHOT = resolve("test-results/queues.png");
+
+/** Sum of a metric's samples whose line starts with `prefix` (all label sets). */
+function metricSum(text: string, prefix: string): number {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith(prefix))
+    .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+}
+
+/**
+ * The status page in a real browser (Debian's chromium through playwright-core) against a whole
+ * keeper on the sandbox: a claim confirmed on the local chain shows as confirmed; Pause from the page
+ * stops polling, Resume starts it again; bull-board answers behind the token.
+ */
+describe("status page in a browser", () => {
+  let sandbox: RunningSandbox;
+  let keeper: RunningKeeper;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  const before = new Map<string, bigint>();
+
+  beforeAll(async () => {
+    // The browser first: without chromium the test fails here, saying how to install it.
+    browser = await launchChromium();
+    ({ sandbox } = await startTestSandbox());
+    redis = await testRedis("e2e-status-page");
+    for (const wallet of sandbox.wallets)
+      before.set(wallet, await usdcBalance(sandbox, wallet, sandbox.usdcMint));
+    const tokenFile = join(await mkdtemp(join(tmpdir(), "keeper-token-")), "admin-token");
+    await writeFile(tokenFile, `${TEST_ADMIN_TOKEN}\n`, { mode: 0o600 });
+    const config = await loadTestConfig(
+      await writeKeeperConfig(sandbox, redis.prefix, { ops: `  adminTokenFile: ${tokenFile}` }),
+    );
+    ({ keeper } = await startTestKeeper(config, sandbox));
+    page = await browser.context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await keeper?.stop();
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  const opsUrl = () => keeper.ops?.url ?? "";
+
+  it("shows each claim confirmed once it landed, matching the wallets' balances on chain", async () => {
+    const winners = (await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w))))
+      .flat()
+      .filter((p) => p.claimable && !p.claimed);
+    expect(winners.length).toBeGreaterThan(0);
+    const rows = await eventually(
+      "every winning position's claim confirmed",
+      async () => {
+        const claims = (await keeper.ledger.list()).filter((r) => r.kind === "claim");
+        return winners.every((p) =>
+          claims.some((r) => r.key === `claim-${p.pubkey}` && r.status === "confirmed"),
+        )
+          ? claims
+          : undefined;
+      },
+      90_000,
+    );
+    // What landed: each wallet's USDC grew by exactly the claims the ledger records as confirmed.
+    for (const wallet of sandbox.wallets) {
+      const paid = rows
+        .filter((r) => r.wallet === wallet && r.status === "confirmed")
+        .reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
+      const now = await usdcBalance(sandbox, wallet, sandbox.usdcMint);
+      expect(now - (before.get(wallet) ?? 0n)).toBe(paid);
+    }
+
+    await page.goto(`${opsUrl()}/`);
+    expect(await page.title()).toBe("Keeper status");
+    await expect.poll(() => page.locator("#mode").innerText()).toBe("mode live");
+    expect(await page.locator("#paused").innerText()).toBe("running");
+    for (const p of winners) {
+      const row = page.locator(`#ledger tr[data-key="claim-${p.pubkey}"]`);
+      expect(await row.locator("td.status").innerText()).toBe("confirmed");
+      const amount = rows.find((r) => r.key === `claim-${p.pubkey}`)?.amountMicroUsd ?? "";
+      expect(await row.innerText()).toContain(`$${(Number(amount) / 1e6).toFixed(2)}`);
+    }
+    // Each wallet is there with its last poll.
+    for (const wallet of sandbox.wallets)
+      expect(await page.locator(`article[data-wallet="${wallet}"] .last-poll`).innerText()).toMatch(/ago\)$/);
+    await expect.poll(() => page.locator("#needs-look").innerText()).toContain("none");
+
+    await mkdir(resolve("test-results"), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    process.stdout.write(`status page screenshot: ${SCREENSHOT}\n`);
+  }, 150_000);
+
+  it("pauses from the page with the operator token: no poll completes after the next tick; resumes", async () => {
+    const pause = new PauseSwitch(keeper.redis, keeper.keys);
+    await page.goto(`${opsUrl()}/`);
+    // Without the token the click is refused by the page itself.
+    await page.locator("#admin-token").fill("");
+    await page.locator('button[data-action="pause"]').click();
+    await expect
+      .poll(() => page.locator("#admin-message").innerText())
+      .toBe("enter the operator token first");
+    expect(await pause.isPaused()).toBe(false);
+
+    await page.locator("#admin-token").fill(TEST_ADMIN_TOKEN);
+    await page.locator("#pause-reason").fill("checked from the browser test");
+    await page.locator('button[data-action="pause"]').click();
+    await page.locator('button[data-action="resume"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator("#paused").innerText()).toContain("PAUSED since");
+    expect(await page.locator("#paused").innerText()).toContain("checked from the browser test");
+    expect(await pause.status()).toMatchObject({ paused: true, reason: "checked from the browser test" });
+
+    // A poll already running when the switch flipped may finish; one picked up after it skips.
+    await eventually("no poll running", async () =>
+      (await keeper.queues.poll.getJobCounts("active")).active === 0 ? true : undefined,
+    );
+    const metrics = () => keeper.metrics.render();
+    const completed = metricSum(await metrics(), "keeper_poll_duration_seconds_count");
+    const lastPolls = await keeper.redis.hgetall(keeper.keys.lastPolls);
+    const skipped = metricSum(await metrics(), 'keeper_poll_skipped_total{reason="paused"}');
+    // Two more scheduler ticks skipped as paused: at least one whole tick after the counts above.
+    await eventually("two scheduler ticks skipped as paused", async () =>
+      metricSum(await metrics(), 'keeper_poll_skipped_total{reason="paused"}') >= skipped + 2
+        ? true
+        : undefined,
+    );
+    expect(metricSum(await metrics(), "keeper_poll_duration_seconds_count")).toBe(completed);
+    expect(await keeper.redis.hgetall(keeper.keys.lastPolls)).toEqual(lastPolls);
+    await page.reload();
+    expect(await page.locator("#paused").innerText()).toContain("PAUSED");
+
+    await page.locator('button[data-action="resume"]').click();
+    await page.locator('button[data-action="pause"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator("#paused").innerText()).toBe("running");
+    expect(await pause.isPaused()).toBe(false);
+    await eventually("a poll completes again", async () =>
+      metricSum(await metrics(), "keeper_poll_duration_seconds_count") > completed ? true : undefined,
+    );
+  }, 120_000);
+
+  it("opens bull-board at /queues with the token as the Basic password, and not without it", async () => {
+    // Without credentials the browser gets the 401 and its Basic challenge (headless: no prompt).
+    const refused = await browser.context.request.get(`${opsUrl()}/queues/`);
+    expect(refused.status()).toBe(401);
+    expect(refused.headers()["www-authenticate"]).toMatch(/^Basic realm=/);
+
+    const board = await launchChromium({
+      httpCredentials: { username: "operator", password: TEST_ADMIN_TOKEN },
+    });
+    try {
+      const queuesPage = await board.context.newPage();
+      const answer = await queuesPage.goto(`${opsUrl()}/queues/`);
+      expect(answer?.status()).toBe(200);
+      // The UI lists the keeper's queues once its own API calls (same token) answered.
+      for (const name of ["poll", "actions", "sign"])
+        await queuesPage.getByRole("link", { name, exact: true }).first().waitFor({ timeout: 30_000 });
+      await queuesPage.screenshot({ path: QUEUES_SCREENSHOT, fullPage: true });
+      process.stdout.write(`bull-board screenshot: ${QUEUES_SCREENSHOT}\n`);
+    } finally {
+      await board.close();
+    }
+  }, 90_000);
+});
