@@ -12,8 +12,11 @@ export interface StatusPageOptions {
 const iso = (seconds: number | undefined) =>
   seconds ? new Date(seconds * 1000).toISOString().replace(".000Z", "Z") : "";
 
-const usd = (micro: string | null | undefined) =>
-  micro === null || micro === undefined || !/^-?\d+$/.test(micro) ? "" : `$${formatUsd(BigInt(micro))}`;
+function usd(micro: string | null | undefined): string {
+  if (micro === null || micro === undefined || !/^-?\d+$/.test(micro)) return "";
+  const amount = BigInt(micro);
+  return amount < 0n ? `-$${formatUsd(-amount)}` : `$${formatUsd(amount)}`;
+}
 
 function ago(seconds: number | undefined, now: number): string {
   if (seconds === undefined) return "never";
@@ -74,7 +77,7 @@ ${status.protections.breakers.map(
 )}
 </tbody></table></section>
 <section id="wallets"><h2>Wallets</h2>
-${data.wallets.map((w) => walletSection(w, now))}
+${data.wallets.map((w) => walletSection(w, now, data.hasExitRules))}
 </section>
 <section id="queues"><h2>Queues</h2>
 <table><thead><tr><th>queue</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th></tr></thead><tbody>
@@ -135,7 +138,7 @@ ${rows.map((r) => intentRow(r, options, true))}
 </tbody></table></section>`;
 }
 
-function walletSection(w: WalletView, now: number): Html {
+function walletSection(w: WalletView, now: number, hasExitRules: boolean): Html {
   return html`<article class="wallet" data-wallet="${w.wallet}">
 <h3>${w.label ? html`${w.label} ` : ""}<span class="mono">${w.wallet}</span></h3>
 <p>last successful poll: <b class="last-poll">${w.lastPollAt ? `${iso(w.lastPollAt)} (${ago(w.lastPollAt, now)})` : "never"}</b></p>
@@ -144,14 +147,18 @@ ${w.serviceError ? html`<p class="bad">The service could not be read: ${w.servic
 ${
   w.positions.length === 0
     ? html`<p>none</p>`
-    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th>value</th><th>pnl</th><th>pnl %</th><th>state</th><th>exit rule nearest to firing</th></tr></thead><tbody>
+    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th>value</th><th>pnl</th><th>pnl %</th><th>state</th>${hasExitRules ? html`<th>exit rule nearest to firing</th>` : ""}</tr></thead><tbody>
 ${w.positions.map(({ position: p, exit }) => {
   const state = p.claimable ? "claimable" : (p.marketMetadata.status ?? "");
   return html`<tr data-position="${p.pubkey}"><td>${p.marketMetadata.title ?? p.marketId}</td><td>${
     p.isYes ? "YES" : "NO"
   }</td><td>${p.contracts}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${usd(p.pnlUsd)}</td><td>${
     p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2)
-  }</td><td>${state}</td><td class="${exit?.isEntered ? "warn" : ""}">${exit ? exit.detail : ""}</td></tr>`;
+  }</td><td>${state}</td>${
+    hasExitRules
+      ? html`<td class="exit ${exit?.isEntered ? "warn" : ""}">${exit ? exit.detail : ""}</td>`
+      : ""
+  }</tr>`;
 })}
 </tbody></table>`
 }

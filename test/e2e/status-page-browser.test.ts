@@ -54,7 +54,12 @@ describe("status page in a browser", () => {
     const tokenFile = join(await mkdtemp(join(tmpdir(), "keeper-token-")), "admin-token");
     await writeFile(tokenFile, `${TEST_ADMIN_TOKEN}\n`, { mode: 0o600 });
     const config = await loadTestConfig(
-      await writeKeeperConfig(sandbox, redis.prefix, { ops: `  adminTokenFile: ${tokenFile}` }),
+      await writeKeeperConfig(sandbox, redis.prefix, {
+        ops: `  adminTokenFile: ${tokenFile}`,
+        // Exit rules far from any position's figures: the page names the nearest, nothing is closed.
+        extra:
+          "strategies:\n  - name: auto-claim\n  - name: exit-rules\n    takeProfitPct: 5000\n    stopLossPct: 99\n",
+      }),
     );
     ({ keeper } = await startTestKeeper(config, sandbox));
     page = await browser.context.newPage();
@@ -105,6 +110,12 @@ describe("status page in a browser", () => {
       const amount = rows.find((r) => r.key === `claim-${p.pubkey}`)?.amountMicroUsd ?? "";
       expect(await row.innerText()).toContain(`$${(Number(amount) / 1e6).toFixed(2)}`);
     }
+    // Open positions name the exit rule nearest to firing, with its figure and threshold.
+    const exits = await page.locator("td.exit").allInnerTexts();
+    expect(
+      exits.filter((text) => /^(take-profit|stop-loss): pnl -?[\d.]+% \((>= 5000|<= -99)%\)$/.test(text))
+        .length,
+    ).toBeGreaterThan(0);
     // Each wallet is there with its last poll.
     for (const wallet of sandbox.wallets)
       expect(await page.locator(`article[data-wallet="${wallet}"] .last-poll`).innerText()).toMatch(/ago\)$/);
@@ -178,6 +189,9 @@ describe("status page in a browser", () => {
       // The UI lists the keeper's queues once its own API calls (same token) answered.
       for (const name of ["poll", "actions", "sign"])
         await queuesPage.getByRole("link", { name, exact: true }).first().waitFor({ timeout: 30_000 });
+      // A queue's completed jobs, read from BullMQ 6 through bull-board's API: the claims' sign jobs.
+      await queuesPage.goto(`${opsUrl()}/queues/queue/sign?status=completed`);
+      await queuesPage.getByText(/sign-claim-/).first().waitFor({ timeout: 30_000 });
       await queuesPage.screenshot({ path: QUEUES_SCREENSHOT, fullPage: true });
       process.stdout.write(`bull-board screenshot: ${QUEUES_SCREENSHOT}\n`);
     } finally {
