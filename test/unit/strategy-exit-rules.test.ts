@@ -5,7 +5,7 @@ import type { EventDetails } from "../../src/core/event-details.js";
 import { intentSchema } from "../../src/core/intent.js";
 import type { InFlightIntent, Snapshot } from "../../src/core/snapshot.js";
 import type { StrategyState } from "../../src/core/strategy.js";
-import { exitRules, specificity } from "../../strategies/exit-rules.js";
+import { exitRules, nearestExitRule, specificity } from "../../strategies/exit-rules.js";
 import {
   eventMetadata,
   fakePubkey,
@@ -886,5 +886,42 @@ describe("exit-rules: config refusals", () => {
       hysteresisPct: 0,
       overrides: [],
     });
+  });
+});
+
+describe("nearestExitRule (the status page's view of a position)", () => {
+  const nearest = (config: Record<string, unknown>, p: Position = at(), state: StrategyState = {}) =>
+    nearestExitRule(exitRules.configSchema.parse(config), p, state, NOW_SECONDS);
+
+  // The fixture: pnl 16.6 %, mark $0.70, closing 99,800 s after NOW_SECONDS.
+  it.each([
+    [{ takeProfitPct: 20, stopLossPct: 50 }, "take-profit", false, "take-profit: pnl 16.6% (>= 20%)"],
+    [{ takeProfitPct: 90, stopLossPct: 10 }, "stop-loss", false, "stop-loss: pnl 16.6% (<= -10%)"],
+    [{ takeProfitPct: 15, stopLossPct: 10 }, "take-profit", true, "take-profit: pnl 16.6% (>= 15%)"],
+    [
+      { takeProfitPriceUsd: "0.75", takeProfitPct: 50 },
+      "take-profit-price",
+      false,
+      "take-profit-price: mark $0.70 (>= $0.75)",
+    ],
+    [
+      { closeBeforeSeconds: 100_000, takeProfitPct: 500 },
+      "close-before",
+      true,
+      "close-before: market closes in 99800s (<= 100000s)",
+    ],
+    [
+      { closeBeforeSeconds: 60, takeProfitPct: 500 },
+      "take-profit",
+      false,
+      "take-profit: pnl 16.6% (>= 500%)",
+    ],
+  ])("%j: %s", (config, rule, isEntered, detail) => {
+    expect(nearest(config)).toEqual({ rule, isEntered, detail, gap: expect.any(Number) });
+  });
+
+  it("names no rule for a position that is not open or has no figure a rule reads", () => {
+    expect(nearest({ takeProfitPct: 20 }, at({ claimable: true }))).toBeUndefined();
+    expect(nearest({ takeProfitPct: 20 }, at({ pnlUsdPercent: null }))).toBeUndefined();
   });
 });
