@@ -158,6 +158,27 @@ describe("loadConfig", () => {
     expect(inspect(config, { depth: 10 })).not.toContain("file-secret-key");
   });
 
+  it("reads the operator token from ops.adminTokenFile, keeps it out of output, and refuses a short one", async () => {
+    const token = "operator-token-0123456789abcdef";
+    const tokenFile = await file("admin-token", `${token}\n`);
+    const config = await loadConfig({
+      file: await file("t.yaml", `ops:\n  adminTokenFile: ${tokenFile}\n`),
+      env: {},
+    });
+    expect(config.secrets.adminToken).toBe(token);
+    expect(JSON.stringify(config)).not.toContain(token);
+    expect(inspect(config, { depth: 10 })).not.toContain(token);
+    expect((await loadConfig({ env: {} })).secrets.adminToken).toBeUndefined();
+
+    const short = await file("short-token", "hunter2\n");
+    expect(await problemsOf(`ops:\n  adminTokenFile: ${short}\n`)).toEqual([
+      "ops.adminTokenFile: expected a token of at least 16 characters",
+    ]);
+    expect(await problemsOf(`ops:\n  adminTokenFile: ${join(dir, "absent")}\n`)).toEqual([
+      `ops.adminTokenFile: cannot read ${join(dir, "absent")} (ENOENT)`,
+    ]);
+  });
+
   it.each([
     ["http://127.0.0.1:8787", "auto", "live"],
     ["http://localhost:8787", "auto", "live"],

@@ -192,7 +192,12 @@ describe("status page on the ops server", () => {
     expect(pausedPage).toContain("PAUSED since");
     expect(pausedPage).toContain('data-action="resume"');
 
-    expect((await post("/admin/resume", `Bearer ${TEST_ADMIN_TOKEN}`)).status).toBe(200);
+    // As curl sends it without a body (README).
+    const resumed = await fetch(`${server.url}/admin/resume`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    expect(resumed.status).toBe(200);
     expect(await pause.isPaused()).toBe(false);
 
     const retried = await post(`/admin/retry/${refused.key}`, `Bearer ${TEST_ADMIN_TOKEN}`);
