@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { LEDGER_STATUSES } from "../keeper/ledger.js";
 import { pauseKeeper, resumeKeeper, retryKeeperIntent, retryRefusal } from "../keeper/operator-actions.js";
-import { carriesAdminToken } from "./admin-token.js";
+import { carriesAdminToken, isCrossSiteWrite } from "./admin-token.js";
 import { STATUS_CSS, STATUS_JS } from "./status-assets.js";
 import { renderStatusPage } from "./status-page.js";
 import { type LedgerFilter, readStatusPage, type StatusPageDeps } from "./status-page-data.js";
@@ -94,13 +94,15 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
   );
 
   const requireToken =
-    (challenge: string) =>
+    (challenge: string, allowBasic: boolean) =>
     async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-      if (carriesAdminToken(request.headers.authorization, adminToken)) return undefined;
-      logger.warn(
-        { path: request.url.split("?")[0], from: request.ip },
-        "ops request without the operator token",
-      );
+      const path = request.url.split("?")[0];
+      if (isCrossSiteWrite(request.method, request.headers)) {
+        logger.warn({ path, from: request.ip }, "ops request from another site's page refused");
+        return reply.code(403).send({ ok: false, detail: "refused: a request from another site's page" });
+      }
+      if (carriesAdminToken(request.headers.authorization, adminToken, { allowBasic })) return undefined;
+      logger.warn({ path, from: request.ip }, "ops request without the operator token");
       return reply
         .code(401)
         .header("www-authenticate", challenge)
@@ -108,7 +110,8 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
     };
 
   await app.register(async (admin) => {
-    admin.addHook("onRequest", requireToken('Bearer realm="keeper"'));
+    // Bearer only: a browser never adds that header by itself, so no other site can make it send one.
+    admin.addHook("onRequest", requireToken('Bearer realm="keeper"', false));
     admin.post("/admin/pause", async (request) => {
       const body = (request.body ?? {}) as { reason?: unknown };
       const reason =
@@ -148,7 +151,7 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
       options: { uiConfig: { boardTitle: "Keeper queues" } },
     });
     await app.register(async (board) => {
-      board.addHook("onRequest", requireToken('Basic realm="keeper queues", charset="UTF-8"'));
+      board.addHook("onRequest", requireToken('Basic realm="keeper queues", charset="UTF-8"', true));
       await board.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
     });
   }

@@ -179,6 +179,9 @@ describe("status page on the ops server", () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
     }
+    // Basic credentials, which a browser sends by itself once given, are not taken here.
+    const basic = `Basic ${Buffer.from(`operator:${TEST_ADMIN_TOKEN}`).toString("base64")}`;
+    expect((await post("/admin/pause", basic)).status).toBe(401);
     expect(await pause.isPaused()).toBe(false);
     expect((await post(`/admin/retry/${refused.key}`)).status).toBe(401);
     expect((await ledger.get(refused.key))?.status).toBe("refused");
@@ -232,5 +235,28 @@ describe("status page on the ops server", () => {
     expect(api.status).toBe(200);
     const listed = (await api.json()) as { queues: Array<{ name: string }> };
     expect(listed.queues.map((q) => q.name).sort()).toEqual(Object.values(QUEUES).sort());
+
+    // A change asked by another site's page, with the credentials the browser remembered, is refused.
+    const poll = queues.find((q) => q.name === QUEUES.poll);
+    const crossSite: Array<Record<string, string>> = [
+      { origin: "http://evil.example" },
+      { "sec-fetch-site": "cross-site" },
+    ];
+    for (const headers of crossSite) {
+      const forged = await fetch(`${server.url}/queues/api/queues/${QUEUES.poll}/pause`, {
+        method: "PUT",
+        headers: { authorization: basic, ...headers },
+      });
+      expect(forged.status).toBe(403);
+    }
+    expect(await poll?.isPaused()).toBe(false);
+    // The same from bull-board's own page (same origin) goes through: BullMQ pauses the queue.
+    const own = await fetch(`${server.url}/queues/api/queues/${QUEUES.poll}/pause`, {
+      method: "PUT",
+      headers: { authorization: basic, origin: server.url, "sec-fetch-site": "same-origin" },
+    });
+    expect(own.status).toBe(200);
+    expect(await poll?.isPaused()).toBe(true);
+    await poll?.resume();
   });
 });
