@@ -55,6 +55,8 @@ export interface StatusPageData {
   ledger: { rows: LedgerRow[]; matching: number; filter: LedgerFilter; pages: number };
   /** Refused and failed intents among the newest, newest first: what needs a person. */
   needsLook: LedgerRow[];
+  /** A wallet not polled successfully for this long is stale (ops.stalePollSeconds). */
+  stalePollSeconds: number;
   /** exit-rules is configured: positions show the rule nearest to firing. */
   hasExitRules: boolean;
   /** Values seen in the ledger, for the filter's choices. */
@@ -101,6 +103,7 @@ export async function readStatusPage(
       pages,
     },
     needsLook: status.recent.filter((r) => r.status === "refused" || r.status === "failed"),
+    stalePollSeconds: deps.config.ops.stalePollSeconds,
     hasExitRules: strategyConfig(deps.config, "exit-rules") !== undefined,
     kinds: [...new Set(status.recent.map((r) => r.kind))].sort(),
     generatedAt: nowSeconds,

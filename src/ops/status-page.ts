@@ -77,7 +77,7 @@ ${status.protections.breakers.map(
 )}
 </tbody></table></section>
 <section id="wallets"><h2>Wallets</h2>
-${data.wallets.map((w) => walletSection(w, now, data.hasExitRules))}
+${data.wallets.map((w) => walletSection(w, now, data))}
 </section>
 <section id="queues"><h2>Queues</h2>
 <table><thead><tr><th>queue</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th></tr></thead><tbody>
@@ -138,10 +138,17 @@ ${rows.map((r) => intentRow(r, options, true))}
 </tbody></table></section>`;
 }
 
-function walletSection(w: WalletView, now: number, hasExitRules: boolean): Html {
+function walletSection(
+  w: WalletView,
+  now: number,
+  { hasExitRules, stalePollSeconds }: Pick<StatusPageData, "hasExitRules" | "stalePollSeconds">,
+): Html {
+  const isStale = w.lastPollAt === undefined || now - w.lastPollAt > stalePollSeconds;
   return html`<article class="wallet" data-wallet="${w.wallet}">
 <h3>${w.label ? html`${w.label} ` : ""}<span class="mono">${w.wallet}</span></h3>
-<p>last successful poll: <b class="last-poll">${w.lastPollAt ? `${iso(w.lastPollAt)} (${ago(w.lastPollAt, now)})` : "never"}</b></p>
+<p class="${isStale ? "bad" : ""}">last successful poll: <b class="last-poll">${
+    w.lastPollAt ? `${iso(w.lastPollAt)} (${ago(w.lastPollAt, now)})` : "never"
+  }</b>${isStale ? html` · STALE (none within ${stalePollSeconds}s)` : ""}</p>
 ${w.serviceError ? html`<p class="bad">The service could not be read: ${w.serviceError}</p>` : ""}
 <h4>Positions (${w.positions.length})</h4>
 ${

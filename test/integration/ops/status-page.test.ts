@@ -107,6 +107,12 @@ describe("status page on the ops server", () => {
     expect(body).not.toContain("/status.js");
     expect(body).not.toContain("/queues");
     for (const wallet of sandbox.wallets) expect(body).toContain(wallet);
+    // The wallet polled a moment ago is fresh; the others, never polled, are marked stale.
+    const articles = body.split('<article class="wallet"').slice(1);
+    expect(articles).toHaveLength(sandbox.wallets.length);
+    expect(articles[0]).toContain(`data-wallet="${sandbox.wallets[0]}"`);
+    expect(articles[0]).not.toContain("STALE");
+    for (const other of articles.slice(1)) expect(other).toContain("STALE (none within 120s)");
     for (const path of ["/admin/pause", "/admin/resume", `/admin/retry/${refused.key}`]) {
       const answer = await fetch(`${server.url}${path}`, {
         method: "POST",
