@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningKeeper } from "../../src/keeper/keeper.js";
 import { PauseSwitch } from "../../src/keeper/pause.js";
@@ -20,8 +20,13 @@ import { testRedis } from "../helpers/redis.js";
 import { TEST_ADMIN_TOKEN } from "../helpers/test-secrets.js";
 
 /** Where the screenshots land (gitignored), stable so a person can open them after a run. */
-export const SCREENSHOT = resolve("test-results/status-page.png");
+const SCREENSHOT = resolve("test-results/status-page.png");
 const QUEUES_SCREENSHOT = resolve("test-results/queues.png");
+
+/** What an element says (its text content; Playwright's, not the DOM's). */
+async function textOf(locator: Locator): Promise<string> {
+  return ((await locator.textContent()) ?? "").trim();
+}
 
 /** Sum of a metric's samples whose line starts with `prefix` (all label sets). */
 function metricSum(text: string, prefix: string): number {
@@ -102,24 +107,24 @@ describe("status page in a browser", () => {
 
     await page.goto(`${opsUrl()}/`);
     expect(await page.title()).toBe("Keeper status");
-    await expect.poll(() => page.locator("#mode").innerText()).toBe("mode live");
-    expect(await page.locator("#paused").innerText()).toBe("running");
+    await expect.poll(() => textOf(page.locator("#mode"))).toBe("mode live");
+    expect(await textOf(page.locator("#paused"))).toBe("running");
     for (const p of winners) {
       const row = page.locator(`#ledger tr[data-key="claim-${p.pubkey}"]`);
-      expect(await row.locator("td.status").innerText()).toBe("confirmed");
+      expect(await textOf(row.locator("td.status"))).toBe("confirmed");
       const amount = rows.find((r) => r.key === `claim-${p.pubkey}`)?.amountMicroUsd ?? "";
-      expect(await row.innerText()).toContain(`$${(Number(amount) / 1e6).toFixed(2)}`);
+      expect(await textOf(row)).toContain(`$${(Number(amount) / 1e6).toFixed(2)}`);
     }
     // Open positions name the exit rule nearest to firing, with its figure and threshold.
-    const exits = await page.locator("td.exit").allInnerTexts();
+    const exits = await page.locator("td.exit").allTextContents();
     expect(
       exits.filter((text) => /^(take-profit|stop-loss): pnl -?[\d.]+% \((>= 5000|<= -99)%\)$/.test(text))
         .length,
     ).toBeGreaterThan(0);
     // Each wallet is there with its last poll.
     for (const wallet of sandbox.wallets)
-      expect(await page.locator(`article[data-wallet="${wallet}"] .last-poll`).innerText()).toMatch(/ago\)$/);
-    await expect.poll(() => page.locator("#needs-look").innerText()).toContain("none");
+      expect(await textOf(page.locator(`article[data-wallet="${wallet}"] .last-poll`))).toMatch(/ago\)$/);
+    await expect.poll(() => textOf(page.locator("#needs-look"))).toContain("none");
 
     await mkdir(resolve("test-results"), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -132,17 +137,15 @@ describe("status page in a browser", () => {
     // Without the token the click is refused by the page itself.
     await page.locator("#admin-token").fill("");
     await page.locator('button[data-action="pause"]').click();
-    await expect
-      .poll(() => page.locator("#admin-message").innerText())
-      .toBe("enter the operator token first");
+    await expect.poll(() => textOf(page.locator("#admin-message"))).toBe("enter the operator token first");
     expect(await pause.isPaused()).toBe(false);
 
     await page.locator("#admin-token").fill(TEST_ADMIN_TOKEN);
     await page.locator("#pause-reason").fill("checked from the browser test");
     await page.locator('button[data-action="pause"]').click();
     await page.locator('button[data-action="resume"]').waitFor({ timeout: 30_000 });
-    expect(await page.locator("#paused").innerText()).toContain("PAUSED since");
-    expect(await page.locator("#paused").innerText()).toContain("checked from the browser test");
+    expect(await textOf(page.locator("#paused"))).toContain("PAUSED since");
+    expect(await textOf(page.locator("#paused"))).toContain("checked from the browser test");
     expect(await pause.status()).toMatchObject({ paused: true, reason: "checked from the browser test" });
 
     // A poll already running when the switch flipped may finish; one picked up after it skips.
@@ -162,11 +165,11 @@ describe("status page in a browser", () => {
     expect(metricSum(await metrics(), "keeper_poll_duration_seconds_count")).toBe(completed);
     expect(await keeper.redis.hgetall(keeper.keys.lastPolls)).toEqual(lastPolls);
     await page.reload();
-    expect(await page.locator("#paused").innerText()).toContain("PAUSED");
+    expect(await textOf(page.locator("#paused"))).toContain("PAUSED");
 
     await page.locator('button[data-action="resume"]').click();
     await page.locator('button[data-action="pause"]').waitFor({ timeout: 30_000 });
-    expect(await page.locator("#paused").innerText()).toBe("running");
+    expect(await textOf(page.locator("#paused"))).toBe("running");
     expect(await pause.isPaused()).toBe(false);
     await eventually("a poll completes again", async () =>
       metricSum(await metrics(), "keeper_poll_duration_seconds_count") > completed ? true : undefined,
@@ -191,7 +194,10 @@ describe("status page in a browser", () => {
         await queuesPage.getByRole("link", { name, exact: true }).first().waitFor({ timeout: 30_000 });
       // A queue's completed jobs, read from BullMQ 6 through bull-board's API: the claims' sign jobs.
       await queuesPage.goto(`${opsUrl()}/queues/queue/sign?status=completed`);
-      await queuesPage.getByText(/sign-claim-/).first().waitFor({ timeout: 30_000 });
+      await queuesPage
+        .getByText(/sign-claim-/)
+        .first()
+        .waitFor({ timeout: 30_000 });
       await queuesPage.screenshot({ path: QUEUES_SCREENSHOT, fullPage: true });
       process.stdout.write(`bull-board screenshot: ${QUEUES_SCREENSHOT}\n`);
     } finally {
