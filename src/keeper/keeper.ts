@@ -437,6 +437,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         },
         statusPage: {
           deps: { config, redis, keys, client, wallets: walletList },
+          onOperatorAction: (action) => metrics.operatorActions.inc({ action }),
+          onRefused: (reason) => metrics.opsRequestsRefused.inc({ reason }),
           ...(config.secrets.adminToken === undefined
             ? {}
             : { adminToken: config.secrets.adminToken, queues: queues.all() }),

@@ -230,6 +230,19 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     registers,
   });
 
+  const operatorActions = new Counter({
+    name: "keeper_operator_actions_total",
+    help: "Pause, resume and retry taken through the ops server with the operator token",
+    labelNames: ["action"] as const,
+    registers,
+  });
+  const opsRequestsRefused = new Counter({
+    name: "keeper_ops_requests_refused_total",
+    help: "Requests to the ops server's operator routes and /queues refused, by reason (token, cross_site)",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+
   const paused = new Gauge({
     name: "keeper_paused",
     help: "1 while the pause switch is on (nothing is built or sent), else 0",
@@ -271,6 +284,8 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     circuitBreakerTripped,
     intentsStuckSending,
     notifications,
+    operatorActions,
+    opsRequestsRefused,
     collectErrors,
 
     /** One API call: counts it, times it, and counts a 429 separately. */

@@ -18,6 +18,9 @@ export interface StatusPageRoutesOptions {
   /** The queues bull-board shows at /queues (with the token only). */
   queues?: readonly Queue[];
   logger: Logger;
+  /** Counts: an operator action taken, a request refused (no or wrong token, another site's page). */
+  onOperatorAction?: (action: "pause" | "resume" | "retry") => void;
+  onRefused?: (reason: "token" | "cross_site") => void;
 }
 
 type BoardOptions = Parameters<typeof createBullBoard>[0];
@@ -99,10 +102,12 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
       const path = request.url.split("?")[0];
       if (isCrossSiteWrite(request.method, request.headers)) {
         logger.warn({ path, from: request.ip }, "ops request from another site's page refused");
+        options.onRefused?.("cross_site");
         return reply.code(403).send({ ok: false, detail: "refused: a request from another site's page" });
       }
       if (carriesAdminToken(request.headers.authorization, adminToken, { allowBasic })) return undefined;
       logger.warn({ path, from: request.ip }, "ops request without the operator token");
+      options.onRefused?.("token");
       return reply
         .code(401)
         .header("www-authenticate", challenge)
@@ -120,11 +125,13 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
           : "paused from the status page";
       await pauseKeeper(deps, reason, nowSeconds());
       logger.warn({ reason }, "paused by an operator (ops server)");
+      options.onOperatorAction?.("pause");
       return { ok: true, detail: "paused" };
     });
     admin.post("/admin/resume", async () => {
       await resumeKeeper(deps, nowSeconds());
       logger.warn("resumed by an operator (ops server); circuit breakers reset");
+      options.onOperatorAction?.("resume");
       return { ok: true, detail: "resumed; circuit breakers reset" };
     });
     admin.post("/admin/retry/:key", async (request, reply) => {
@@ -136,6 +143,7 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
           detail: retryRefusal(key, result),
         });
       logger.warn({ intent: key, was: result.previous.status }, "intent retried by an operator (ops server)");
+      options.onOperatorAction?.("retry");
       return { ok: true, detail: `${key}: now ${result.row.status}, try ${result.row.tries}` };
     });
   });

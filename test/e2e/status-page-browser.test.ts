@@ -171,6 +171,9 @@ describe("status page in a browser", () => {
     await page.locator('button[data-action="pause"]').waitFor({ timeout: 30_000 });
     expect(await textOf(page.locator("#paused"))).toBe("running");
     expect(await pause.isPaused()).toBe(false);
+    const counted = await metrics();
+    expect(counted).toContain('keeper_operator_actions_total{action="pause"} 1');
+    expect(counted).toContain('keeper_operator_actions_total{action="resume"} 1');
     await eventually("a poll completes again", async () =>
       metricSum(await metrics(), "keeper_poll_duration_seconds_count") > completed ? true : undefined,
     );
@@ -181,6 +184,9 @@ describe("status page in a browser", () => {
     const refused = await browser.context.request.get(`${opsUrl()}/queues/`);
     expect(refused.status()).toBe(401);
     expect(refused.headers()["www-authenticate"]).toMatch(/^Basic realm=/);
+    expect(await keeper.metrics.render()).toMatch(
+      /keeper_ops_requests_refused_total\{reason="token"\} [1-9]/,
+    );
 
     const board = await launchChromium({
       httpCredentials: { username: "operator", password: TEST_ADMIN_TOKEN },
