@@ -6,6 +6,7 @@ import type { Intent } from "../../../src/core/intent.js";
 import { Ledger } from "../../../src/keeper/ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
+import { StrategyStateStore } from "../../../src/keeper/strategy-state.js";
 import { createCaptureStream } from "../../../src/ops/capture-stream.js";
 import { type OpsServer, startOpsServer } from "../../../src/ops/http.js";
 import { createLogger } from "../../../src/ops/logger.js";
@@ -65,7 +66,21 @@ describe("status page on the ops server", () => {
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox());
     ctx = await testRedis("status-page");
-    config = await loadTestConfig(await writeKeeperConfig(sandbox, ctx.prefix));
+    config = await loadTestConfig(
+      await writeKeeperConfig(sandbox, ctx.prefix, {
+        extra: `strategies:
+  - name: auto-claim
+  - name: dca
+    plans:
+      - id: weekly-sol
+        inputMint: ${sandbox.usdcMint}
+        outputMint: So11111111111111111111111111111111111111112
+        inAmountRaw: "200000000"
+        numberOfOrders: 2
+        intervalSeconds: 86400
+`,
+      }),
+    );
     keys = redisKeys(ctx.prefix, "live");
     ledger = new Ledger(ctx.redis, keys);
     queues = Object.values(QUEUES).map(
@@ -81,6 +96,20 @@ describe("status page on the ops server", () => {
       amountMicroUsd: "2500000",
     });
     await ctx.redis.hset(keys.lastPolls, wallet, String(Math.floor(Date.now() / 1000)));
+    // A DCA round running, a plan no longer configured, and a limit order Keeper opened.
+    await new StrategyStateStore(ctx.redis, keys).save(wallet, "dca", {
+      plans: {
+        "weekly-sol": {
+          round: 2,
+          startedAt: 1_800_000_000,
+          endsAt: 1_800_172_800,
+          retryUntil: 1_800_086_400,
+          order: "DcaOrder1111",
+        },
+        "old-plan": { round: 1, startedAt: 1_700_000_000, endsAt: 1_700_172_800, retryUntil: 1_700_086_400 },
+      },
+    });
+    await ctx.redis.hset(keys.ledgerTriggerOrders(wallet), "limit-buy-1", "TriggerOrder1111");
     // A hostile market title from the service: the first wallet's first position's market.
     const position = sandbox.world.positionsOfWallet(0)[0];
     if (!position) throw new Error("the sandbox wallet has no position");
@@ -136,6 +165,20 @@ describe("status page on the ops server", () => {
     // The only script tag is the page's own file.
     expect(body.match(/<script/g)).toEqual(["<script"]);
     expect(body).toContain('<script src="/status.js" defer></script>');
+  });
+
+  it("shows each wallet's DCA plans (from config and state) and the limit orders Keeper opened", async () => {
+    const server = await serve();
+    const body = await (await fetch(`${server.url}/`)).text();
+    const first = body.split('<article class="wallet"')[1] ?? "";
+    expect(first).toContain("<h4>DCA plans (2)</h4>");
+    expect(first).toMatch(
+      /<td>weekly-sol<\/td><td>2<\/td><td>2027-01-15T08:00:00Z<\/td><td>2027-01-17T08:00:00Z<\/td><td class="mono short">DcaOrder1111<\/td><td>yes<\/td>/,
+    );
+    expect(first).toMatch(/<td>old-plan<\/td><td>1<\/td>.*<td>no \(stopped\)<\/td>/);
+    expect(first).toContain("TriggerOrder1111</td><td>limit order (limit-buy-1)</td>");
+    // The other wallets have no round yet: the configured plan shows as not started.
+    expect(body.split('<article class="wallet"')[2]).toContain("<td>weekly-sol</td><td>not started</td>");
   });
 
   it("shows refused intents highlighted with their reason, and the ledger filtered and paged", async () => {
