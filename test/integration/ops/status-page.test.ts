@@ -195,6 +195,30 @@ describe("status page on the ops server", () => {
     expect(ledgerPart).not.toContain('data-key="claim-refused-one"');
     expect(ledgerPart).toContain("1 matching");
 
+    // Paging: 55 closes, 50 a page, newest first.
+    for (let i = 0; i < 55; i += 1)
+      await ledger.admit({
+        kind: "close",
+        key: `close-paged-${i}`,
+        wallet: sandbox.wallets[1] ?? "",
+        strategy: "exit-rules",
+        positionPubkey: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+        reason: "paging",
+      });
+    const rowsOf = (html: string) =>
+      html.slice(html.indexOf('id="ledger"')).match(/data-key="close-paged-\d+"/g) ?? [];
+    const first = await (await fetch(`${server.url}/?kind=close&wallet=${sandbox.wallets[1]}`)).text();
+    expect(first).toContain("55 matching");
+    expect(first).toContain("page 1 of 2");
+    expect(rowsOf(first)).toHaveLength(50);
+    expect(first).toContain(`href="/?kind=close&amp;wallet=${sandbox.wallets[1]}&amp;page=2#ledger"`);
+    const second = await (
+      await fetch(`${server.url}/?kind=close&wallet=${sandbox.wallets[1]}&page=2`)
+    ).text();
+    expect(second).toContain("page 2 of 2");
+    expect(rowsOf(second)).toHaveLength(5);
+    expect(new Set([...rowsOf(first), ...rowsOf(second)]).size).toBe(55);
+
     const bad = await fetch(`${server.url}/?status=bogus`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/^status: expected one of pending, /);
