@@ -25,7 +25,10 @@ export interface PolicyConfig {
   allowedPrograms?: readonly string[];
   /** Refuse a SetComputeUnitPrice above this many micro-lamports per compute unit. */
   maxComputeUnitPriceMicroLamports: bigint;
-  /** Refuse a priority fee (unit limit x unit price, rounded up) above this many lamports. */
+  /**
+   * The fee budget of one transaction, in lamports: refuse one whose priority fee (unit limit x unit
+   * price, rounded up) plus base fee (lamportsPerSignature per required signature) is above it.
+   */
   maxPriorityFeeLamports: bigint;
   /** Base fee per signature (5,000 lamports on mainnet). */
   lamportsPerSignature?: bigint;
@@ -55,6 +58,11 @@ export interface PolicyInput {
    * reason to refuse, it says nothing of what the transaction does; only the wait must not trust it.
    */
   lastValidBlockHeight: number;
+  /**
+   * The node's block height, when the caller just read it (the signer reads it once, at processed, for
+   * the cap too); otherwise read here at the policy's commitment.
+   */
+  blockHeight?: number;
   /** Defaults to allowanceFor(intent). */
   allowance?: OutflowAllowance;
   /** What the simulation must show coming in (expectedInflow); none checked when absent. */
@@ -89,7 +97,7 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   const allowance = input.allowance ?? allowanceFor(intent, config.allowance);
   const budget = checkStatic(decoded, { wallet, wallets: input.wallets, config });
 
-  await checkBlockhash(decoded, input.lastValidBlockHeight, connection, config);
+  await checkBlockhash(decoded, input.lastValidBlockHeight, connection, config, input.blockHeight);
 
   const keys = decoded.accountKeys.map((k) => k.pubkey);
   let steady: SteadySimulation | undefined;
@@ -374,10 +382,13 @@ export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): Co
       `compute unit price ${budget.unitPriceMicroLamports} micro-lamports, ceiling ${config.maxComputeUnitPriceMicroLamports}`,
     );
   }
-  if (budget.priorityFeeLamports > config.maxPriorityFeeLamports) {
+  // The budget is what the transaction can cost in all: the base fee counts, not only the priority fee.
+  const signatures = BigInt(decoded.header.numRequiredSignatures);
+  const baseFeeLamports = (config.lamportsPerSignature ?? 5_000n) * signatures;
+  if (budget.priorityFeeLamports + baseFeeLamports > config.maxPriorityFeeLamports) {
     throw new PolicyRefusal(
       "priority_fee_too_high",
-      `priority fee ${budget.priorityFeeLamports} lamports (${budget.unitLimit} units x ${budget.unitPriceMicroLamports} micro-lamports), ceiling ${config.maxPriorityFeeLamports}`,
+      `fee ${budget.priorityFeeLamports + baseFeeLamports} lamports: priority ${budget.priorityFeeLamports} (${budget.unitLimit} units x ${budget.unitPriceMicroLamports} micro-lamports) + base ${baseFeeLamports} (${signatures} signatures), budget ${config.maxPriorityFeeLamports}`,
     );
   }
   // The runtime refuses a transaction that repeats a compute budget instruction (DuplicateInstruction),
@@ -401,9 +412,11 @@ async function checkBlockhash(
   lastValidBlockHeight: number,
   connection: Connection,
   config: PolicyConfig,
+  blockHeight: number | undefined,
 ): Promise<void> {
   const commitment = config.commitment ?? "confirmed";
-  const height = await rpcCall("getBlockHeight", () => connection.getBlockHeight(commitment));
+  const height =
+    blockHeight ?? (await rpcCall("getBlockHeight", () => connection.getBlockHeight(commitment)));
   if (height > lastValidBlockHeight) {
     throw new StaleTransaction(
       `block height ${height} is past the transaction's last valid block height ${lastValidBlockHeight}`,

@@ -5,6 +5,12 @@ import { rpcCall } from "./rpc.js";
 /** The most compute units a transaction may ask for. */
 export const MAX_COMPUTE_UNITS = 1_400_000;
 
+/**
+ * Kept out of the fee budget for the base fee (5,000 lamports a signature), for up to four signatures:
+ * the bid is chosen before the build, when how many signatures it needs is not known yet.
+ */
+export const BASE_FEE_RESERVE_LAMPORTS = 20_000n;
+
 export interface PriorityFeeSettings {
   /** Percentile (1-100) of the recent non-zero fees paid on the accounts the transaction writes. */
   percentile: number;
@@ -60,8 +66,10 @@ export function priorityFeePrice(args: {
   const base = Math.max(nonZeroPercentile(samples, settings.percentile) ?? 0, settings.minMicroLamports);
   const escalated = Math.ceil(base * settings.escalation ** Math.max(0, build - 1));
   const unitLimit = Math.min(MAX_COMPUTE_UNITS, Math.max(1, args.unitLimit ?? MAX_COMPUTE_UNITS));
-  // The policy rounds price x limit / 1e6 up: the largest price whose fee fits is floor(max x 1e6 / limit).
-  const feeCap = Number((BigInt(settings.maxPriorityFeeLamports) * 1_000_000n) / BigInt(unitLimit));
+  // The policy rounds price x limit / 1e6 up and adds the base fee: the largest price whose fee fits
+  // is floor((budget - base fee) x 1e6 / limit).
+  const room = BigInt(settings.maxPriorityFeeLamports) - BASE_FEE_RESERVE_LAMPORTS;
+  const feeCap = room > 0n ? Number((room * 1_000_000n) / BigInt(unitLimit)) : 0;
   return Math.min(escalated, settings.maxUnitPriceMicroLamports, feeCap);
 }
 

@@ -38,6 +38,11 @@ export interface SendAndConfirmInput {
   /** First send through this instead of the RPC; rebroadcasts still go to the RPC. */
   submit?: SubmitSigned;
   /**
+   * The first send already happened (sendOnce, by the signer): only watch, and rebroadcast once the
+   * interval has passed since now.
+   */
+  alreadySent?: boolean;
+  /**
    * More RPC nodes every RPC send and rebroadcast also goes to, in parallel (`rpc.sendUrls`): more
    * leaders hear of the transaction under congestion. Reads and status checks stay on `connection`.
    */
@@ -83,31 +88,7 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
   const send = async () => {
     lastSendAt = performance.now();
     sends += 1;
-    try {
-      if (sends === 1 && input.submit) {
-        const answer = await input.submit(Buffer.from(input.signedTransaction).toString("base64"));
-        if (answer.signature !== signature) {
-          log.warn(
-            { reported: answer.signature },
-            "execute endpoint reported another signature; tracking ours",
-          );
-        }
-        if (answer.status === "Failed")
-          log.warn({ error: answer.error ?? undefined }, "execute endpoint reported the transaction failed");
-      } else {
-        await sendToEvery(input, log, sends);
-      }
-    } catch (error) {
-      // A refused or lost send changes nothing: the status decides, and the next rebroadcast retries.
-      // The execute endpoint's failure is said out loud, though: a refusal or an answer outside its
-      // schema (a PermanentError) means the service and Keeper disagree, which an operator must see.
-      if (sends === 1 && input.submit)
-        log[error instanceof PermanentError ? "error" : "warn"](
-          { err: error },
-          "execute endpoint failed or answered outside its schema; tracking the signature on the chain",
-        );
-      else log.debug({ err: error, sends }, "send failed; will rebroadcast");
-    }
+    await broadcast(input, log, sends);
   };
 
   const status = async (searchTransactionHistory: boolean) =>
@@ -132,7 +113,10 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
     return undefined;
   };
 
-  await send();
+  if (input.alreadySent) {
+    lastSendAt = performance.now();
+    sends = 1;
+  } else await send();
   for (;;) {
     input.signal?.throwIfAborted();
     const found = await status(false);
@@ -160,6 +144,44 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
     }
     if (!found && performance.now() - lastSendAt >= rebroadcastMs) await send();
     await sleep(pollMs, undefined, { signal: input.signal });
+  }
+}
+
+/**
+ * The first send of a signed transaction, nothing more: the execute endpoint when one is given, else
+ * every RPC node. Whoever watches the signature afterwards (sendAndConfirm) rebroadcasts the same bytes.
+ */
+export async function sendOnce(input: SendAndConfirmInput): Promise<void> {
+  await broadcast(input, input.logger.child({ signature: input.signature }), 1);
+}
+
+/** Send number `sends`; a refused or lost send is only logged: the signature's status decides. */
+async function broadcast(input: SendAndConfirmInput, log: Logger, sends: number): Promise<void> {
+  const { signature } = input;
+  try {
+    if (sends === 1 && input.submit) {
+      const answer = await input.submit(Buffer.from(input.signedTransaction).toString("base64"));
+      if (answer.signature !== signature) {
+        log.warn(
+          { reported: answer.signature },
+          "execute endpoint reported another signature; tracking ours",
+        );
+      }
+      if (answer.status === "Failed")
+        log.warn({ error: answer.error ?? undefined }, "execute endpoint reported the transaction failed");
+    } else {
+      await sendToEvery(input, log, sends);
+    }
+  } catch (error) {
+    // A refused or lost send changes nothing: the status decides, and the next rebroadcast retries.
+    // The execute endpoint's failure is said out loud, though: a refusal or an answer outside its
+    // schema (a PermanentError) means the service and Keeper disagree, which an operator must see.
+    if (sends === 1 && input.submit)
+      log[error instanceof PermanentError ? "error" : "warn"](
+        { err: error },
+        "execute endpoint failed or answered outside its schema; tracking the signature on the chain",
+      );
+    else log.debug({ err: error, sends }, "send failed; will rebroadcast");
   }
 }
 

@@ -92,9 +92,10 @@ export const configSchema = z.strictObject({
       allowedPrograms: z.array(pubkey).default([]),
       maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(2_000_000),
       /**
-       * Priority fee per transaction (unit limit x unit price), in lamports. 0.001 SOL is 200 base fees:
-       * a claim or close of ~200,000 units can pay the whole per-unit ceiling (0.0004 SOL), and only a
-       * transaction over 500,000 units is held to a lower price than the ceiling.
+       * Fee budget per transaction, in lamports: priority fee (unit limit x unit price) plus base fee
+       * (5,000 a signature). 0.001 SOL is 200 base fees: a claim or close of ~200,000 units can pay the
+       * whole per-unit ceiling (0.0004 SOL), and only a transaction over ~490,000 units is held to a
+       * lower price than the ceiling.
        */
       maxPriorityFeeLamports: z.number().int().min(0).default(1_000_000),
       /** Bid this percentile (1-100) of the recent non-zero priority fees on the accounts a build writes. */
@@ -106,6 +107,8 @@ export const configSchema = z.strictObject({
       maxRebuilds: z.number().int().min(0).max(10).default(3),
       rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
       concurrency: z.number().int().min(1).max(64).default(4),
+      /** Sent transactions watched at once (rebroadcast until confirmed, failed or expired), per signer process. */
+      watchConcurrency: z.number().int().min(1).max(1_000).default(100),
       /** Mints a claim or close pays in (6 decimals: a raw unit is a micro-USD); mainnet USDC and JupUSD. */
       payoutMints: z
         .array(pubkey)

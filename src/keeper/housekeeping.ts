@@ -5,15 +5,17 @@ import { enqueueSign } from "./action-worker.js";
 import type { Ledger, LedgerRow } from "./ledger.js";
 import { jobIds } from "./names.js";
 import { enqueueBuild } from "./poll-worker.js";
-import type { ActionJobData, SignJobData } from "./queues.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
 
-/** A sign job in one of these states will still run: the intent it carries is not abandoned. */
+/** A sign or confirm job in one of these states will still run: its intent is not abandoned. */
 const LIVE_JOB_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children"] as const;
 
 export interface HousekeepingDeps {
   ledger: Ledger;
   actions: Queue<ActionJobData>;
   sign: Queue<SignJobData>;
+  /** The watcher's queue: an intent whose sent attempt is watched there is not abandoned either. */
+  confirm?: Queue<ConfirmJobData>;
   wallets: readonly string[];
   /** An intent `sending` (unchanged) for this long is stuck: alerted, and resumed if no job runs it. */
   stuckSendingSeconds: number;
@@ -28,9 +30,10 @@ export interface HousekeepingDeps {
 /**
  * Intents whose job vanished (a crash between recording and enqueueing, or a job trimmed from a queue)
  * get their job back; job ids are deterministic, so an intent whose job still exists gains nothing.
- * An intent stuck in `sending` whose sign job ended without moving it on (failed and kept, and the
- * failure never reached the ledger) gets a sign job under a new id: BullMQ ignores an add whose id is
- * a kept job's. The signer then resumes the recorded attempt; it never signs a second transaction.
+ * An intent stuck in `sending` that neither a sign job nor a watch (confirm job) carries any more (one
+ * failed and kept, and the failure never reached the ledger; or a watch lost) gets a sign job under a
+ * new id: BullMQ ignores an add whose id is a kept job's. The signer then finds the recorded attempt in
+ * flight and hands it to a new watch; it never signs a second transaction.
  */
 export async function runHousekeeping(deps: HousekeepingDeps): Promise<void> {
   const { ledger, logger } = deps;
@@ -49,15 +52,15 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<void> {
   }
   deps.onStuckSending?.(stuck.length);
   if (stuck.length === 0) return;
-  const running = await intentsWithLiveSignJobs(deps.sign);
+  const running = await intentsWithLiveJobs([deps.sign, ...(deps.confirm ? [deps.confirm] : [])]);
   for (const row of stuck) {
     const sendingSeconds = now - row.updatedAt;
     const resumed = !running.has(row.key);
     logger.warn(
       { intent: row.key, kind: row.kind, wallet: row.wallet, sendingSeconds, resumed },
       resumed
-        ? "intent stuck in sending and no sign job runs it: resuming its recorded transaction"
-        : "intent stuck in sending; its sign job is still waiting or running",
+        ? "intent stuck in sending and no sign or confirm job runs it: resuming its recorded transaction"
+        : "intent stuck in sending; its sign or confirm job is still waiting or running",
     );
     deps.notify?.({
       kind: "stuck",
@@ -72,7 +75,10 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<void> {
   }
 }
 
-async function intentsWithLiveSignJobs(sign: Queue<SignJobData>): Promise<Set<string>> {
-  const jobs = await sign.getJobs([...LIVE_JOB_STATES]);
-  return new Set(jobs.flatMap((job) => (job?.data?.intentKey ? [job.data.intentKey] : [])));
+async function intentsWithLiveJobs(queues: readonly Queue<SignJobData>[]): Promise<Set<string>> {
+  const running = new Set<string>();
+  for (const queue of queues)
+    for (const job of await queue.getJobs([...LIVE_JOB_STATES]))
+      if (job?.data?.intentKey) running.add(job.data.intentKey);
+  return running;
 }

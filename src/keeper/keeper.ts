@@ -26,9 +26,10 @@ import { redisReachable, rpcReachable } from "../ops/readiness-checks.js";
 import { Watchdog } from "../ops/watchdog.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
-import { signAndSubmit } from "../signer/sign-transaction.js";
+import { signAndSend, watchAttempt } from "../signer/sign-transaction.js";
 import { processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
+import { processConfirm } from "./confirm-worker.js";
 import { EventDetailsCache } from "./event-details-cache.js";
 import { runHousekeeping } from "./housekeeping.js";
 import { Ledger, TERMINAL_STATUSES } from "./ledger.js";
@@ -218,6 +219,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
             ledger,
             actions: queues.actions,
             sign: queues.sign,
+            confirm: queues.confirm,
             wallets: walletList,
             stuckSendingSeconds: config.signer.stuckSendingSeconds,
             logger,
@@ -334,19 +336,43 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         if (!keyring.has(wallet)) throw new ConfigError([`wallets: no key loaded for ${wallet}`]);
       const attempts = new RedisAttemptStore(redis, keys.attemptsPrefix);
       const maxRebuilds = config.signer.maxRebuilds;
+      const send = {
+        commitment: config.rpc.commitment,
+        rebroadcastIntervalMs: config.signer.rebroadcastIntervalMs,
+        alsoSendTo,
+      };
+      // What an outcome goes through, whether the sign job reached it or the watcher did.
+      const outcomeDeps = {
+        ledger,
+        actions: queues.actions,
+        maxRebuilds,
+        logger,
+        protections,
+        events: {
+          onOutcome: (row: Parameters<typeof notify>[1], outcome: SignOutcome) => {
+            const seconds =
+              outcome.outcome === "confirmed" && outcome.confirmationMs !== undefined
+                ? outcome.confirmationMs / 1000
+                : undefined;
+            metrics.recordTransaction(row.kind, outcome.outcome, seconds);
+            if (outcome.outcome === "refused")
+              metrics.policyRefusals.inc({ kind: row.kind, reason: outcome.reason });
+            if (outcome.outcome === "confirmed" && row.kind === "claim" && row.amountMicroUsd)
+              metrics.addClaimedMicroUsd(BigInt(row.amountMicroUsd));
+            notify(notifier, row, outcome);
+          },
+        },
+      };
       const signWorker = new Worker(
         QUEUES.sign,
         async (job, token) => {
           return processSign(
             job,
             {
-              ledger,
-              actions: queues.actions,
+              ...outcomeDeps,
               pause,
-              maxRebuilds,
-              logger,
-              protections,
-              signAndSubmit: async (row): Promise<SignOutcome> => {
+              confirm: queues.confirm,
+              signAndSubmit: async (row) => {
                 const requestId = row.requestId;
                 const submit =
                   requestId && (row.kind === "createTrigger" || row.kind === "cancelTrigger")
@@ -361,7 +387,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   toleranceBps: config.signer.inflowToleranceBps,
                   settledLater: config.signer.settledLater,
                 });
-                return signAndSubmit({
+                return signAndSend({
                   intent: row.intent,
                   ...(inflow ? { inflow } : {}),
                   transactionBase64: row.transaction ?? "",
@@ -378,27 +404,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   attempts,
                   logger,
                   maxAttempts: (maxRebuilds + 1) * 3,
-                  send: {
-                    commitment: config.rpc.commitment,
-                    rebroadcastIntervalMs: config.signer.rebroadcastIntervalMs,
-                    alsoSendTo,
-                  },
+                  send,
                   ...(submit ? { submit } : {}),
                 });
-              },
-              events: {
-                onOutcome: (row, outcome) => {
-                  const seconds =
-                    outcome.outcome === "confirmed" && outcome.confirmationMs !== undefined
-                      ? outcome.confirmationMs / 1000
-                      : undefined;
-                  metrics.recordTransaction(row.kind, outcome.outcome, seconds);
-                  if (outcome.outcome === "refused")
-                    metrics.policyRefusals.inc({ kind: row.kind, reason: outcome.reason });
-                  if (outcome.outcome === "confirmed" && row.kind === "claim" && row.amountMicroUsd)
-                    metrics.addClaimedMicroUsd(BigInt(row.amountMicroUsd));
-                  notify(notifier, row, outcome);
-                },
               },
             },
             token,
@@ -406,6 +414,23 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         },
         { ...workerOptions, concurrency: config.signer.concurrency },
       );
+      // The watcher: sent attempts to their outcome, so a dropped transaction never holds a signing
+      // slot. It runs in the signer role, the one that sends, but needs no key: only the RPC and the
+      // attempt records.
+      const confirmWorker = new Worker(
+        QUEUES.confirm,
+        async (job) =>
+          processConfirm(job, {
+            ...outcomeDeps,
+            watch: (intentKey) => watchAttempt({ intentKey, connection, attempts, logger, send }),
+            onWatching: (change) => metrics.attemptsWatched.inc(change),
+          }),
+        { ...workerOptions, concurrency: config.signer.watchConcurrency },
+      );
+      // A watch that ran out of attempts (an RPC outage) fails its intent as a sign job does: the next
+      // try resumes the recorded attempt, never signs a second one.
+      confirmWorker.on("failed", (job, error) => void failIntentOfExhaustedJob(ledger, job, error));
+      track(confirmWorker, QUEUES.confirm);
       // A sign job that ran out of attempts (an RPC outage, a wallet that kept changing) fails its
       // intent instead of leaving it `sending`: the next poll admits it again, and a transaction that
       // was already sent is then resumed from its attempt record, never signed anew.

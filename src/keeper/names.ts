@@ -1,5 +1,5 @@
 /** Queue names, job names and Redis keys, in one place. BullMQ forbids ':' in custom job ids. */
-export const QUEUES = { poll: "poll", actions: "actions", sign: "sign" } as const;
+export const QUEUES = { poll: "poll", actions: "actions", sign: "sign", confirm: "confirm" } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 export interface RedisKeys {
@@ -54,4 +54,6 @@ export const jobIds = {
   pollDeduplication: (wallet: string, kind: string) => `poll-${kind}-${wallet}`,
   action: (intentKey: string, build: number) => `act-${intentKey}-${build}`,
   sign: (intentKey: string, build: number) => `sign-${intentKey}-${build}`,
+  /** The watch of attempt `attempt`, started by the sign job `signJobId`. */
+  confirm: (signJobId: string, attempt: number) => `confirm-${signJobId}-a${attempt}`,
 } as const;

@@ -16,11 +16,17 @@ export interface SignJobData {
   intentKey: string;
   build: number;
 }
+/** Watch the intent's recorded attempt (sent by the sign job of this build) to its outcome. */
+export interface ConfirmJobData {
+  intentKey: string;
+  build: number;
+}
 
 export interface KeeperQueues {
   poll: Queue<PollJobData>;
   actions: Queue<ActionJobData>;
   sign: Queue<SignJobData>;
+  confirm: Queue<ConfirmJobData>;
   all(): Array<Queue>;
   close(): Promise<void>;
 }
@@ -47,13 +53,15 @@ export function createQueues(
   const poll = make<PollJobData>(QUEUES.poll);
   const actions = make<ActionJobData>(QUEUES.actions);
   const sign = make<SignJobData>(QUEUES.sign);
+  const confirm = make<ConfirmJobData>(QUEUES.confirm);
   return {
     poll,
     actions,
     sign,
-    all: () => [poll, actions, sign] as Queue[],
+    confirm,
+    all: () => [poll, actions, sign, confirm] as Queue[],
     async close() {
-      await Promise.allSettled([poll.close(), actions.close(), sign.close()]);
+      await Promise.allSettled([poll.close(), actions.close(), sign.close(), confirm.close()]);
     },
   };
 }

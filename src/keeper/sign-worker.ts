@@ -1,10 +1,18 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "./ledger.js";
+import { jobIds } from "./names.js";
 import type { PauseSwitch } from "./pause.js";
 import { enqueueBuild } from "./poll-worker.js";
 import type { Protections } from "./protections.js";
-import type { ActionJobData, SignJobData } from "./queues.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
+
+/** Recorded and sent once: the watcher (confirm queue) owns the attempt from here. */
+export interface SentOutcome {
+  outcome: "sent";
+  signature: string;
+  attempt: number;
+}
 
 export type SignOutcome =
   | { outcome: "confirmed"; signature: string; slot: number; confirmationMs?: number }
@@ -16,33 +24,42 @@ export interface SignEvents {
   onOutcome?(row: LedgerRow, outcome: SignOutcome): void;
 }
 
-export interface SignDeps {
-  /** Checks, signs, sends and confirms the row's current transaction (the signer module). */
-  signAndSubmit(row: LedgerRow): Promise<SignOutcome>;
+/** What turns an outcome into the ledger's, metrics', webhook's and a rebuild (sign and confirm workers). */
+export interface OutcomeDeps {
   ledger: Ledger;
   actions: Queue<ActionJobData>;
-  pause: PauseSwitch;
   /** Fresh transactions allowed after an expired one, per try. */
   maxRebuilds: number;
   logger: Logger;
   events?: SignEvents;
-  pausedRetryMs?: number;
   /** Confirmed closes are counted by the circuit breakers. */
   protections?: Protections;
   /** Unix seconds (tests drive it). */
   nowSeconds?: () => number;
 }
 
+export interface SignDeps extends OutcomeDeps {
+  /**
+   * Checks, signs and sends the row's current transaction (the signer module). Answers `sent` once the
+   * signature is recorded and sent (the watcher takes over), or an outcome reached without watching.
+   */
+  signAndSubmit(row: LedgerRow): Promise<SignOutcome | SentOutcome>;
+  /** The watcher's queue: a `sent` attempt is handed to it, and the signing slot is free. */
+  confirm?: Queue<ConfirmJobData>;
+  pause: PauseSwitch;
+  pausedRetryMs?: number;
+}
+
 /**
- * The signer worker's job: one transaction of one intent to a final outcome. Only `expired` (the
- * blockhash passed and a last status check found nothing) leads to a fresh build, and only a bounded
- * number of times; anything else is final for this try.
+ * The signer worker's job: one transaction of one intent checked, signed and sent once. A sent attempt
+ * goes to the watcher (the confirm queue) and the job ends, freeing its slot; an outcome reached
+ * without sending (refused, stale, an attempt that already finished) is applied here.
  */
 export async function processSign(
   job: Pick<Job<SignJobData>, "data" | "id"> & Partial<Pick<Job<SignJobData>, "moveToDelayed">>,
   deps: SignDeps,
   token?: string,
-): Promise<SignOutcome | undefined> {
+): Promise<SignOutcome | SentOutcome | undefined> {
   const { intentKey, build } = job.data;
   const log = deps.logger.child({ intent: intentKey, job: job.id });
   const row = await deps.ledger.get(intentKey);
@@ -62,6 +79,50 @@ export async function processSign(
   }
   await deps.ledger.update(intentKey, { status: "sending" });
   const outcome = await deps.signAndSubmit(row);
+  if (outcome.outcome === "sent") {
+    if (!deps.confirm) throw new Error("a sent transaction needs the confirm queue to be watched");
+    await enqueueConfirm(deps.confirm, intentKey, build, outcome.attempt, String(job.id ?? ""));
+    log.info(
+      { signature: outcome.signature, attempt: outcome.attempt },
+      "transaction sent; the watcher has it",
+    );
+    return outcome;
+  }
+  await applyOutcome(row, build, outcome, deps);
+  return outcome;
+}
+
+/**
+ * One watch per attempt and sign job: a re-run of the same sign job adds nothing, a sign job that
+ * housekeeping started anew (another id) gets a watch of its own.
+ */
+export async function enqueueConfirm(
+  confirm: Queue<ConfirmJobData>,
+  intentKey: string,
+  build: number,
+  attempt: number,
+  signJobId: string,
+): Promise<void> {
+  await confirm.add(
+    "confirm",
+    { intentKey, build },
+    { jobId: jobIds.confirm(signJobId || intentKey, attempt) },
+  );
+}
+
+/**
+ * An outcome to the ledger, the circuit breakers, metrics and the webhook (events). Only `expired` (the
+ * blockhash passed and a last status check found nothing) leads to a fresh build, and only a bounded
+ * number of times; anything else is final for this try.
+ */
+export async function applyOutcome(
+  row: LedgerRow,
+  build: number,
+  outcome: SignOutcome,
+  deps: OutcomeDeps,
+): Promise<void> {
+  const intentKey = row.key;
+  const log = deps.logger.child({ intent: intentKey });
   deps.events?.onOutcome?.(row, outcome);
   switch (outcome.outcome) {
     case "confirmed":
@@ -111,5 +172,4 @@ export async function processSign(
       }
       break;
   }
-  return outcome;
 }

@@ -253,6 +253,11 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     help: "Intents in sending longer than signer.stuckSendingSeconds at the last housekeeping",
     registers,
   });
+  const attemptsWatched = new Gauge({
+    name: "keeper_attempts_watched",
+    help: "Sent transactions this process is watching to an outcome (rebroadcasting), outside the signing slots",
+    registers,
+  });
   const circuitBreakerTripped = new Gauge({
     name: "keeper_circuit_breaker_tripped",
     help: "1 while the named circuit breaker is open, else 0",
@@ -283,6 +288,7 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     paused,
     circuitBreakerTripped,
     intentsStuckSending,
+    attemptsWatched,
     notifications,
     operatorActions,
     opsRequestsRefused,

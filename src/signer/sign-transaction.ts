@@ -12,11 +12,12 @@ import {
   type SendOutcome,
   type SubmitSigned,
   sendAndConfirm,
+  sendOnce,
 } from "../chain/send-and-confirm.js";
 import { PolicyRefusal, StaleTransaction } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 import type { AttemptRecord, AttemptStore } from "./attempt-store.js";
-import type { Wallets } from "./keys.js";
+import type { Signer } from "./signer.js";
 
 export type SignOutcome =
   | {
@@ -30,6 +31,15 @@ export type SignOutcome =
   | { outcome: "failed"; signature?: string; error: string; attempt: number; resumed: boolean }
   | { outcome: "expired"; signature?: string; attempt: number; resumed: boolean }
   | { outcome: "refused"; reason: string; detail: string; attempt: number; resumed: boolean };
+
+/** A signed transaction recorded and sent once: whoever watches the attempt record finishes it. */
+export interface SentAttempt {
+  outcome: "sent";
+  signature: string;
+  attempt: number;
+  /** Sent by an earlier run (found in flight), not by this one. */
+  resumed: boolean;
+}
 
 export interface SendOptions {
   commitment?: "processed" | "confirmed" | "finalized";
@@ -49,7 +59,8 @@ export interface SignAndSubmitInput {
    * believed only up to the node's height at signing + 151 (capLastValidBlockHeight).
    */
   lastValidBlockHeight: number;
-  wallets: Wallets;
+  /** Whatever holds the keys (the local `Wallets`, or a remote signer): its `sign` is awaited. */
+  wallets: Signer;
   connection: Connection;
   policyConfig: PolicyConfig;
   /** What the transaction must bring in (expectedInflow of the intent and its build). */
@@ -69,17 +80,28 @@ export interface SignAndSubmitInput {
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /**
- * The one way a transaction gets signed: decode, check, sign, record the signature, then send and
- * confirm. A run that finds an attempt in flight resumes it (same bytes, same signature) instead of
- * signing anything new; only a finished attempt that did not confirm opens the next, bounded.
- * Returns `expired` when the caller may ask the service for a fresh transaction: one that was sent and
- * expired unseen, or one that was stale before it was signed (no signature then).
+ * The one way a transaction gets signed and seen through, in one call: signAndSend, then watchAttempt
+ * on what it sent. The keeper splits the two (a signing slot ends at the first send, the watcher
+ * finishes the attempt); the result is the same.
  */
 export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutcome> {
+  const sent = await signAndSend(input);
+  if (sent.outcome !== "sent") return sent;
+  return watchAttempt({ ...input, intentKey: input.intent.key, resumed: sent.resumed });
+}
+
+/**
+ * Decode, check, sign, record the signature, then send once. A run that finds an attempt in flight
+ * answers `sent` for it (same bytes, same signature) instead of signing anything new; only a finished
+ * attempt that did not confirm opens the next, bounded. Returns `expired` when the caller may ask the
+ * service for a fresh transaction: one whose recorded attempt expired unseen, or one that was stale
+ * before it was signed (no signature then).
+ */
+export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcome | SentAttempt> {
   const { intent, attempts, wallets, connection } = input;
   const log = input.logger.child({ intentKey: intent.key, wallet: intent.wallet });
   const existing = await attempts.get(intent.key);
-  if (existing?.status === "sent") return resume(existing, input, log);
+  if (existing?.status === "sent") return inFlight(existing, log);
   if (existing?.status === "confirmed") return fromRecord(existing);
   if (
     (existing?.status === "expired" || existing?.status === "failed") &&
@@ -100,7 +122,9 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     return { outcome: "failed", error, attempt: attempt - 1, resumed: false };
   }
 
-  const lastValidBlockHeight = await believedLastValidBlockHeight(input.lastValidBlockHeight, input, log);
+  // One read serves both: the cap, and the policy's staleness check (the newest height is the strictest).
+  const blockHeight = await blockHeightNow(input);
+  const lastValidBlockHeight = believed(input.lastValidBlockHeight, blockHeight, log);
   let signed: { bytes: Uint8Array; signature: string; recentBlockhash: string };
   try {
     const decoded = await decodeTransaction(
@@ -119,6 +143,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
       connection,
       config: input.policyConfig,
       lastValidBlockHeight,
+      blockHeight,
       ...(input.inflow ? { inflow: input.inflow } : {}),
     });
     log.debug(
@@ -130,7 +155,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
       },
       "transaction passed the policy",
     );
-    const signature = wallets.sign(intent.wallet, decoded.messageBytes);
+    const signature = await wallets.sign(intent.wallet, decoded.messageBytes);
     decoded.transaction.addSignature(new PublicKey(intent.wallet), signature);
     if (decoded.transaction.signatures.some((s) => s.every((b) => b === 0))) {
       throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
@@ -150,7 +175,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
       // attempt is the intent's, follow it.
       const winner = await attempts.get(intent.key);
       log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this intent first");
-      if (winner?.status === "sent") return resume(winner, input, log);
+      if (winner?.status === "sent") return inFlight(winner, log);
       if (winner) return fromRecord(winner);
     }
     return { outcome: "refused", reason: error.reason, detail: error.detail, attempt, resumed: false };
@@ -168,12 +193,12 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     // Another run of the same intent got there first: follow its attempt, never send a second one.
     const winner = await attempts.get(intent.key);
     log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this attempt first");
-    if (winner?.status === "sent") return resume(winner, input, log);
+    if (winner?.status === "sent") return inFlight(winner, log);
     if (winner) return fromRecord(winner);
     throw new Error(`attempt record of ${intent.key} vanished`);
   }
   log.info({ signature: signed.signature, attempt }, "transaction signed and recorded");
-  const outcome = await sendAndConfirm({
+  await sendOnce({
     ...sendInput(input, log),
     signedTransaction: signed.bytes,
     signature: signed.signature,
@@ -181,7 +206,7 @@ export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutc
     lastValidBlockHeight,
     ...(input.submit ? { submit: input.submit } : {}),
   });
-  return finish(intent.key, attempt, outcome, false, input, log);
+  return { outcome: "sent", signature: signed.signature, attempt, resumed: false };
 }
 
 /**
@@ -194,25 +219,54 @@ async function stale(
   attempt: number,
   input: SignAndSubmitInput,
   log: Logger,
-): Promise<SignOutcome> {
+): Promise<SignOutcome | SentAttempt> {
   const current = await input.attempts.get(input.intent.key);
   if (current !== undefined && current.attempt >= attempt) {
     log.warn({ attempt, recorded: current.attempt }, "another run recorded this intent first");
-    return current.status === "sent" ? resume(current, input, log) : fromRecord(current);
+    return current.status === "sent" ? inFlight(current, log) : fromRecord(current);
   }
   log.info({ attempt, detail: error.detail }, "transaction stale before signing; asking for a fresh one");
   return { outcome: "expired", attempt, resumed: false };
 }
 
-async function resume(record: AttemptRecord, input: SignAndSubmitInput, log: Logger): Promise<SignOutcome> {
+function inFlight(record: AttemptRecord, log: Logger): SentAttempt {
+  if (!record.signature) throw new Error(`attempt record of ${record.intentKey} is in flight but incomplete`);
+  log.info(
+    { signature: record.signature, attempt: record.attempt },
+    "an attempt of this intent is in flight",
+  );
+  return { outcome: "sent", signature: record.signature, attempt: record.attempt, resumed: true };
+}
+
+/** What the watcher needs: the RPC and the attempt records, no keys. */
+export type WatchAttemptInput = Pick<
+  SignAndSubmitInput,
+  "connection" | "attempts" | "logger" | "send" | "signal"
+> & {
+  intentKey: string;
+  /** Reported in the outcome: the attempt was sent by an earlier run. */
+  resumed?: boolean;
+};
+
+/**
+ * Sees the intent's recorded attempt through: rebroadcasts the recorded bytes until they confirm,
+ * fail, or provably expire, then records the outcome. An attempt already finished answers its
+ * outcome. Needs no key: it never signs, so a watch lost to a crash is simply run again.
+ */
+export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcome> {
+  const log = input.logger.child({ intentKey: input.intentKey });
+  const record = await input.attempts.get(input.intentKey);
+  if (!record) throw new Error(`no attempt record of ${input.intentKey} to watch`);
+  if (record.status !== "sent") return fromRecord(record);
   const { signature, signedTransaction, recentBlockhash } = record;
   if (!signature || !signedTransaction || record.lastValidBlockHeight === undefined || !recentBlockhash) {
     throw new Error(`attempt record of ${record.intentKey} is in flight but incomplete`);
   }
-  log.info({ signature, attempt: record.attempt }, "resuming a recorded transaction");
+  log.info({ signature, attempt: record.attempt }, "watching a recorded transaction");
   // Capped again: a record written before heights were capped may hold the service's far-off one, and
   // the blockhash, older than the record, cannot outlive the node's height now + 151 either.
-  const lastValidBlockHeight = await believedLastValidBlockHeight(record.lastValidBlockHeight, input, log);
+  const height = await blockHeightNow(input);
+  const lastValidBlockHeight = believed(record.lastValidBlockHeight, height, log);
   // Same bytes, same signature: rebroadcasting cannot make a second payment.
   const outcome = await sendAndConfirm({
     ...sendInput(input, log),
@@ -220,20 +274,20 @@ async function resume(record: AttemptRecord, input: SignAndSubmitInput, log: Log
     signature,
     recentBlockhash,
     lastValidBlockHeight,
+    alreadySent: true,
   });
-  return finish(record.intentKey, record.attempt, outcome, true, input, log);
+  return finish(record.intentKey, record.attempt, outcome, input.resumed ?? true, input, log);
 }
 
-/** `lastValidBlockHeight`, capped at the node's block height now + 151; a cap is logged. */
-async function believedLastValidBlockHeight(
-  lastValidBlockHeight: number,
-  input: SignAndSubmitInput,
-  log: Logger,
-): Promise<number> {
-  // Processed: the node's newest height, so the highest cap (past it the node's word decides anyway).
-  const height = await rpcCall("getBlockHeight", () => input.connection.getBlockHeight("processed"), {
+/** The node's newest block height (processed): the highest cap, past it the node's word decides anyway. */
+async function blockHeightNow(input: Pick<SignAndSubmitInput, "connection" | "signal">): Promise<number> {
+  return rpcCall("getBlockHeight", () => input.connection.getBlockHeight("processed"), {
     signal: input.signal,
   });
+}
+
+/** `lastValidBlockHeight`, capped at `height` + 151; a cap is logged. */
+function believed(lastValidBlockHeight: number, height: number, log: Logger): number {
   const capped = capLastValidBlockHeight(lastValidBlockHeight, height);
   if (capped < lastValidBlockHeight) {
     log.warn(
@@ -245,7 +299,7 @@ async function believedLastValidBlockHeight(
 }
 
 function sendInput(
-  input: SignAndSubmitInput,
+  input: Pick<SignAndSubmitInput, "connection" | "send" | "signal">,
   log: Logger,
 ): Omit<SendAndConfirmInput, "signedTransaction" | "signature" | "recentBlockhash" | "lastValidBlockHeight"> {
   const base: Omit<
@@ -265,7 +319,7 @@ async function finish(
   attempt: number,
   outcome: SendOutcome,
   resumed: boolean,
-  input: SignAndSubmitInput,
+  input: Pick<SignAndSubmitInput, "attempts">,
   log: Logger,
 ): Promise<SignOutcome> {
   switch (outcome.outcome) {
