@@ -262,7 +262,11 @@ export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcom
   if (!signature || !signedTransaction || record.lastValidBlockHeight === undefined || !recentBlockhash) {
     throw new Error(`attempt record of ${record.intentKey} is in flight but incomplete`);
   }
-  log.info({ signature, attempt: record.attempt }, "watching a recorded transaction");
+  const resumed = input.resumed ?? true;
+  log.info(
+    { signature, attempt: record.attempt },
+    resumed ? "resuming a recorded transaction" : "watching a recorded transaction",
+  );
   // Capped again: a record written before heights were capped may hold the service's far-off one, and
   // the blockhash, older than the record, cannot outlive the node's height now + 151 either.
   const height = await blockHeightNow(input);
@@ -276,7 +280,7 @@ export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcom
     lastValidBlockHeight,
     alreadySent: true,
   });
-  return finish(record.intentKey, record.attempt, outcome, input.resumed ?? true, input, log);
+  return finish(record.intentKey, record.attempt, outcome, resumed, input, log);
 }
 
 /** The node's newest block height (processed): the highest cap, past it the node's word decides anyway. */

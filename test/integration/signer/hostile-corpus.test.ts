@@ -379,7 +379,8 @@ const corpus: HostileCase[] = [
   {
     name: "two compute-unit limits, the first the whole block's share (last one small)",
     reason: "priority_fee_too_high",
-    detail: /priority fee 1260000 lamports \(1400000 units x 900000 micro-lamports\), ceiling 1000000/,
+    detail:
+      /fee 1265000 lamports: priority 1260000 \(1400000 units x 900000 micro-lamports\) \+ base 5000 \(1 signatures\), budget 1000000/,
     build: (env, bh) => ({
       tx: buildTransaction({
         payer: env.wallet,
@@ -396,7 +397,8 @@ const corpus: HostileCase[] = [
   {
     name: "a price under the per-unit ceiling whose limit x price is over the lamport ceiling",
     reason: "priority_fee_too_high",
-    detail: /priority fee 1260000 lamports \(1400000 units x 900000 micro-lamports\), ceiling 1000000/,
+    detail:
+      /fee 1265000 lamports: priority 1260000 \(1400000 units x 900000 micro-lamports\) \+ base 5000 \(1 signatures\), budget 1000000/,
     build: (env, bh) => ({
       tx: buildTransaction({
         payer: env.wallet,
