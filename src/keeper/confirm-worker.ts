@@ -6,9 +6,10 @@ import { applyOutcome, type OutcomeDeps, type SignOutcome } from "./sign-worker.
 export interface ConfirmDeps extends OutcomeDeps {
   /**
    * Sees the intent's recorded attempt to its outcome (watchAttempt: rebroadcast, status, expiry) and
-   * records it. Needs the RPC and the attempt records, never a key.
+   * records it. Needs the RPC and the attempt records, never a key. `resumed`: an earlier run of this
+   * watch was lost (a crash, a stalled lock) or failed.
    */
-  watch(intentKey: string): Promise<SignOutcome>;
+  watch(intentKey: string, resumed: boolean): Promise<SignOutcome>;
   /** Told when a watch starts and ends (the keeper_attempts_watched gauge). */
   onWatching?(change: 1 | -1): void;
 }
@@ -19,7 +20,7 @@ export interface ConfirmDeps extends OutcomeDeps {
  * same recorded bytes; an intent that already ended is left alone.
  */
 export async function processConfirm(
-  job: Pick<Job<ConfirmJobData>, "data" | "id">,
+  job: Pick<Job<ConfirmJobData>, "data" | "id"> & Partial<Pick<Job<ConfirmJobData>, "attemptsStarted">>,
   deps: ConfirmDeps,
 ): Promise<SignOutcome | undefined> {
   const { intentKey, build } = job.data;
@@ -33,7 +34,7 @@ export async function processConfirm(
   deps.onWatching?.(1);
   let outcome: SignOutcome;
   try {
-    outcome = await deps.watch(intentKey);
+    outcome = await deps.watch(intentKey, (job.attemptsStarted ?? 1) > 1);
   } finally {
     deps.onWatching?.(-1);
   }

@@ -422,7 +422,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         async (job) =>
           processConfirm(job, {
             ...outcomeDeps,
-            watch: (intentKey) => watchAttempt({ intentKey, connection, attempts, logger, send }),
+            watch: (intentKey, resumed) =>
+              watchAttempt({ intentKey, resumed, connection, attempts, logger, send }),
             onWatching: (change) => metrics.attemptsWatched.inc(change),
           }),
         { ...workerOptions, concurrency: config.signer.watchConcurrency },
