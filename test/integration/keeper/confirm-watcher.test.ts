@@ -142,6 +142,8 @@ describe("the watcher: dropped transactions do not hold the signing slots", () =
     // A watch per lost transaction runs outside the signing slots.
     expect(await keeper.queues.confirm.getActiveCount()).toBeGreaterThanOrEqual(LOST);
     expect(await keeper.queues.sign.getActiveCount()).toBe(0);
+    const watched = (await keeper.metrics.attemptsWatched.get()).values[0]?.value;
+    expect(watched).toBeGreaterThanOrEqual(LOST);
 
     // The lost transactions' blockhashes pass: each is found expired, rebuilt and lands once.
     chain.advanceSlots(200);
