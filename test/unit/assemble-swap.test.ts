@@ -194,4 +194,27 @@ describe("building a swap intent", () => {
       `swap build: outputMint ${looked} is not the intent's outputMint ${output}`,
     );
   });
+
+  it("bids on every build and raises the bid on each rebuild after an expiry", async () => {
+    const askedAbout: string[][] = [];
+    const priorityFees = {
+      recent: async (accounts: readonly string[]) => {
+        askedAbout.push([...accounts]);
+        return [8_000, 4_000];
+      },
+      settings: {
+        percentile: 75,
+        minMicroLamports: 1_000,
+        escalation: 1.5,
+        maxUnitPriceMicroLamports: 2_000_000,
+        maxPriorityFeeLamports: 1_000_000,
+      },
+    };
+    const swap = api(build({ outputMint: output }));
+    const prices = [];
+    for (const n of [1, 2, 3])
+      prices.push((await buildTransaction(swap, intent, { build: n, priorityFees })).computeUnitPrice);
+    expect(prices).toEqual([8_000, 12_000, 18_000]);
+    expect(askedAbout).toEqual([[taker], [taker], [taker]]);
+  });
 });

@@ -275,8 +275,9 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     chain.faults.recentPriorityFees = [50_000_000];
     const capped = await admitTrigger();
     const row = await runBuild(capped, 1);
-    // 1,000,000 lamports over 1,400,000 units (the most the service could set): 714,285 per unit.
-    expect(createBodies.at(-1)?.computeUnitPrice).toBe("714285");
+    // 1,000,000 lamports less 20,000 kept for base fees, over 1,400,000 units (the most the service
+    // could set): 700,000 per unit.
+    expect(createBodies.at(-1)?.computeUnitPrice).toBe("700000");
     const budget = await budgetOf(row.transaction ?? "");
     expect(budget.priorityFeeLamports).toBeLessThanOrEqual(BigInt(MAX_PRIORITY_FEE_LAMPORTS));
     expect((await runSign(capped, 1))?.outcome).toBe("confirmed");
