@@ -416,14 +416,24 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       );
       // The watcher: sent attempts to their outcome, so a dropped transaction never holds a signing
       // slot. It runs in the signer role, the one that sends, but needs no key: only the RPC and the
-      // attempt records.
+      // attempt records. A stop does not wait out the watches (up to a blockhash's lifetime): they are
+      // cut short and their jobs retried, by another signer process or at the next start.
+      const stopping = new AbortController();
       const confirmWorker = new Worker(
         QUEUES.confirm,
         async (job) =>
           processConfirm(job, {
             ...outcomeDeps,
             watch: (intentKey, resumed) =>
-              watchAttempt({ intentKey, resumed, connection, attempts, logger, send }),
+              watchAttempt({
+                intentKey,
+                resumed,
+                connection,
+                attempts,
+                logger,
+                send,
+                signal: stopping.signal,
+              }),
             onWatching: (change) => metrics.attemptsWatched.inc(change),
           }),
         { ...workerOptions, concurrency: config.signer.watchConcurrency },
@@ -432,6 +442,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       // try resumes the recorded attempt, never signs a second one.
       confirmWorker.on("failed", (job, error) => void failIntentOfExhaustedJob(ledger, job, error));
       track(confirmWorker, QUEUES.confirm);
+      cleanups.push(async () =>
+        stopping.abort(new Error("keeper stopping: the watch resumes from the attempt record")),
+      );
       // A sign job that ran out of attempts (an RPC outage, a wallet that kept changing) fails its
       // intent instead of leaving it `sending`: the next poll admits it again, and a transaction that
       // was already sent is then resumed from its attempt record, never signed anew.
