@@ -1,7 +1,9 @@
 import { Connection } from "@solana/web3.js";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Position } from "../../../src/api/schemas/prediction.js";
 import { type Intent, intentKeys } from "../../../src/core/intent.js";
+import { processConfirm } from "../../../src/keeper/confirm-worker.js";
 import type { RunningKeeper } from "../../../src/keeper/keeper.js";
 import type { LedgerRow } from "../../../src/keeper/ledger.js";
 import { enqueueBuild } from "../../../src/keeper/poll-worker.js";
@@ -175,4 +177,41 @@ describe("the watcher: dropped transactions do not hold the signing slots", () =
     }
     for (const [owner, balance] of expected) expect(await usdcOf(owner)).toBe(balance);
   }, 180_000);
+
+  it("a watch delivered again after its intent ended, or for an older build, watches nothing and changes nothing", async () => {
+    const position = "Stake11111111111111111111111111111111111111";
+    const intent: Intent = {
+      kind: "claim",
+      key: intentKeys.claim(position),
+      wallet: sandbox.wallets[0] ?? "",
+      strategy: "auto-claim",
+      positionPubkey: position,
+    };
+    expect((await keeper.ledger.admit(intent)).admitted).toBe(true);
+    const watched: string[] = [];
+    const deps = {
+      ledger: keeper.ledger,
+      actions: keeper.queues.actions,
+      maxRebuilds: 1,
+      logger: pino({ level: "silent" }),
+      watch: async (key: string) => {
+        watched.push(key);
+        return { outcome: "failed" as const, error: "must not be watched" };
+      },
+    };
+    await keeper.ledger.update(intent.key, { status: "sending", builds: 2 });
+    expect(
+      await processConfirm({ id: "older-build", data: { intentKey: intent.key, build: 1 } }, deps),
+    ).toBeUndefined();
+    await keeper.ledger.update(intent.key, { status: "confirmed", signature: "landed" });
+    expect(
+      await processConfirm({ id: "after-the-end", data: { intentKey: intent.key, build: 2 } }, deps),
+    ).toBeUndefined();
+    expect(watched).toEqual([]);
+    expect(await keeper.ledger.get(intent.key)).toMatchObject({
+      status: "confirmed",
+      signature: "landed",
+      builds: 2,
+    });
+  });
 });

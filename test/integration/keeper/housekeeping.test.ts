@@ -6,7 +6,7 @@ import { type HousekeepingDeps, runHousekeeping } from "../../../src/keeper/hous
 import { Ledger, type LedgerRow } from "../../../src/keeper/ledger.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
-import type { ActionJobData, SignJobData } from "../../../src/keeper/queues.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "../../../src/keeper/queues.js";
 import { processSign } from "../../../src/keeper/sign-worker.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import type { NotificationEvent } from "../../../src/ops/notifier.js";
@@ -152,6 +152,39 @@ describe("housekeeping: intents stuck in sending", () => {
     // A later run finds the resume job waiting: nothing is added twice.
     await runHousekeeping({ ...deps, nowSeconds: () => now + 60 });
     expect((await signJobs("waiting")).filter((j) => j.data.intentKey === abandoned.key)).toHaveLength(1);
+  });
+
+  it("leaves a stuck intent whose sent transaction a watch (confirm job) still carries: alerted, not resumed", async () => {
+    await sendingSince(abandoned, 600);
+    await failSignJobs([abandoned]);
+    const confirm = new Queue<ConfirmJobData>(QUEUES.confirm, {
+      connection: ctx.redis,
+      prefix: keys.bullPrefix,
+    });
+    try {
+      await confirm.add("confirm", { intentKey: abandoned.key, build: 1 }, { jobId: "watch-of-abandoned" });
+      const deps: HousekeepingDeps = {
+        ledger,
+        actions,
+        sign,
+        confirm,
+        wallets: [wallet],
+        stuckSendingSeconds: STUCK_SECONDS,
+        logger: logs.logger,
+        nowSeconds: () => start,
+      };
+      await runHousekeeping(deps);
+      expect(await signJobs("waiting")).toEqual([]);
+
+      // Once the watch is gone (lost with its process), the next run resumes the intent.
+      await confirm.remove("watch-of-abandoned");
+      await runHousekeeping(deps);
+      expect((await signJobs("waiting")).map((j) => j.data)).toEqual([
+        { intentKey: abandoned.key, build: 1 },
+      ]);
+    } finally {
+      await confirm.close();
+    }
   });
 
   it("sets the gauge back to 0 when nothing is stuck", async () => {
