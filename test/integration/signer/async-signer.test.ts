@@ -1,5 +1,5 @@
 import type { PublicKey } from "@solana/web3.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type SignAndSubmitInput, signAndSend, watchAttempt } from "../../../src/signer/sign-transaction.js";
 import type { Signer } from "../../../src/signer/signer.js";
 import { type SignerEnv, startSignerEnv } from "./env.js";
@@ -12,6 +12,9 @@ const logs = captureLogger("debug");
 
 beforeAll(async () => {
   env = await startSignerEnv("async-signer", { slotMs: 100 });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 afterAll(async () => {
   expect(logs.capture.leaked(env.secretForms)).toEqual([]);
@@ -60,7 +63,11 @@ describe("the signer call site awaits an asynchronous Signer", () => {
       return env.wallets.sign(wallet, message);
     });
     const input = await claimInput(slow);
+    const heights = vi.spyOn(env.connection, "getBlockHeight");
     const sent = await signAndSend(input);
+    // One read of the block height serves the lifetime cap and the policy's staleness check.
+    expect(heights).toHaveBeenCalledTimes(1);
+    heights.mockRestore();
     expect(sent).toMatchObject({ outcome: "sent", attempt: 1, resumed: false });
     if (sent.outcome !== "sent") return;
     expect(slow.calls).toBe(1);
