@@ -146,5 +146,5 @@ describe("keeper sandbox resolve|price|advance|fund drive a running sandbox", ()
     const down = await runCli(["sandbox", "advance", "5", "--url", "http://127.0.0.1:9"], env);
     expect(down.stderr).toMatch(/no sandbox answers at http:\/\/127\.0\.0\.1:9/);
     expect(down.code).toBe(1);
-  });
+  }, 60_000);
 });
