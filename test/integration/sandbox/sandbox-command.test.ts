@@ -1,5 +1,7 @@
 import { EventEmitter } from "node:events";
 import { type AddressInfo, createServer } from "node:net";
+import { TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { PublicKey } from "@solana/web3.js";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
@@ -114,10 +116,21 @@ describe("keeper sandbox", () => {
     const { sandbox, lines } = await runThroughCommander(["--port", "0", "--chain-port", String(free)]);
     expect(sandbox.chain?.url).toBe(`http://127.0.0.1:${free}`);
     expect(lines).toContain(`chain rpc        http://127.0.0.1:${free}`);
-    // What a keeper pointed at it must set: claims pay in the sandbox's own USDC.
-    expect(lines).toContain(
-      `keeper signer    { payoutMints: [${sandbox.usdcMint}], settledLater: [close, swap] }`,
+    // What a keeper pointed at it must set: swaps settle later. Claims pay mainnet USDC's mint, the
+    // default payout mint, and the well-known tokens sit at their mainnet addresses on the chain.
+    expect(lines).toContain("keeper signer    { settledLater: [close, swap] }");
+    expect(sandbox.usdcMint).toBe("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+    expect(lines.find((l) => l.startsWith("token mints"))).toContain(
+      "USDT Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
     );
+    for (const mint of [
+      "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
+      "So11111111111111111111111111111111111111112",
+    ]) {
+      const account = sandbox.chain?.chain.getAccount(new PublicKey(mint));
+      expect(account?.owner.toBase58(), mint).toBe(TOKEN_PROGRAM_ID.toBase58());
+    }
 
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(free, "127.0.0.1", resolve));
