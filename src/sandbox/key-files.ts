@@ -1,4 +1,4 @@
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import type { RunningSandbox } from "./index.js";
@@ -9,6 +9,8 @@ export interface SandboxKeyFiles {
   readonly configFile: string;
   /** The config's text (it names key files, never holds a key). */
   readonly configYaml: string;
+  /** The directory's mode when it existed already and others may enter it (left as it was). */
+  readonly looseDirMode?: number;
 }
 
 /** Writes a file readable by its owner alone, also when it existed with a looser mode. */
@@ -29,6 +31,8 @@ export async function writeSandboxKeyFiles(
 ): Promise<SandboxKeyFiles> {
   const dir = resolve(keysDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // An existing directory is the operator's: its mode is reported, not changed.
+  const dirMode = (await stat(dir)).mode & 0o777;
   const wallets: Array<{ pubkey: string; keyFile: string; label: string }> = [];
   for (const [i, pubkey] of sandbox.wallets.entries()) {
     const keyFile = join(dir, `wallet-${i}.json`);
@@ -51,5 +55,5 @@ export async function writeSandboxKeyFiles(
   const configYaml = stringify(config);
   const configFile = join(dir, "keeper.yaml");
   await writePrivate(configFile, configYaml);
-  return { dir, configFile, configYaml };
+  return { dir, configFile, configYaml, ...((dirMode & 0o077) !== 0 ? { looseDirMode: dirMode } : {}) };
 }

@@ -97,6 +97,10 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
       throw new ConfigError([`--keys-dir: cannot write to ${options.keysDir}: ${(error as Error).message}`]);
     });
     io.print(`key files        ${written.dir} (wallet-<i>.json, api-key; mode 0600)`);
+    if (written.looseDirMode !== undefined)
+      io.print(
+        `warning          ${written.dir} is open to others (mode ${written.looseDirMode.toString(8)}): chmod 700 it`,
+      );
     io.print(`# ${written.configFile}: npx keeper start --config ${written.configFile}`);
     for (const line of written.configYaml.trimEnd().split("\n")) io.print(line);
   }

@@ -1,5 +1,8 @@
 import { EventEmitter } from "node:events";
+import { mkdir, mkdtemp, stat } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { Command, CommanderError } from "commander";
@@ -177,5 +180,18 @@ describe("keeper sandbox", () => {
     expect(commanderError.message).toContain(flag);
     expect(commanderError.message).toContain(rule);
     expect(errors.join("")).toContain(flag);
+  });
+
+  it("--keys-dir into a directory others may enter: the files are still 0600, and it says so", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "keeper-keys-open-")), "keys");
+    await mkdir(dir, { mode: 0o755 });
+    const { lines } = await runThroughCommander(["--port", "0", "--keys-dir", dir]);
+    expect(lines).toContain(`warning          ${dir} is open to others (mode 755): chmod 700 it`);
+    expect((await stat(dir)).mode & 0o777).toBe(0o755);
+    expect((await stat(join(dir, "wallet-0.json"))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, "keeper.yaml"))).mode & 0o777).toBe(0o600);
+    expect(lines).toContain(
+      `# ${join(dir, "keeper.yaml")}: npx keeper start --config ${join(dir, "keeper.yaml")}`,
+    );
   });
 });
