@@ -1,4 +1,8 @@
 import type { ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
 import { isLoopback, type KeeperConfig, KeeperSecrets, loadConfig } from "../config/load-config.js";
 import { TransientError } from "../core/errors.js";
 import { formatUsd } from "../core/money.js";
@@ -8,17 +12,28 @@ import { createLogger } from "../ops/logger.js";
 import { startSandbox } from "../sandbox/index.js";
 import { Wallets } from "../signer/keys.js";
 import { demoRedisPrefix } from "./context.js";
+import {
+  chooseExitTargets,
+  completeDueRecurringOrders,
+  demoStrategies,
+  type ExitTarget,
+  moveToTarget,
+} from "./demo-scenario.js";
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 import { untilSignal } from "./start-command.js";
 
 const DEMO_POLL = "*/5 * * * * *";
 const RESOLVE_EVERY_MS = 20_000;
 const SUMMARY_EVERY_MS = 5_000;
+/** When the demo moves the exit targets' prices, after the keeper started. */
+const MOVE_AFTER_MS: Record<ExitTarget["rule"], number> = { "take-profit": 15_000, "stop-loss": 30_000 };
 
 /**
  * `npm start` with no config: the sandbox service, the local chain and a keeper with the sandbox
  * wallets, all in this process, printing a live summary. Markets holding the wallets' positions
- * resolve every few seconds so there is something to claim.
+ * resolve every few seconds so there is something to claim; two positions' prices move past a
+ * take-profit and a stop-loss; a DCA plan runs through recurring orders (the demo completes each
+ * round's order when its last order is due, as the service would) and a limit order is placed.
  */
 export async function runDemo(print: (line: string) => void): Promise<void> {
   const base = await loadConfig({});
@@ -50,18 +65,16 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   );
   const prefix = demoRedisPrefix();
   await wipeDemoState(base.redis.url, prefix);
+  const targets = chooseExitTargets(sandbox.world, sandbox.wallets.length);
   const config: KeeperConfig = {
     ...base,
     redis: { ...base.redis, prefix },
     wallets: sandbox.wallets.map((pubkey, i) => ({ pubkey, label: `sandbox wallet ${i}` })),
     schedules: { ...base.schedules, pollPositions: DEMO_POLL },
-    // The sandbox's USDC is a mint of its own, not mainnet's; it settles a swap's output after the swap.
-    signer: {
-      ...base.signer,
-      rebroadcastIntervalMs: 1_000,
-      payoutMints: [sandbox.usdcMint],
-      settledLater: ["close", "swap"],
-    },
+    strategies: await loadStrategies(demoStrategies(targets, sandbox.world.now())),
+    // The sandbox settles a swap's output in a transaction after the swap (claims pay mainnet USDC's
+    // mint, the default payout mint).
+    signer: { ...base.signer, rebroadcastIntervalMs: 1_000, settledLater: ["close", "swap"] },
     // The demo talks to its own sandbox, whose key is the sandbox's: a KEEPER_API_KEY meant for
     // another service would be refused by it on every request.
     secrets: new KeeperSecrets(undefined, base.secrets.webhookUrl),
@@ -76,10 +89,27 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   print(
     `demo: keeper ${config.mode}, ${sandbox.wallets.length} wallets, polling every 5 s; metrics ${keeper.ops?.url ?? "off"}/metrics`,
   );
+  if (keeper.ops !== undefined) print(`demo: status page ${keeper.ops.url}/`);
+  print(
+    "demo: strategies auto-claim, exit-rules (a take-profit and a stop-loss), dca (USDC to SOL), limit-orders (sell SOL at 250)",
+  );
   print("demo: `npx keeper status` and `npx keeper ledger` show its state; Ctrl-C stops it");
 
-  const resolver = setInterval(() => resolveOneMarket(sandbox, print), RESOLVE_EVERY_MS);
+  const startedAt = Date.now();
+  const moved = new Set<ExitTarget>();
+  const skip = new Set(targets.map((t) => t.marketId));
+  const resolver = setInterval(() => resolveOneMarket(sandbox, skip, print), RESOLVE_EVERY_MS);
   const summary = setInterval(() => {
+    for (const target of targets)
+      if (!moved.has(target) && Date.now() - startedAt >= MOVE_AFTER_MS[target.rule]) {
+        moved.add(target);
+        if (moveToTarget(sandbox.world, target))
+          print(
+            `demo: market ${target.marketId} YES price moved to $${(target.yesPriceMicro / 1e6).toFixed(2)}: sandbox wallet ${target.walletIndex}'s ${target.isYes ? "YES" : "NO"} position passes its ${target.rule}`,
+          );
+      }
+    for (const order of completeDueRecurringOrders(sandbox.world))
+      print(`demo: recurring order ${order} completed (its DCA round is over)`);
     void printSummary(keeper, print).catch(() => undefined);
   }, SUMMARY_EVERY_MS);
   try {
@@ -100,13 +130,25 @@ function isLocalRedis(url: string): boolean {
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
-/** Resolves the first still-open market that one of the sandbox wallets holds. */
-function resolveOneMarket(sandbox: Sandbox, print: (line: string) => void): void {
+/** The demo's strategies, checked and loaded as a config file's would be. */
+async function loadStrategies(strategies: unknown[]): Promise<KeeperConfig["strategies"]> {
+  const dir = await mkdtemp(join(tmpdir(), "keeper-demo-"));
+  try {
+    const file = join(dir, "strategies.yaml");
+    await writeFile(file, stringify({ strategies }));
+    return (await loadConfig({ file })).strategies;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Resolves the first still-open market that one of the sandbox wallets holds (not an exit target's). */
+function resolveOneMarket(sandbox: Sandbox, skip: ReadonlySet<string>, print: (line: string) => void): void {
   const { world } = sandbox;
   for (let i = 0; i < sandbox.wallets.length; i += 1) {
     for (const position of world.positionsOfWallet(i)) {
       const market = world.marketOf(position);
-      if (world.marketState(market).status !== "open") continue;
+      if (world.marketState(market).status !== "open" || skip.has(market.marketId)) continue;
       const result = (market.index + i) % 2 === 0 ? "yes" : "no";
       world.resolveMarket(market.marketId, result);
       print(`demo: market ${market.marketId} resolved ${result.toUpperCase()}`);
@@ -136,13 +178,14 @@ async function printSummary(keeper: RunningKeeper, print: (line: string) => void
   const pollCount = (await keeper.metrics.pollDuration.get()).values.find((v) =>
     v.metricName?.endsWith("_count"),
   )?.value;
-  const confirmed = rows.filter((r) => r.kind === "claim" && r.status === "confirmed");
+  const confirmedOf = (kind: string) => rows.filter((r) => r.kind === kind && r.status === "confirmed");
+  const confirmed = confirmedOf("claim");
   const usd = confirmed.reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
   const inFlight = rows.filter(
     (r) => !["confirmed", "failed", "refused", "dry-run"].includes(r.status),
   ).length;
   const failed = rows.filter((r) => r.status === "failed" || r.status === "refused").length;
   print(
-    `demo: ${pollCount ?? 0} polls, ${rows.length} intents, ${inFlight} in flight, ${confirmed.length} claims confirmed ($${formatUsd(usd)}), ${failed} failed or refused`,
+    `demo: ${pollCount ?? 0} polls, ${rows.length} intents, ${inFlight} in flight, ${confirmed.length} claims confirmed ($${formatUsd(usd)}), ${confirmedOf("close").length} exits, ${confirmedOf("createRecurring").length} DCA rounds, ${confirmedOf("createTrigger").length} orders, ${failed} failed or refused`,
   );
 }

@@ -2,6 +2,7 @@ import { PublicKey } from "@solana/web3.js";
 import type { FastifyBaseLogger } from "fastify";
 import { putCatalogueOnChain } from "./chain/catalogue-mints.js";
 import { type RunningLocalChain, startLocalChain } from "./chain/index.js";
+import { createSandboxDriver } from "./drive.js";
 import type { FaultController, FaultSettings } from "./http/faults.js";
 import type { RateLimitPlan } from "./http/rate-limit.js";
 import { ResponseCheck } from "./http/response-check.js";
@@ -141,6 +142,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     faults: { seed, ...options.faults },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(responseCheck === undefined ? {} : { responseCheck }),
+    driver: createSandboxDriver(world, chain),
   });
   let url: string;
   try {

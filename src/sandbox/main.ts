@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ConfigError } from "../core/errors.js";
+import { registerDriveCommands } from "./drive-commands.js";
 import { OPENAPI_PATH } from "./http/openapi-route.js";
 import type { RunningSandbox } from "./index.js";
 
@@ -18,6 +19,8 @@ export interface SandboxCommandOptions {
   readonly chainPort?: number;
   readonly apiKey?: string;
   readonly seed?: number;
+  /** Where to write the wallets' key files and a ready config (`--keys-dir`). */
+  readonly keysDir?: string;
 }
 
 export interface SandboxCommandIo {
@@ -41,11 +44,9 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
     (key) => `${key.toUpperCase()} ${sandbox.tokenMints[key] ?? "?"}`,
   );
   lines.push(`token mints      ${mints.join(", ")}`);
-  // Claims here pay in the sandbox's own USDC, and its swaps settle in a later transaction: a keeper
-  // pointed at it needs these two signer keys (see the README's configuration table).
-  lines.push(
-    `keeper signer    { payoutMints: [${sandbox.tokenMints.usdc ?? "?"}], settledLater: [close, swap] }`,
-  );
+  // Its swaps settle in a later transaction: a keeper pointed at it needs this signer key (see the
+  // README's configuration table). Claims pay mainnet USDC's mint, the default payout mint.
+  lines.push("keeper signer    { settledLater: [close, swap] }");
   lines.push(`wallets (${sandbox.wallets.length}):`);
   for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
   return lines;
@@ -89,6 +90,20 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     throw error;
   });
   for (const line of describeSandbox(sandbox)) io.print(line);
+  if (options.keysDir !== undefined) {
+    const { writeSandboxKeyFiles } = await import("./key-files.js");
+    const written = await writeSandboxKeyFiles(sandbox, options.keysDir).catch(async (error: unknown) => {
+      await sandbox.close();
+      throw new ConfigError([`--keys-dir: cannot write to ${options.keysDir}: ${(error as Error).message}`]);
+    });
+    io.print(`key files        ${written.dir} (wallet-<i>.json, api-key; mode 0600)`);
+    if (written.looseDirMode !== undefined)
+      io.print(
+        `warning          ${written.dir} is open to others (mode ${written.looseDirMode.toString(8)}): chmod 700 it`,
+      );
+    io.print(`# ${written.configFile}: npx keeper start --config ${written.configFile}`);
+    for (const line of written.configYaml.trimEnd().split("\n")) io.print(line);
+  }
   io.onStarted?.(sandbox);
   const signal = await nextStopSignal(io.signals ?? process);
   io.print(`${signal}: stopping the sandbox`);
@@ -118,7 +133,7 @@ export function registerSandboxCommand(
   print: (line: string) => void,
   io: Omit<SandboxCommandIo, "print"> = {},
 ): void {
-  program
+  const sandbox = program
     .command("sandbox")
     .description("run the sandbox service and local chain on loopback")
     .option(
@@ -134,7 +149,11 @@ export function registerSandboxCommand(
     )
     .option("--api-key <key>", "API key the service accepts", nonEmpty, SANDBOX_DEFAULTS.apiKey)
     .option("--seed <seed>", "seed of the simulated world", integerIn(0, 2 ** 32 - 1), SANDBOX_DEFAULTS.seed)
-    .action(async (opts: { port: number; chainPort?: number; apiKey: string; seed: number }) => {
-      await runSandboxCommand(opts, { ...io, print });
-    });
+    .option("--keys-dir <dir>", "write the wallets' key files and a ready keeper.yaml there", nonEmpty)
+    .action(
+      async (opts: { port: number; chainPort?: number; apiKey: string; seed: number; keysDir?: string }) => {
+        await runSandboxCommand(opts, { ...io, print });
+      },
+    );
+  registerDriveCommands(sandbox, print);
 }

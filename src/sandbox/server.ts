@@ -8,6 +8,7 @@ import Fastify, {
 import type { z } from "zod";
 import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints.js";
 import { buildOpenApiDocument } from "../api/openapi.js";
+import type { SandboxDriver } from "./drive.js";
 import { registerAdminRoutes } from "./http/admin.js";
 import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
 import { corruptBody } from "./http/body-faults.js";
@@ -47,6 +48,8 @@ export interface SandboxServerOptions {
   readonly nowMs?: () => number;
   /** Checks every response of a described route against the OpenAPI document (tests pass one). */
   readonly responseCheck?: ResponseCheck;
+  /** The world's levers for the loopback drive routes (`/__sandbox/markets/...`); none: no such routes. */
+  readonly driver?: SandboxDriver;
 }
 
 export type SandboxServer = FastifyInstance & {
@@ -168,7 +171,7 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
     });
   }
 
-  registerAdminRoutes(app, faults, rateLimiter);
+  registerAdminRoutes(app, faults, rateLimiter, options.driver);
   registerOpenApiRoute(app, check?.document ?? buildOpenApiDocument());
 
   app.setErrorHandler((error, request, reply) => {

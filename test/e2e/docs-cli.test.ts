@@ -19,7 +19,9 @@
  * describes (against the demo's state); `FILE` is a config that lists the sandbox wallets with their
  * key files. Two runs bind ports of their own: `sandbox` always gets free `--port` and `--chain-port`
  * (replacing the documented 8787 and 8899, the machine's and everyone's), and the demo (`start` with no
- * config) gets free ports through KEEPER_SERVICE_URL and KEEPER_RPC_URL.
+ * config) gets free ports through KEEPER_SERVICE_URL and KEEPER_RPC_URL. The commands that drive a
+ * sandbox (`sandbox resolve|price|advance|fund`) run to their end against the test sandbox
+ * (KEEPER_SANDBOX_URL, or `--url URL`), each resolve or price on a market still open.
  *
  * Lines that need what this machine lacks are not run here, and are checked where they can be:
  * `docker compose ...` (no Docker engine) by test/e2e/compose-stack.test.ts, against compose.yaml.
@@ -133,6 +135,9 @@ const DOCUMENTED_OUTCOMES: Record<string, { exit: number; stderr: RegExp; withCo
   "close-all": { exit: 2, stderr: /refusing without confirmation; no terminal to ask on/, withConfig: true },
 };
 
+/** `sandbox` subcommands that act on a running sandbox and end (the plain `sandbox` runs until stopped). */
+const SANDBOX_DRIVE = new Set(["resolve", "price", "advance", "fund"]);
+
 /** Commands that run until stopped, and the output that says they are up. */
 const RUNS_UNTIL_STOPPED: Record<string, RegExp> = {
   start: /keeper started|demo: keeper live/,
@@ -192,6 +197,10 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       KEEPER_REDIS_PREFIX: redis.prefix,
       KEEPER_OPS_PORT: "0",
     };
+    env.KEEPER_SANDBOX_URL = sandbox.url;
+    const openMarkets = sandbox.world.markets
+      .filter((m) => sandbox.world.marketState(m).status === "open")
+      .map((m) => m.marketId);
     const client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     const [event] = (await client.prediction.listEvents({ start: 0, end: 1 })).data;
     const wallet = sandbox.wallets[0] ?? "";
@@ -207,6 +216,16 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       "<eventId>": event?.eventId ?? "",
       "<query>": "USDC",
       "<intent-key>": refusedIntent,
+      // A fresh directory each run: the sandbox writes key files there.
+      DIR: async () => join(await mkdtemp(join(tmpdir(), "keeper-docs-keys-")), "keys"),
+      URL: sandbox.url,
+      // Each resolve or price gets a market nobody resolved yet.
+      "<marketId>": async () => openMarkets.shift() ?? "",
+      "<price>": "0.72",
+      "<seconds>": "60",
+      "<wallet>": wallet,
+      "<amount>": "5",
+      MINT: "USDT",
     };
   }, 60_000);
 
@@ -231,7 +250,8 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
         args.push(typeof value === "function" ? await value() : (value ?? word));
       }
       const runEnv = { ...env };
-      const command = args[0] ?? "";
+      const command =
+        args[0] === "sandbox" && SANDBOX_DRIVE.has(args[1] ?? "") ? `sandbox ${args[1]}` : (args[0] ?? "");
       if (command === "sandbox") {
         args = [...withoutOption(withoutOption(args, "--port"), "--chain-port")];
         args.push("--port", String(await freePort()), "--chain-port", String(await freePort()));

@@ -14,11 +14,10 @@
  * How a doc block becomes a config that runs here (the same for fragments and whole files):
  *
  * 1. DOC_VALUES below: values the docs use as examples are replaced by the sandbox's in the block's
- *    text: mainnet USDC (EPjFWdd5...) by the sandbox's USDC mint (the sandbox's catalogue has its
- *    own mints; only SOL's is the real one, and `config check` refuses a mint the service does not
- *    know), the README's example wallet and key file by sandbox wallet 0 and a keypair file of it,
+ *    text: the README's example wallet and key file by sandbox wallet 0 and a keypair file of it,
  *    and a `module: ./...` path (relative to a config file at the checkout's root, as the docs
- *    assume) by the same path under the checkout.
+ *    assume) by the same path under the checkout. Mints are used as written: the sandbox's USDC,
+ *    USDT and wrapped SOL live at their mainnet addresses, as the docs give them.
  * 2. A block with no wallets (a fragment such as `protections:`, or `wallets: []`) gets the
  *    sandbox's wallets.
  * 3. Where the service, chain, Redis and ops server are comes from KEEPER_* variables, which
@@ -45,7 +44,6 @@ import {
 import { REDIS_URL, testRedis } from "../helpers/redis.js";
 
 const ROOT = process.cwd();
-const MAINNET_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const README_WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const README_KEY_FILE = "/keys/wallet.json";
 
@@ -109,7 +107,6 @@ describe("docs are tests: every YAML config in the docs is checked and runs one 
   /** The block as a config file that runs here (see the top of this file), and its environment. */
   async function configFileOf(docBlock: DocBlock, index: number) {
     const DOC_VALUES: ReadonlyArray<[string | RegExp, string]> = [
-      [MAINNET_USDC, sandbox.usdcMint],
       [README_WALLET, sandbox.wallets[0] ?? ""],
       [README_KEY_FILE, wallet0KeyFile],
       [/^(\s*module:\s*)\.\//gm, `$1${ROOT}/`],

@@ -18,6 +18,26 @@ describe("clocks", () => {
     ms = 2_000;
     expect(clock.nowSeconds()).toBe(220);
   });
+
+  it("a wall clock jumps ahead when advanced, and real time runs on from there", () => {
+    let ms = 0;
+    const clock = new WallClock({ startSeconds: 100, nowMs: () => ms });
+    expect(clock.advance(3_600)).toBe(3_700);
+    ms = 5_000;
+    expect(clock.nowSeconds()).toBe(3_705);
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+  });
+});
+
+describe("a market cancelled by hand", () => {
+  it("is cancelled from then on, with no result and nothing claimable", () => {
+    const world = createWorld();
+    const market = defined(world.markets.find((m) => world.marketState(m).status === "open"));
+    world.cancelMarket(market.marketId);
+    expect(world.marketState(market)).toEqual({ status: "cancelled", result: null, resolveAt: null });
+    const held = world.positions.filter((p) => p.marketIndex === market.index);
+    expect(held.some((p) => world.isClaimable(p))).toBe(false);
+  });
 });
 
 describe("prices and resolution follow the clock", () => {

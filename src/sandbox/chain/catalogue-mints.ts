@@ -1,6 +1,5 @@
-import { NATIVE_MINT } from "@solana/spl-token";
-import type { PublicKey } from "@solana/web3.js";
-import { type CatalogueMintSpec, catalogueMintSpecs } from "../world/tokens.js";
+import { PublicKey } from "@solana/web3.js";
+import { type CatalogueMintSpec, catalogueMintSpecs, MAINNET_MINTS } from "../world/tokens.js";
 import type { LocalChainPort } from "./local-chain-port.js";
 import type { ChainTokenSpec, SandboxAssets } from "./sandbox-assets.js";
 
@@ -12,9 +11,10 @@ export interface CatalogueOnChain {
 }
 
 /**
- * Puts the token catalogue on the chain: USDC is the assets' mint, SOL is the real wrapped SOL mint
- * (`So111…112`, created at genesis as SPL Token does on mainnet), every other token a mint derived
- * from the seed (`mint:<key>`) with the catalogue's decimals and token program. The vault holds
+ * Puts the token catalogue on the chain: USDC is the assets' mint (at mainnet USDC's address), USDT
+ * sits at mainnet USDT's address, SOL is the real wrapped SOL mint (`So111…112`, created at genesis
+ * as SPL Token does on mainnet), every other token a mint derived from the seed (`mint:<key>`) with
+ * the catalogue's decimals and token program. The vault holds
  * liquidity of each for swap outputs, and the service's lookup table lists them all.
  */
 export function putCatalogueOnChain(
@@ -24,13 +24,16 @@ export function putCatalogueOnChain(
 ): CatalogueOnChain {
   const chainSpecs: ChainTokenSpec[] = specs
     .filter((spec) => spec.key !== "usdc")
-    .map((spec) => ({
-      symbol: spec.key,
-      decimals: spec.decimals,
-      seedLabel: spec.key,
-      tokenProgram: spec.tokenProgram,
-      ...(spec.key === "sol" ? { address: NATIVE_MINT } : {}),
-    }));
+    .map((spec) => {
+      const mainnet = MAINNET_MINTS[spec.key];
+      return {
+        symbol: spec.key,
+        decimals: spec.decimals,
+        seedLabel: spec.key,
+        tokenProgram: spec.tokenProgram,
+        ...(mainnet === undefined ? {} : { address: new PublicKey(mainnet) }),
+      };
+    });
   const created = assets.createTokenMints(chainSpecs);
   const mints: Record<string, PublicKey> = { usdc: assets.usdcMint, ...created };
   const lookupTable = port.registerLookupTable(Object.values(mints));

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { Keypair, LAMPORTS_PER_SOL, PublicKey } from "@solana/web3.js";
+import { MAINNET_MINTS } from "../world/tokens.js";
 import type { LocalChain } from "./local-chain.js";
 
 /** 6 decimals: one raw unit is one micro-USD. */
@@ -24,8 +25,9 @@ export interface ChainTokenSpec {
   /** Derives the mint address: the mint keypair is `deriveKeypair("mint:" + seedLabel, seed)`. */
   readonly seedLabel: string;
   /**
-   * A fixed address instead (the wrapped SOL mint `So111…112`, which exists from genesis): no mint is
-   * created there, only the vault's liquidity.
+   * A fixed address instead (a mainnet mint such as USDT's): the mint is written there unless one
+   * exists already (the wrapped SOL mint `So111…112` exists from genesis). LiteSVM writes any account,
+   * so no keypair of the address is needed.
    */
   readonly address?: PublicKey;
   readonly tokenProgram?: "token" | "token-2022";
@@ -64,8 +66,9 @@ export function createSandboxAssets(
   const mintAuthority = deriveKeypair("mint-authority", seed);
   const vault = deriveKeypair("vault", seed);
   const escrow = deriveKeypair("escrow", seed);
+  // At mainnet USDC's address, so configs naming it run unchanged on the sandbox and the live service.
   const usdcMint = chain.createMint({
-    address: deriveKeypair("mint:usdc", seed),
+    address: new PublicKey(MAINNET_MINTS.usdc ?? ""),
     decimals: USDC_DECIMALS,
     authority: mintAuthority.publicKey,
   });
@@ -92,18 +95,14 @@ export function createSandboxAssets(
     createTokenMints(specs) {
       const mints: Record<string, PublicKey> = {};
       for (const spec of specs) {
-        const keypair = deriveKeypair(`mint:${spec.seedLabel}`, seed);
-        const mint =
-          spec.address !== undefined
-            ? spec.address
-            : chain.getAccount(keypair.publicKey) === null
-              ? chain.createMint({
-                  address: keypair,
-                  decimals: spec.decimals,
-                  authority: mintAuthority.publicKey,
-                  programId: spec.tokenProgram === "token-2022" ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID,
-                })
-              : keypair.publicKey;
+        const mint = spec.address ?? deriveKeypair(`mint:${spec.seedLabel}`, seed).publicKey;
+        if (chain.getAccount(mint) === null)
+          chain.createMint({
+            address: mint,
+            decimals: spec.decimals,
+            authority: mintAuthority.publicKey,
+            programId: spec.tokenProgram === "token-2022" ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID,
+          });
         if (chain.getAccount(mint) === null) throw new Error(`no mint at ${mint.toBase58()}`);
         const vaultAmount =
           spec.vaultAmountRaw ??

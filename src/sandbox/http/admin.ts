@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { SandboxDriver } from "../drive.js";
+import { registerDriveRoutes } from "./drive-routes.js";
 import { type FaultController, faultSettingsSchema } from "./faults.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { describeIssue } from "./validate.js";
@@ -13,13 +15,14 @@ export function isLoopback(request: FastifyRequest): boolean {
 
 /**
  * `GET|POST|DELETE /__sandbox/faults` read, replace and clear the fault knobs; `DELETE
- * /__sandbox/rate-limit` forgets counted requests. No API key: they are for the operator of the
- * sandbox, and answer only on loopback.
+ * /__sandbox/rate-limit` forgets counted requests; with a driver, the drive routes too (see
+ * drive-routes.ts). No API key: they are for the operator of the sandbox, and answer only on loopback.
  */
 export function registerAdminRoutes(
   app: FastifyInstance,
   faults: FaultController,
   rateLimiter: RateLimiter,
+  driver?: SandboxDriver,
 ): void {
   app.register(
     async (admin) => {
@@ -48,6 +51,7 @@ export function registerAdminRoutes(
         rateLimiter.reset();
         return { reset: true };
       });
+      if (driver !== undefined) registerDriveRoutes(admin, driver);
     },
     { prefix: ADMIN_PREFIX },
   );

@@ -1,6 +1,8 @@
 /** The world's notion of now, in Unix seconds. Everything time-dependent in the world reads it. */
 export interface Clock {
   nowSeconds(): number;
+  /** Moves the world's now forward by whole seconds (never back); returns the new now. */
+  advance(seconds: number): number;
 }
 
 /** 2026-01-01T00:00:00Z: the default start of a driven clock, so a seed alone fixes the world. */
@@ -46,6 +48,8 @@ export class WallClock implements Clock {
   private readonly startMs: number;
   private readonly startSeconds: number;
   private readonly nowMs: () => number;
+  /** World seconds added by `advance`. */
+  private offsetSeconds = 0;
 
   constructor(options: WallClockOptions = {}) {
     this.speed = options.speed ?? 1;
@@ -56,6 +60,15 @@ export class WallClock implements Clock {
   }
 
   nowSeconds(): number {
-    return this.startSeconds + Math.floor(((this.nowMs() - this.startMs) * this.speed) / 1000);
+    return (
+      this.startSeconds + this.offsetSeconds + Math.floor(((this.nowMs() - this.startMs) * this.speed) / 1000)
+    );
+  }
+
+  /** Jumps the world ahead (`keeper sandbox advance`); real time keeps running from there. */
+  advance(seconds: number): number {
+    if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError("advance: seconds must be >= 0");
+    this.offsetSeconds += Math.floor(seconds);
+    return this.nowSeconds();
   }
 }

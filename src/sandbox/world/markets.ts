@@ -38,6 +38,8 @@ export interface MarketRecord {
    * possible from then on; before, a claim answers market_not_settled, as on the live service).
    */
   resolution?: { readonly result: MarketResult; readonly resolveAt: number; readonly settlesAt: number };
+  /** Set by `cancelMarket`: when the market was cancelled (no result; nothing to claim). */
+  cancelledAt?: number;
   /** Set by `setPrice`: the walk restarts from this price at this minute (or holds it). */
   anchor?: { readonly minute: number; readonly priceMicro: number; readonly hold: boolean };
   /** Last computed point of the walk, so moving forward in time costs only the new minutes. */
@@ -94,6 +96,7 @@ export function walkPriceAt(market: MarketRecord, minute: number): number {
 export function marketStateAt(market: MarketRecord, now: number, genesisSeconds: number): MarketState {
   if (market.resolution !== undefined)
     return { status: "closed", result: market.resolution.result, resolveAt: market.resolution.resolveAt };
+  if (market.cancelledAt !== undefined) return { status: "cancelled", result: null, resolveAt: null };
   if (now < market.closeTime) return { status: "open", result: null, resolveAt: null };
   if (market.isCancelled) return { status: "cancelled", result: null, resolveAt: null };
   if (now < market.resolveTime) return { status: "closed", result: null, resolveAt: null };

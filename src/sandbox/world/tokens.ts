@@ -4,6 +4,17 @@ import { derivePubkey, hashString, intBetween, mulberry32, type Random } from ".
 
 export const NATIVE_SOL_MINT = "So11111111111111111111111111111111111111112";
 
+/**
+ * The catalogue tokens that live at their mainnet mint addresses, by catalogue key: a config written
+ * against the sandbox (a DCA plan from USDC, a limit order into USDT) then runs unchanged against the
+ * live service. Every other token's mint is derived from the seed.
+ */
+export const MAINNET_MINTS: Readonly<Record<string, string>> = {
+  usdc: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+  usdt: "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
+  sol: NATIVE_SOL_MINT,
+};
+
 interface TokenSpec {
   /** Stable key of the catalogue entry (two entries may share a symbol). */
   readonly key: string;
@@ -535,7 +546,10 @@ function buildToken(spec: TokenSpec, mint: string, seed: number, genesis: number
 }
 
 export interface TokenCatalogueOptions {
-  /** Mints that exist on the local chain, by catalogue key ("usdc", ...); others get derived addresses. */
+  /**
+   * Mints that exist on the local chain, by catalogue key ("usdc", ...); others get their mainnet
+   * address (MAINNET_MINTS) or one derived from the seed.
+   */
   readonly mints?: Readonly<Record<string, string>>;
 }
 
@@ -549,7 +563,8 @@ export class TokenCatalogue {
       // mint keypair is made from (an address equal to a key's seed would print that seed).
       const mint =
         options.mints?.[spec.key] ??
-        (spec.key === "sol" ? NATIVE_SOL_MINT : derivePubkey(`token:${spec.key}`, seed).toBase58());
+        MAINNET_MINTS[spec.key] ??
+        derivePubkey(`token:${spec.key}`, seed).toBase58();
       return {
         key: spec.key,
         mint,

@@ -231,6 +231,12 @@ export class World {
     market.resolution = { result, resolveAt: now, settlesAt: now + (options.settleAfterSeconds ?? 0) };
   }
 
+  /** Test and operator hook: cancel a market now, whatever its schedule (it gets no result). */
+  cancelMarket(marketId: string): void {
+    const market = this.requireMarket(marketId);
+    market.cancelledAt = this.now();
+  }
+
   /** A resolved market's claims are possible (its settlement lag, if any, has passed). */
   isSettled(market: MarketRecord): boolean {
     const settlesAt = market.resolution?.settlesAt;

@@ -1,5 +1,10 @@
 import { EventEmitter } from "node:events";
+import { mkdir, mkdtemp, stat } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { PublicKey } from "@solana/web3.js";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
@@ -114,10 +119,21 @@ describe("keeper sandbox", () => {
     const { sandbox, lines } = await runThroughCommander(["--port", "0", "--chain-port", String(free)]);
     expect(sandbox.chain?.url).toBe(`http://127.0.0.1:${free}`);
     expect(lines).toContain(`chain rpc        http://127.0.0.1:${free}`);
-    // What a keeper pointed at it must set: claims pay in the sandbox's own USDC.
-    expect(lines).toContain(
-      `keeper signer    { payoutMints: [${sandbox.usdcMint}], settledLater: [close, swap] }`,
+    // What a keeper pointed at it must set: swaps settle later. Claims pay mainnet USDC's mint, the
+    // default payout mint, and the well-known tokens sit at their mainnet addresses on the chain.
+    expect(lines).toContain("keeper signer    { settledLater: [close, swap] }");
+    expect(sandbox.usdcMint).toBe("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+    expect(lines.find((l) => l.startsWith("token mints"))).toContain(
+      "USDT Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
     );
+    for (const mint of [
+      "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
+      "So11111111111111111111111111111111111111112",
+    ]) {
+      const account = sandbox.chain?.chain.getAccount(new PublicKey(mint));
+      expect(account?.owner.toBase58(), mint).toBe(TOKEN_PROGRAM_ID.toBase58());
+    }
 
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(free, "127.0.0.1", resolve));
@@ -164,5 +180,18 @@ describe("keeper sandbox", () => {
     expect(commanderError.message).toContain(flag);
     expect(commanderError.message).toContain(rule);
     expect(errors.join("")).toContain(flag);
+  });
+
+  it("--keys-dir into a directory others may enter: the files are still 0600, and it says so", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "keeper-keys-open-")), "keys");
+    await mkdir(dir, { mode: 0o755 });
+    const { lines } = await runThroughCommander(["--port", "0", "--keys-dir", dir]);
+    expect(lines).toContain(`warning          ${dir} is open to others (mode 755): chmod 700 it`);
+    expect((await stat(dir)).mode & 0o777).toBe(0o755);
+    expect((await stat(join(dir, "wallet-0.json"))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, "keeper.yaml"))).mode & 0o777).toBe(0o600);
+    expect(lines).toContain(
+      `# ${join(dir, "keeper.yaml")}: npx keeper start --config ${join(dir, "keeper.yaml")}`,
+    );
   });
 });

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
+
+/** The drive routes' own rules, at the HTTP boundary (the CLI's are in test/e2e/sandbox-drive.test.ts). */
+describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
+  let sandbox: RunningSandbox;
+  let marketId: string;
+
+  beforeAll(async () => {
+    sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: false });
+    const open = sandbox.world.markets.find((m) => sandbox.world.marketState(m).status === "open");
+    marketId = open?.marketId ?? "";
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  const post = (url: string, payload: unknown, remoteAddress = "127.0.0.1") =>
+    sandbox.server.inject({ method: "POST", url, payload: payload as object, remoteAddress });
+
+  it("answer on loopback only: from another address a resolve is refused and changes nothing", async () => {
+    const away = await post(`/__sandbox/markets/${marketId}/resolve`, { result: "yes" }, "10.0.0.5");
+    expect(away.statusCode).toBe(403);
+    const market = sandbox.world.findMarket(marketId);
+    expect(market && sandbox.world.marketState(market).status).toBe("open");
+  });
+
+  it("refuse a body outside the rules with 400 naming the field, nothing changed", async () => {
+    const before = sandbox.clock.nowSeconds();
+    const cases: Array<[string, unknown, RegExp]> = [
+      [
+        `/__sandbox/markets/${marketId}/resolve`,
+        { result: "maybe" },
+        /^result: must be one of yes, no, cancelled/,
+      ],
+      [`/__sandbox/markets/${marketId}/resolve`, { result: "yes", extra: 1 }, /^extra: is not a known field/],
+      [
+        `/__sandbox/markets/${marketId}/price`,
+        { yesPrice: "1.2" },
+        /^yesPrice: must be a price strictly between 0 and 1/,
+      ],
+      [`/__sandbox/markets/${marketId}/price`, { yesPrice: 0.5 }, /^yesPrice: must be a string/],
+      ["/__sandbox/clock/advance", { seconds: 0 }, /^seconds: must be from 1 to 31536000 seconds/],
+      ["/__sandbox/clock/advance", { seconds: 1.5 }, /^seconds: must be an integer/],
+      ["/__sandbox/fund", { wallet: "x", amount: "1" }, /^wallet: must be a base58 public key/],
+    ];
+    for (const [url, body, error] of cases) {
+      const answer = await post(url, body);
+      expect(answer.statusCode, url).toBe(400);
+      expect((answer.json() as { error: string }).error).toMatch(error);
+    }
+    expect(sandbox.clock.nowSeconds()).toBe(before);
+    const market = sandbox.world.findMarket(marketId);
+    expect(market && sandbox.world.marketState(market).status).toBe("open");
+  });
+
+  it("say what the world refuses: an unknown market is 404, funding without a chain 409", async () => {
+    const unknown = await post("/__sandbox/markets/NOPE-M9/resolve", { result: "yes" });
+    expect(unknown.statusCode).toBe(404);
+    expect((unknown.json() as { error: string }).error).toBe("marketId: no market NOPE-M9 in this sandbox");
+    const fund = await post("/__sandbox/fund", { wallet: sandbox.wallets[0], amount: "1" });
+    expect(fund.statusCode).toBe(409);
+    expect((fund.json() as { error: string }).error).toMatch(/^wallet: this sandbox runs no chain/);
+  });
+
+  it("resolve, cancel and advance act and answer the new state", async () => {
+    const [a, b] = sandbox.world.markets
+      .filter((m) => sandbox.world.marketState(m).status === "open" && m.marketId !== marketId)
+      .map((m) => m.marketId);
+    const resolved = await post(`/__sandbox/markets/${a}/resolve`, { result: "no" });
+    expect(resolved.json()).toEqual({ marketId: a, status: "closed", result: "no" });
+    const cancelled = await post(`/__sandbox/markets/${b}/resolve`, { result: "cancelled" });
+    expect(cancelled.json()).toEqual({ marketId: b, status: "cancelled", result: null });
+    const again = await post(`/__sandbox/markets/${b}/resolve`, { result: "yes" });
+    expect(again.statusCode).toBe(409);
+    const before = sandbox.clock.nowSeconds();
+    const advanced = await post("/__sandbox/clock/advance", { seconds: 120 });
+    expect((advanced.json() as { nowSeconds: number }).nowSeconds).toBe(before + 120);
+    expect(sandbox.clock.nowSeconds()).toBe(before + 120);
+  });
+});
