@@ -168,7 +168,8 @@ export class LocalChain {
   readonly genesisHash: string;
   private readonly window = new BlockhashWindow();
   private readonly landed = new Map<string, LandedRecord>();
-  private readonly held = new Set<string>();
+  /** Sends held by `landDelayMs`, by signature, until their timer (or `landHeldSends`) runs them. */
+  private readonly held = new Map<string, WireTransaction>();
   private readonly sendAttempts = new Map<string, number>();
   private readonly listeners = new Set<(e: LandedEvent) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -219,6 +220,16 @@ export class LocalChain {
   /** Sends held by `landDelayMs` that have not executed yet. */
   get heldSends(): number {
     return this.held.size;
+  }
+
+  /**
+   * Runs every held send now, in the order sent: a test holds sends with a long `landDelayMs` and
+   * lands them when it chooses, instead of racing a timer against a busy machine.
+   */
+  landHeldSends(): void {
+    const sends = [...this.held.values()];
+    this.held.clear();
+    for (const tx of sends) this.execute(tx);
   }
 
   stop(): void {
@@ -297,7 +308,7 @@ export class LocalChain {
     }
     const delayMs = this.faults.landDelayMs;
     if (delayMs > 0) {
-      this.held.add(tx.signature);
+      this.held.set(tx.signature, tx);
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         if (this.held.delete(tx.signature)) this.execute(tx);

@@ -225,18 +225,27 @@ describe("signAndSubmit on the local chain", () => {
   });
 
   it("does not rebuild a transaction that lands late: a re-run resumes it, payout once", async () => {
-    env.chain.faults.landDelayMs = 1_200;
+    // The chain holds the send until the test lands it: no timer races a busy machine.
+    env.chain.faults.landDelayMs = 600_000;
     const before = usdcOf();
     const intent = env.claimIntent();
-    // The first run gives up (as a job would after its first wait) long before the transaction lands.
+    // The first run gives up (as a job would after its first wait) once its send is on record.
     const giveUp = new AbortController();
-    setTimeout(() => giveUp.abort(new Error("first wait over")), 300).unref();
+    const recordSigned = env.attempts.recordSigned.bind(env.attempts);
+    vi.spyOn(env.attempts, "recordSigned").mockImplementation(async (key, signed) => {
+      const ok = await recordSigned(key, signed);
+      setTimeout(() => giveUp.abort(new Error("first wait over")), 10).unref();
+      return ok;
+    });
     await expect(
       signAndSubmit({ ...input(intent, await buildClaim()), signal: giveUp.signal }),
     ).rejects.toThrow();
+    vi.restoreAllMocks();
     expect(usdcOf()).toBe(before);
     const recorded = await env.attempts.get(intent.key);
     expect(recorded).toMatchObject({ status: "sent", attempt: 1 });
+    expect(env.chain.heldSends).toBe(1);
+    env.chain.landHeldSends(); // it lands after the first run gave up
 
     // The caller comes back with a freshly built transaction; the signer must not sign it.
     const sign = vi.spyOn(env.wallets, "sign");
@@ -252,7 +261,8 @@ describe("signAndSubmit on the local chain", () => {
   });
 
   it("after a crash between recording and confirming, a re-run resumes the recorded signature", async () => {
-    env.chain.dropFirstSends(1);
+    // Every send dropped until the "restart": the transaction cannot land while the first run lives.
+    env.chain.dropFirstSends(1_000_000);
     const before = usdcOf();
     const intent = env.claimIntent();
     const crash = new AbortController();
@@ -269,6 +279,8 @@ describe("signAndSubmit on the local chain", () => {
     vi.restoreAllMocks();
     const recorded = await env.attempts.get(intent.key);
     expect(recorded?.status).toBe("sent");
+    expect(usdcOf()).toBe(before);
+    env.chain.dropFirstSends(0);
 
     const sign = vi.spyOn(env.wallets, "sign");
     const resumed = await signAndSubmit(input(intent, await buildClaim()));
@@ -334,34 +346,37 @@ describe("signAndSubmit on the local chain", () => {
 
   it("reports a transaction that fails on chain as failed, with the decoded error", async () => {
     // Passes the simulation, then the vault is emptied before it lands: the transfer fails on chain.
-    env.chain.faults.landDelayMs = 300;
+    // The chain holds the send until the vault is emptied, then lands it.
+    env.chain.faults.landDelayMs = 600_000;
     const intent = env.claimIntent();
     const claim = await buildClaim();
     const vaultState = env.chain.getAccount(env.vaultUsdc);
+    if (!vaultState) throw new Error("the sandbox's vault has no USDC account");
     const run = signAndSubmit(input(intent, claim));
-    setTimeout(() => {
-      if (!vaultState) return;
-      const data = Buffer.from(vaultState.data);
-      data.writeBigUInt64LE(0n, 64); // amount
-      env.chain.setAccount({
-        address: env.vaultUsdc,
-        lamports: vaultState.lamports,
-        owner: vaultState.owner,
-        data,
-      });
-    }, 100).unref();
+    for (let i = 0; i < 600 && env.chain.heldSends === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(env.chain.heldSends).toBe(1);
+    const data = Buffer.from(vaultState.data);
+    data.writeBigUInt64LE(0n, 64); // amount
+    env.chain.setAccount({
+      address: env.vaultUsdc,
+      lamports: vaultState.lamports,
+      owner: vaultState.owner,
+      data,
+    });
+    env.chain.landHeldSends();
     const outcome = await run;
     expect(outcome).toMatchObject({ outcome: "failed", attempt: 1 });
     if (outcome.outcome === "failed")
       expect(outcome.error).toMatch(/^instruction 0: custom program error 0x1$/);
     expect(await env.attempts.get(intent.key)).toMatchObject({ status: "failed" });
-    if (vaultState)
-      env.chain.setAccount({
-        address: env.vaultUsdc,
-        lamports: vaultState.lamports,
-        owner: vaultState.owner,
-        data: vaultState.data,
-      });
+    env.chain.setAccount({
+      address: env.vaultUsdc,
+      lamports: vaultState.lamports,
+      owner: vaultState.owner,
+      data: vaultState.data,
+    });
+    // A claim built in this same slot would be these very bytes, whose signature already failed.
+    env.chain.advanceSlots(1);
   });
 
   it("signs no fourth transaction for an intent after three expired ones: failed, not refused", async () => {
