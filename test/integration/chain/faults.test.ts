@@ -68,13 +68,15 @@ describe("local chain fault knobs", () => {
   });
 
   it("landDelayMs holds a send, then lands it while its blockhash is valid", async () => {
-    h.chain.faults.landDelayMs = 150;
+    h.chain.faults.landDelayMs = 600_000;
     const payer = fundedKeypair(h.chain);
     const to = Keypair.generate().publicKey;
     const tx = await signedTransfer(h.connection, payer, to, LAMPORTS_PER_SOL);
     const signature = await h.connection.sendRawTransaction(tx.serialize());
-    // Held: nothing yet right after the send returns.
+    // Held: nothing yet after the send returns, until the delay is over (here: until the test says).
     expect(h.chain.transaction(signature)).toBeUndefined();
+    expect(h.chain.heldSends).toBe(1);
+    h.chain.landHeldSends();
     const status = await waitFor(() => statusOf(h.connection, signature), "delayed landing");
     expect(status.err).toBeNull();
     expect(await h.connection.getBalance(to)).toBe(LAMPORTS_PER_SOL);

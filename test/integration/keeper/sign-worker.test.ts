@@ -1,6 +1,6 @@
 import { Connection } from "@solana/web3.js";
 import { Queue } from "bullmq";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/index.js";
 import type { Position } from "../../../src/api/schemas/prediction.js";
 import { type Intent, intentKeys } from "../../../src/core/intent.js";
@@ -375,16 +375,25 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
   it("resumes a claim whose first sign run gave up before it landed: same transaction, no rebuild, paid once", async () => {
     const { position, key, paidBefore } = await admitClaim();
     const built = await runBuild(key, 1);
-    chain.faults.landDelayMs = 10 * REBROADCAST_MS;
+    // The chain holds the send until the test lands it: no timer races a busy machine.
+    chain.faults.landDelayMs = 600_000;
 
-    // The first run stops waiting after three rebroadcast windows (a crash, a lost lock), before the
+    // The first run stops waiting once its send is on record (a crash, a lost lock), before the
     // chain lets the transaction land.
     const giveUp = new AbortController();
-    setTimeout(() => giveUp.abort(new Error("first sign run over")), 3 * REBROADCAST_MS).unref();
+    const recordSigned = attempts.recordSigned.bind(attempts);
+    vi.spyOn(attempts, "recordSigned").mockImplementation(async (k, signed) => {
+      const ok = await recordSigned(k, signed);
+      setTimeout(() => giveUp.abort(new Error("first sign run over")), 3 * REBROADCAST_MS).unref();
+      return ok;
+    });
     await expect(runSign(key, 1, { signal: giveUp.signal })).rejects.toThrow();
+    vi.mocked(attempts.recordSigned).mockRestore();
     const sent = await attempts.get(key);
     expect(sent).toMatchObject({ status: "sent", attempt: 1 });
     expect(await ledger.get(key)).toMatchObject({ status: "sending", builds: 1 });
+    expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(paidBefore);
+    chain.landHeldSends(); // it lands while no run watches it
 
     // BullMQ runs the job again: it follows the recorded signature instead of signing a new one.
     const outcome = await runSign(key, 1);

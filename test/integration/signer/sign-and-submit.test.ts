@@ -444,8 +444,8 @@ describe("attempt records under concurrent runs of one intent", () => {
     const intent = env.claimIntent();
     const winner = signAndSubmit(input(intent, await buildClaim()));
     let recorded = await env.attempts.get(intent.key);
-    for (let i = 0; i < 100 && recorded?.status !== "sent"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 600 && recorded?.status !== "sent"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       recorded = await env.attempts.get(intent.key);
     }
     expect(recorded?.status).toBe("sent");
