@@ -113,8 +113,7 @@ async function writeConfig(
       `  housekeeping: "${NEVER}"`,
       "signer:",
       "  rebroadcastIntervalMs: 1000",
-      // Until sends are watched outside the signing slots, each slot is held while a send waits.
-      "  concurrency: 64",
+      // The default 4 signing slots: a slot is freed at the first send, the watcher waits.
       `  maxRebuilds: ${MAX_REBUILDS}`,
       `  payoutMints: [${sandbox.usdcMint}]`,
       "  settledLater: [close, swap]",
