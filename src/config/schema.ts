@@ -80,9 +80,27 @@ export const configSchema = z.strictObject({
   wallets: z.array(walletSchema).default([]),
   schedules: z
     .strictObject({
-      pollPositions: cron.default("*/10 * * * * *"),
+      /** The full sweep of every wallet's positions; the market watcher covers the time between sweeps. */
+      pollPositions: cron.default("0 * * * * *"),
       pollOrders: cron.default("*/30 * * * * *"),
       housekeeping: cron.default("0 */10 * * * *"),
+    })
+    .prefault({}),
+  /** The market watcher: polls the holders of a market that changed, ahead of the sweep. */
+  watcher: z
+    .strictObject({
+      /** Off: every wallet waits for the sweep (then set schedules.pollPositions faster). */
+      enabled: z.boolean().default(true),
+      /** How often the held markets are read; a cycle still running skips the next tick. */
+      schedule: cron.default("*/2 * * * * *"),
+      /** Poll a holder when the price is within this percent of an exit threshold (or past it). */
+      bandPct: z
+        .number({ error: "expected a percent between 0 and 50" })
+        .min(0, "expected a percent between 0 and 50")
+        .max(50, "expected a percent between 0 and 50")
+        .default(2),
+      /** A holder polled for a market is not polled again for it (same trigger) before this. */
+      retriggerSeconds: seconds.default(15),
     })
     .prefault({}),
   strategies: z.array(strategyEntrySchema).default([{ name: "auto-claim", enabled: true }]),

@@ -31,8 +31,10 @@ import { processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
 import { processConfirm } from "./confirm-worker.js";
 import { EventDetailsCache } from "./event-details-cache.js";
+import { exitRulesConfigs, HoldingsIndex } from "./holdings.js";
 import { runHousekeeping } from "./housekeeping.js";
 import { Ledger, TERMINAL_STATUSES } from "./ledger.js";
+import { MarketWatcher } from "./market-watcher.js";
 import { QUEUES, type RedisKeys, redisKeys } from "./names.js";
 import { PauseSwitch } from "./pause.js";
 import { processPoll } from "./poll-worker.js";
@@ -202,8 +204,29 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       await Promise.allSettled(workers.map((w) => w.close()));
     });
 
+    const holdings = new HoldingsIndex(redis, keys);
     let scheduler: Scheduler | undefined;
     if (roles.has("scheduler")) {
+      const watcher = new MarketWatcher({
+        client,
+        index: holdings,
+        redis,
+        keys,
+        poll: queues.poll,
+        pause,
+        logger,
+        settings: {
+          bandPct: config.watcher.bandPct,
+          retriggerSeconds: config.watcher.retriggerSeconds,
+          pageSize: config.service.pageSize,
+          wallets: new Set(walletList),
+        },
+        events: {
+          onWatched: (count) => metrics.watchedMarkets.set(count),
+          onRequest: (endpoint) => metrics.watcherRequests.inc({ endpoint }),
+          onTargeted: (trigger) => metrics.targetedPolls.inc({ trigger }),
+        },
+      });
       scheduler = new Scheduler({
         config,
         wallets: walletList,
@@ -214,6 +237,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         logger,
         onSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
         onTick: () => watchdog.stamp("scheduler"),
+        watchMarkets: async () => {
+          await watcher.run();
+        },
         housekeeping: async () => {
           await runHousekeeping({
             ledger,
@@ -261,7 +287,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         new Worker<PollJobData>(
           QUEUES.poll,
           async (job) => {
-            return processPoll(job, {
+            const result = await processPoll(job, {
               mode: config.mode,
               // A poll killed mid-way frees its wallet when its BullMQ lock would have expired too.
               lockMs: config.queues.lockDurationMs,
@@ -298,9 +324,16 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                     tripped: change.isTripped,
                     detail: change.detail,
                   }),
+                onTargetedIntent: (trigger, seconds) => metrics.marketReaction.observe({ trigger }, seconds),
               },
               protections,
+              holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) },
             });
+            // The wallet's other poll may have read its positions before the market changed: a
+            // targeted poll runs again once that one is done (its job's attempts, see jobOptions).
+            if (result.skipped === "poll_running" && job.data.target)
+              throw new Error("the wallet's poll is running: the targeted poll runs again after it");
+            return result;
           },
           { ...workerOptions, concurrency: config.queues.pollConcurrency },
         ),

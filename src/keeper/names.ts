@@ -23,6 +23,16 @@ export interface RedisKeys {
   readonly protectionsResets: string;
   /** The last state each breaker was seen in, so a change is announced once. */
   readonly protectionsSeen: string;
+  /** Holdings index: held market id -> event id. */
+  readonly holdingsMarkets: string;
+  /** Holdings index: one market's holders, wallet -> its positions there (JSON). */
+  holdingsMarket(marketId: string): string;
+  /** Holdings index: the markets one wallet holds. */
+  holdingsOfWallet(wallet: string): string;
+  /** The market watcher: each watched market's last seen state (status and result). */
+  readonly watchStates: string;
+  /** The market watcher: a holder polled for a market, not polled again for it before this expires. */
+  watchCooldown(wallet: string, marketId: string): string;
 }
 
 /** Every key starts with the configured prefix; dry-run keeps storage of its own. */
@@ -45,11 +55,18 @@ export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
     protectionsExits: `${p}:protections:exits`,
     protectionsResets: `${p}:protections:resets`,
     protectionsSeen: `${p}:protections:seen`,
+    holdingsMarkets: `${p}:holdings:markets`,
+    holdingsMarket: (marketId) => `${p}:holdings:market:${marketId}`,
+    holdingsOfWallet: (wallet) => `${p}:holdings:wallet:${wallet}`,
+    watchStates: `${p}:watch:states`,
+    watchCooldown: (wallet, marketId) => `${p}:watch:cooldown:${wallet}:${marketId}`,
   };
 }
 
 export const jobIds = {
   poll: (wallet: string, kind: string, tickEpoch: number) => `poll-${kind}-${wallet}-${tickEpoch}`,
+  /** A poll the market watcher asked for, named by the moment it saw the change. */
+  targetedPoll: (wallet: string, seenAtMs: number) => `poll-positions-${wallet}-watch-${seenAtMs}`,
   /** At most one poll of a kind per wallet waits or runs; BullMQ drops the key when that job ends. */
   pollDeduplication: (wallet: string, kind: string) => `poll-${kind}-${wallet}`,
   action: (intentKey: string, build: number) => `act-${intentKey}-${build}`,
@@ -57,3 +74,10 @@ export const jobIds = {
   /** The watch of attempt `attempt`, started by the sign job `signJobId`. */
   confirm: (signJobId: string, attempt: number) => `confirm-${signJobId}-a${attempt}`,
 } as const;
+
+/**
+ * BullMQ job priorities of polls (lower runs first). Every poll has one: BullMQ runs jobs without a
+ * priority before any prioritized job, so the routine sweep must be prioritized too for the market
+ * watcher's polls to pass it.
+ */
+export const POLL_PRIORITY = { targeted: 1, sweep: 10 } as const;

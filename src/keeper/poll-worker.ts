@@ -1,11 +1,13 @@
 import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { ExitRulesConfig } from "../../strategies/exit-rules.js";
 import type { ConfiguredStrategy } from "../config/load-config.js";
 import { type Intent, intentKeys } from "../core/intent.js";
 import { formatUsd } from "../core/money.js";
 import type { StrategyState } from "../core/strategy.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "./circuit-breakers.js";
+import { type HoldingsIndex, holdingsOf } from "./holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "./ledger.js";
 import { jobIds, type RedisKeys } from "./names.js";
 import type { PauseSwitch } from "./pause.js";
@@ -28,6 +30,8 @@ export interface PollEvents {
   onBreakerChange?(change: BreakerChange): void;
   /** An intent a tripped breaker held back. */
   onHeldBack?(intent: Intent): void;
+  /** An intent admitted by a poll the market watcher asked for: seconds since it saw the change. */
+  onTargetedIntent?(trigger: NonNullable<PollJobData["target"]>["trigger"], seconds: number): void;
 }
 
 /** The strategy name protections' own intents (the close-all trigger) are recorded under. */
@@ -52,6 +56,8 @@ export interface PollDeps {
   balanceMints?: readonly string[];
   /** Circuit breakers; without them nothing is held back. */
   protections?: Protections;
+  /** The holdings index each poll rewrites for its wallet (for the market watcher). */
+  holdings?: { index: HoldingsIndex; exitRules: readonly ExitRulesConfig[] };
 }
 
 export interface PollResult {
@@ -95,6 +101,7 @@ export async function processPoll(
       triggerOrders: await deps.ledger.triggerOrders(wallet),
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
+    await indexHoldings(wallet, snapshot, deps, log);
     const states = new Map<string, StrategyState>();
     for (const { name } of deps.strategies) states.set(name, await deps.states.load(wallet, name));
     const report = runStrategies({
@@ -138,6 +145,8 @@ export async function processPoll(
         continue;
       }
       admitted += 1;
+      const target = job.data.target;
+      if (target) deps.events?.onTargetedIntent?.(target.trigger, (Date.now() - target.seenAtMs) / 1000);
       log.info(
         { intent: intent.key, kind: intent.kind, strategy: intent.strategy, mode: deps.mode },
         "intent recorded",
@@ -155,6 +164,29 @@ export async function processPoll(
       lockKey,
       token,
     );
+  }
+}
+
+/**
+ * Every poll reads all of the wallet's positions, so it rewrites the wallet's holdings. A failure is
+ * logged, not fatal: the poll's own work goes on and the next poll writes them again.
+ */
+async function indexHoldings(
+  wallet: string,
+  snapshot: Awaited<ReturnType<typeof takeSnapshot>>,
+  deps: PollDeps,
+  log: Logger,
+): Promise<void> {
+  if (!deps.holdings) return;
+  try {
+    const holdings = holdingsOf(wallet, snapshot.positions, {
+      exitRules: deps.holdings.exitRules,
+      ...(snapshot.events ? { events: snapshot.events } : {}),
+      nowSeconds: snapshot.takenAt,
+    });
+    await deps.holdings.index.replaceWallet(wallet, holdings);
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "holdings index not updated");
   }
 }
 

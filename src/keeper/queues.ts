@@ -2,10 +2,14 @@ import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
 import type { KeeperConfig } from "../config/load-config.js";
 import { QUEUES, type QueueName } from "./names.js";
 
+export type WatchTrigger = "resolved" | "price";
+
 export interface PollJobData {
   wallet: string;
   kind: "positions" | "orders";
   tick: number;
+  /** Set on a poll the market watcher asked for: why, and when it saw the change (epoch ms). */
+  target?: { trigger: WatchTrigger; seenAtMs: number; marketIds: string[] };
 }
 export interface ActionJobData {
   intentKey: string;

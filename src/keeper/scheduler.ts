@@ -3,7 +3,7 @@ import { type ScheduledTask, schedule } from "node-cron";
 import type { Logger } from "pino";
 import type { KeeperConfig } from "../config/load-config.js";
 import type { RedisKeys } from "./names.js";
-import { jobIds } from "./names.js";
+import { jobIds, POLL_PRIORITY } from "./names.js";
 import type { PauseSwitch } from "./pause.js";
 import type { KeeperQueues } from "./queues.js";
 
@@ -24,6 +24,8 @@ export interface SchedulerDeps {
   onTick?: () => void;
   /** Housekeeping work, run by whichever scheduler wins the tick. */
   housekeeping?: () => Promise<void>;
+  /** One market watcher cycle, run by whichever scheduler wins the tick (on `watcher.schedule`). */
+  watchMarkets?: () => Promise<void>;
 }
 
 /**
@@ -48,6 +50,24 @@ export class Scheduler {
     add("pollPositions");
     add("pollOrders");
     add("housekeeping");
+    const watch = this.deps.watchMarkets;
+    if (watch && this.deps.config.watcher.enabled)
+      this.tasks.push(
+        schedule(this.deps.config.watcher.schedule, (ctx) => this.watchTick(ctx.date, watch), {
+          name: "keeper-watch-markets",
+          noOverlap: true,
+        }),
+      );
+  }
+
+  /** One watcher tick: once across scheduler replicas, never while paused (the watcher checks). */
+  async watchTick(date: Date, watch: () => Promise<void>): Promise<void> {
+    const tickEpoch = Math.floor(date.getTime() / 1000);
+    try {
+      if (await this.winsTick(`watch-${tickEpoch}`, 60)) await watch();
+    } catch (error) {
+      this.deps.logger.error({ err: (error as Error).message, tick: tickEpoch }, "market watcher failed");
+    }
   }
 
   async stop(): Promise<void> {
@@ -83,7 +103,12 @@ export class Scheduler {
         const job = await this.deps.queues.poll.add(
           "poll",
           { wallet, kind: pollKind, tick: tickEpoch },
-          { jobId, deduplication: { id: jobIds.pollDeduplication(wallet, pollKind) } },
+          {
+            jobId,
+            // Behind the market watcher's polls (see POLL_PRIORITY).
+            priority: POLL_PRIORITY.sweep,
+            deduplication: { id: jobIds.pollDeduplication(wallet, pollKind) },
+          },
         );
         // A job of an earlier tick answered instead: that poll has not finished, so this tick adds nothing.
         if (job.id !== jobId) {
@@ -102,8 +127,14 @@ export class Scheduler {
   }
 
   /** Only one scheduler replica runs a housekeeping tick. */
-  private async winsTick(name: string): Promise<boolean> {
-    const won = await this.deps.redis.set(`${this.deps.keys.counters}:tick:${name}`, "1", "EX", 3600, "NX");
+  private async winsTick(name: string, ttlSeconds = 3600): Promise<boolean> {
+    const won = await this.deps.redis.set(
+      `${this.deps.keys.counters}:tick:${name}`,
+      "1",
+      "EX",
+      ttlSeconds,
+      "NX",
+    );
     return won === "OK";
   }
 }

@@ -183,6 +183,30 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     registers,
   });
 
+  const watchedMarkets = new Gauge({
+    name: "keeper_watched_markets",
+    help: "Markets the fleet holds, read by the market watcher at its last cycle",
+    registers,
+  });
+  const watcherRequests = new Counter({
+    name: "keeper_watcher_requests_total",
+    help: "Requests the market watcher sent, by endpoint name (listEvents, listEventMarkets)",
+    labelNames: ["endpoint"] as const,
+    registers,
+  });
+  const targetedPolls = new Counter({
+    name: "keeper_targeted_polls_total",
+    help: "Polls the market watcher enqueued ahead of the sweep, by trigger (resolved, price)",
+    labelNames: ["trigger"] as const,
+    registers,
+  });
+  const marketReaction = new Histogram({
+    name: "keeper_market_reaction_seconds",
+    help: "From the market watcher seeing a change to an intent of the holder's poll admitted, by trigger",
+    labelNames: ["trigger"] as const,
+    buckets: [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60],
+    registers,
+  });
   const eventLookups = new Counter({
     name: "keeper_event_lookups_total",
     help: "Event details looked up for snapshots, by outcome (cached, fetched, failed)",
@@ -283,6 +307,10 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     pollDuration,
     pollSkipped,
     eventLookups,
+    watchedMarkets,
+    watcherRequests,
+    targetedPolls,
+    marketReaction,
     lastSuccessfulPoll,
     staleWallets,
     paused,

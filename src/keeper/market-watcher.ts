@@ -1,0 +1,279 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { type ApiClient, paginate } from "../api/index.js";
+import type { Market } from "../api/schemas/prediction.js";
+import { KNOWN_EVENT_PROVIDERS } from "../core/event-details.js";
+import type { Holding, HoldingsIndex } from "./holdings.js";
+import { jobIds, POLL_PRIORITY, type RedisKeys } from "./names.js";
+import type { PauseSwitch } from "./pause.js";
+import type { PollJobData, WatchTrigger } from "./queues.js";
+
+// ---- decisions (pure) ----
+
+export interface TriggerSettings {
+  /** Poll a holder when the price is within this percent of an exit threshold, or past it. */
+  readonly bandPct: number;
+}
+
+export interface WatchDecision {
+  readonly wallet: string;
+  readonly marketId: string;
+  readonly trigger: WatchTrigger;
+  readonly reason: string;
+}
+
+/** The held side's mark price: the middle of its buy and sell prices (one of them when the other is missing). */
+export function sideMark(market: Market, side: "yes" | "no"): number | undefined {
+  const pricing = market.pricing;
+  if (!pricing) return undefined;
+  const [buy, sell] =
+    side === "yes"
+      ? [pricing.buyYesPriceUsd, pricing.sellYesPriceUsd]
+      : [pricing.buyNoPriceUsd, pricing.sellNoPriceUsd];
+  if (buy !== null && sell !== null) return (buy + sell) / 2;
+  return buy ?? sell ?? undefined;
+}
+
+/**
+ * Which holders of one market to poll now, from the market alone:
+ * - resolved: the winning side's holders (their claim); cancelled: every holder (the refund). A
+ *   market closed without a result has nothing to act on yet, and a resolved market's losers neither.
+ * - open: a holder whose mark price is past, or within `bandPct` percent of, an exit threshold of its
+ *   position (take-profit above, stop-loss below, trailing stop below its peak). `peaks` holds the
+ *   highest mark the watcher saw per position since its sweep; the sweep's mark counts too.
+ * What the poll then does is the strategies' decision, on the wallet's own fresh positions.
+ */
+export function decideTriggers(
+  market: Market,
+  holdings: readonly Holding[],
+  settings: TriggerSettings,
+  peaks: ReadonlyMap<string, number> = new Map(),
+): WatchDecision[] {
+  const out: WatchDecision[] = [];
+  const at = (h: Holding, trigger: WatchTrigger, reason: string) =>
+    out.push({ wallet: h.wallet, marketId: market.marketId, trigger, reason });
+  if (market.result !== null || market.status === "cancelled") {
+    for (const h of holdings) {
+      if (market.status === "cancelled") at(h, "resolved", "market cancelled");
+      else if (h.side === market.result || h.claimable) at(h, "resolved", `market resolved ${market.result}`);
+    }
+    return out;
+  }
+  if (market.status !== "open") return out;
+  const near = settings.bandPct / 100;
+  for (const h of holdings) {
+    if (!h.exit) continue;
+    const mark = sideMark(market, h.side);
+    if (mark === undefined) continue;
+    const { above, below, trailingStopPct } = h.exit;
+    if (above !== undefined && mark >= Number(above) * (1 - near)) {
+      at(h, "price", `mark ${mark} near or above take-profit ${above}`);
+      continue;
+    }
+    if (below !== undefined && mark <= Number(below) * (1 + near)) {
+      at(h, "price", `mark ${mark} near or below stop-loss ${below}`);
+      continue;
+    }
+    if (trailingStopPct !== undefined) {
+      const peak = Math.max(mark, Number(h.markUsd ?? 0), peaks.get(h.position) ?? 0);
+      const stop = peak * (1 - trailingStopPct / 100);
+      if (peak > 0 && mark <= stop * (1 + near))
+        at(h, "price", `mark ${mark} near or below trailing stop ${stop}`);
+    }
+  }
+  return out;
+}
+
+// ---- the scheduled job ----
+
+export interface WatcherDeps {
+  client: ApiClient;
+  index: HoldingsIndex;
+  redis: Redis;
+  keys: RedisKeys;
+  poll: Queue<PollJobData>;
+  pause: PauseSwitch;
+  logger: Logger;
+  settings: TriggerSettings & {
+    /** A holder polled for a market is not polled again for it before this many seconds. */
+    retriggerSeconds: number;
+    pageSize: number;
+    /** Only these wallets are polled (a wallet taken out of the config may linger in the index). */
+    wallets: ReadonlySet<string>;
+  };
+  events?: {
+    onWatched?(markets: number): void;
+    onRequest?(endpoint: "listEvents" | "listEventMarkets"): void;
+    onTargeted?(trigger: WatchTrigger): void;
+  };
+  now?: () => number;
+}
+
+export interface WatchCycle {
+  watched: number;
+  requests: number;
+  decisions: WatchDecision[];
+  /** Wallets a targeted poll was enqueued (or moved ahead) for. */
+  polled: string[];
+}
+
+/**
+ * Reads the state and prices of exactly the markets the fleet holds and polls just the holders a
+ * change concerns, at high priority. Two ways to read them, the cheaper chosen each cycle: the events
+ * list with its markets (`GET /events?includeMarkets=true`, a page covers up to `pageSize` events of a
+ * provider, whatever is held) or one `GET /events/{eventId}/markets` per held event. A held market the
+ * list did not show (another provider, or an event the list leaves out once closed) is read through
+ * its event.
+ */
+export class MarketWatcher {
+  /** Requests the last full read of the events list took; unknown until it was tried. */
+  private listingCost: number | undefined;
+  /** Highest mark per position seen since the watcher started (for trailing stops). */
+  private readonly peaks = new Map<string, number>();
+
+  constructor(private readonly deps: WatcherDeps) {}
+
+  async run(): Promise<WatchCycle> {
+    const deps = this.deps;
+    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
+    if (await deps.pause.isPaused()) return cycle;
+    const held = await deps.index.markets();
+    cycle.watched = held.size;
+    deps.events?.onWatched?.(held.size);
+    if (held.size === 0) return cycle;
+    const markets = await this.readMarkets(held, cycle);
+    const seenAtMs = deps.now?.() ?? Date.now();
+    const holders = await deps.index.holders([...markets.keys()]);
+    for (const [marketId, market] of markets) {
+      const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
+      cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks));
+      this.notePeaks(market, holdings);
+    }
+    const perWallet = new Map<string, { trigger: WatchTrigger; marketIds: string[] }>();
+    for (const d of cycle.decisions) {
+      const cooled = await deps.redis.set(
+        deps.keys.watchCooldown(d.wallet, d.marketId),
+        String(seenAtMs),
+        "EX",
+        deps.settings.retriggerSeconds,
+        "NX",
+      );
+      if (cooled !== "OK") continue;
+      const entry = perWallet.get(d.wallet) ?? { trigger: d.trigger, marketIds: [] };
+      if (d.trigger === "resolved") entry.trigger = "resolved";
+      entry.marketIds.push(d.marketId);
+      perWallet.set(d.wallet, entry);
+    }
+    for (const [wallet, { trigger, marketIds }] of perWallet) {
+      const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
+      if (!queued) {
+        // Its poll is running and may have read before the change: asked again on the next cycle.
+        await deps.redis.del(...marketIds.map((m) => deps.keys.watchCooldown(wallet, m)));
+        continue;
+      }
+      cycle.polled.push(wallet);
+      deps.events?.onTargeted?.(trigger);
+      deps.logger.info(
+        { wallet, trigger, markets: marketIds },
+        "market change: holder polled ahead of the sweep",
+      );
+    }
+    deps.logger.debug(
+      { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
+      "markets watched",
+    );
+    return cycle;
+  }
+
+  private notePeaks(market: Market, holdings: readonly Holding[]) {
+    for (const h of holdings) {
+      if (h.exit?.trailingStopPct === undefined) continue;
+      const mark = sideMark(market, h.side);
+      if (mark !== undefined && mark > (this.peaks.get(h.position) ?? 0)) this.peaks.set(h.position, mark);
+    }
+  }
+
+  private async readMarkets(
+    held: ReadonlyMap<string, string>,
+    cycle: WatchCycle,
+  ): Promise<Map<string, Market>> {
+    const { client, settings, logger, events } = this.deps;
+    const found = new Map<string, Market>();
+    const heldEvents = new Set(held.values());
+    const listingCost = this.listingCost ?? KNOWN_EVENT_PROVIDERS.length;
+    if (listingCost < heldEvents.size) {
+      let requests = 0;
+      for (const provider of KNOWN_EVENT_PROVIDERS) {
+        try {
+          const pages = paginate(
+            (range) => {
+              requests += 1;
+              events?.onRequest?.("listEvents");
+              return client.prediction.listEvents({ provider, includeMarkets: true, ...range });
+            },
+            { pageSize: settings.pageSize },
+          );
+          for await (const event of pages)
+            for (const market of event.markets ?? [])
+              if (held.has(market.marketId)) found.set(market.marketId, market);
+        } catch (error) {
+          logger.warn({ provider, err: (error as Error).message }, "market watcher: events list unreadable");
+        }
+      }
+      cycle.requests += requests;
+      this.listingCost = requests;
+    }
+    const missing = new Set<string>();
+    for (const [marketId, eventId] of held) if (!found.has(marketId)) missing.add(eventId);
+    for (const eventId of missing) {
+      try {
+        const pages = paginate(
+          (range) => {
+            cycle.requests += 1;
+            events?.onRequest?.("listEventMarkets");
+            return client.prediction.listEventMarkets(eventId, range);
+          },
+          { pageSize: settings.pageSize },
+        );
+        for await (const market of pages) if (held.has(market.marketId)) found.set(market.marketId, market);
+      } catch (error) {
+        logger.warn({ eventId, err: (error as Error).message }, "market watcher: event's markets unreadable");
+      }
+    }
+    return found;
+  }
+}
+
+/**
+ * A positions poll of the wallet ahead of the sweep. The wallet's one positions poll (BullMQ
+ * deduplication) may already wait in the queue: it is moved ahead instead and told why. False when
+ * that poll is running already (it may have read before the change).
+ */
+export async function enqueueTargetedPoll(
+  poll: Queue<PollJobData>,
+  wallet: string,
+  target: NonNullable<PollJobData["target"]>,
+): Promise<boolean> {
+  const jobId = jobIds.targetedPoll(wallet, target.seenAtMs);
+  const job = await poll.add(
+    "poll",
+    { wallet, kind: "positions", tick: Math.floor(target.seenAtMs / 1000), target },
+    {
+      jobId,
+      priority: POLL_PRIORITY.targeted,
+      // Run again shortly when the wallet's other poll (orders) held its lock.
+      attempts: 5,
+      backoff: { type: "fixed", delay: 500 },
+      deduplication: { id: jobIds.pollDeduplication(wallet, "positions") },
+    },
+  );
+  if (job.id === jobId) return true;
+  const waiting = job.id === undefined ? undefined : await poll.getJob(job.id);
+  if (!waiting) return false;
+  const state = await waiting.getState();
+  if (state !== "prioritized" && state !== "waiting") return false;
+  await waiting.updateData({ ...waiting.data, target });
+  await waiting.changePriority({ priority: POLL_PRIORITY.targeted });
+  return true;
+}
