@@ -51,13 +51,17 @@ export class Scheduler {
     add("pollOrders");
     add("housekeeping");
     const watch = this.deps.watchMarkets;
-    if (watch && this.deps.config.watcher.enabled)
+    if (watch && this.deps.config.watcher.enabled) {
+      // The watcher knows holders only from sweeps: one at start fills (or refreshes) the index
+      // rather than leaving the fleet unwatched until the sweep's first tick.
+      void this.tick("pollPositions", new Date());
       this.tasks.push(
         schedule(this.deps.config.watcher.schedule, (ctx) => this.watchTick(ctx.date, watch), {
           name: "keeper-watch-markets",
           noOverlap: true,
         }),
       );
+    }
   }
 
   /** One watcher tick: once across scheduler replicas, never while paused (the watcher checks). */

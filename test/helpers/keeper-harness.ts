@@ -36,8 +36,15 @@ export async function startTestSandbox(options: { walletCount?: number; slotMs?:
 export async function writeKeeperConfig(
   sandbox: RunningSandbox,
   prefix: string,
-  /** `ops`: more lines under `ops:` (two-space indented), e.g. `  adminTokenFile: /path`. */
-  options: { extra?: string; walletYaml?: string; ops?: string } = {},
+  options: {
+    extra?: string;
+    walletYaml?: string;
+    /** More lines under `ops:` (two-space indented), e.g. `  adminTokenFile: /path`. */
+    ops?: string;
+    /** The sweeps' cron schedules (default: positions every second, orders every 30 s). */
+    pollPositions?: string;
+    pollOrders?: string;
+  } = {},
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "keeper-e2e-"));
   const file = join(dir, "keeper.yaml");
@@ -58,8 +65,8 @@ redis:
   prefix: ${prefix}
 ${wallets}
 schedules:
-  pollPositions: "* * * * * *"
-  pollOrders: "*/30 * * * * *"
+  pollPositions: "${options.pollPositions ?? "* * * * * *"}"
+  pollOrders: "${options.pollOrders ?? "*/30 * * * * *"}"
 signer:
   rebroadcastIntervalMs: 200
   payoutMints: [${sandbox.usdcMint}]

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Position } from "../../src/api/schemas/prediction.js";
+import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import type { PollJobData } from "../../src/keeper/queues.js";
+import type { RunningSandbox } from "../../src/sandbox/index.js";
+import {
+  eventually,
+  loadTestConfig,
+  positionsOf,
+  startTestKeeper,
+  startTestSandbox,
+  usdcBalance,
+  writeKeeperConfig,
+} from "../helpers/keeper-harness.js";
+import { testRedis } from "../helpers/redis.js";
+
+/**
+ * The sweeps are set to once a day, so after the sweep at start only the market watcher can poll a
+ * wallet: a claim that confirms while the test runs was found by a poll the watcher asked for.
+ */
+describe("market watcher end to end: a market resolves, only its winners are polled and claim", () => {
+  let sandbox: RunningSandbox;
+  let keeper: RunningKeeper;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox({ walletCount: 6 }));
+    redis = await testRedis("e2e-watch");
+    const config = await loadTestConfig(
+      await writeKeeperConfig(sandbox, redis.prefix, {
+        pollPositions: "0 0 3 * * *",
+        pollOrders: "0 0 3 * * *",
+        extra: `watcher:\n  schedule: "* * * * * *"\n`,
+      }),
+    );
+    ({ keeper } = await startTestKeeper(config, sandbox));
+  }, 60_000);
+
+  afterAll(async () => {
+    await keeper?.stop();
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  /** Every poll job of the run (the queue keeps the last 1,000 finished ones), by wallet. */
+  async function pollsByWallet(): Promise<Map<string, PollJobData[]>> {
+    const jobs = await keeper.queues.poll.getJobs([
+      "completed",
+      "failed",
+      "active",
+      "waiting",
+      "prioritized",
+      "delayed",
+    ]);
+    const out = new Map<string, PollJobData[]>();
+    for (const job of jobs)
+      if (job?.data) out.set(job.data.wallet, [...(out.get(job.data.wallet) ?? []), job.data]);
+    return out;
+  }
+
+  it("polls just the holders of the winning side, ahead of the daily sweep, and their claims land", async () => {
+    // The sweep at start fills the index; genesis winners are claimed and leave it.
+    await eventually(
+      "every wallet swept once and the index holding open markets only",
+      async () => {
+        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        if (!sandbox.wallets.every((w) => polled[w] !== undefined)) return undefined;
+        const ledger = await keeper.ledger.list();
+        if (ledger.some((row) => !["confirmed", "failed", "refused"].includes(row.status))) return undefined;
+        const positions = (await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w)))).flat();
+        const unclaimed = positions.filter((p) => p.claimable && !p.claimed);
+        if (unclaimed.length > 0) return undefined;
+        const held = await keeper.redis.hkeys(keeper.keys.holdingsMarkets);
+        const open = new Set(
+          positions.filter((p) => p.marketMetadata.status === "open").map((p) => p.marketId),
+        );
+        return held.length > 0 && held.every((m) => open.has(m)) ? true : undefined;
+      },
+      90_000,
+    );
+
+    // An open market some wallets hold and others do not; its result makes one side win.
+    const positions = (await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w)))).flat();
+    const openHeld = positions.filter(
+      (p) => p.marketMetadata.status === "open" && !p.claimed && BigInt(p.sizeUsd) > 0n,
+    );
+    const byMarket = new Map<string, Position[]>();
+    for (const p of openHeld) byMarket.set(p.marketId, [...(byMarket.get(p.marketId) ?? []), p]);
+    const [marketId, holders] = [...byMarket].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+    expect(marketId).toBeDefined();
+    if (!marketId || !holders) return;
+    const winningSide = holders[0]?.isYes ? "yes" : "no";
+    const winners = holders.filter((p) => (p.isYes ? "yes" : "no") === winningSide);
+    const winnerWallets = new Set(winners.map((p) => p.ownerPubkey));
+    const others = sandbox.wallets.filter((w) => !winnerWallets.has(w));
+    expect(others.length).toBeGreaterThan(0);
+
+    const usdc = sandbox.usdcMint;
+    const before = new Map<string, bigint>();
+    for (const w of sandbox.wallets) before.set(w, await usdcBalance(sandbox, w, usdc));
+    const pollsBefore = await pollsByWallet();
+
+    sandbox.world.resolveMarket(marketId, winningSide);
+
+    const rows = await eventually(
+      "a confirmed claim of every winning position",
+      async () => {
+        const ledger = await keeper.ledger.list();
+        const done = winners.every((p) =>
+          ledger.some((r) => r.key === `claim-${p.pubkey}` && r.status === "confirmed"),
+        );
+        return done ? ledger : undefined;
+      },
+      90_000,
+    );
+
+    // The payouts landed on the winners' token accounts.
+    for (const wallet of winnerWallets) {
+      const paid = winners
+        .filter((p) => p.ownerPubkey === wallet)
+        .reduce(
+          (sum, p) => sum + BigInt(rows.find((r) => r.key === `claim-${p.pubkey}`)?.amountMicroUsd ?? "0"),
+          0n,
+        );
+      expect(paid).toBeGreaterThan(0n);
+      expect((await usdcBalance(sandbox, wallet, usdc)) - (before.get(wallet) ?? 0n)).toBe(paid);
+    }
+
+    // The winners were polled by the watcher for that market; nobody else was polled at all.
+    const pollsAfter = await pollsByWallet();
+    for (const wallet of winnerWallets) {
+      const targeted = (pollsAfter.get(wallet) ?? []).filter(
+        (d) => d.target?.trigger === "resolved" && d.target.marketIds.includes(marketId),
+      );
+      expect(targeted.length).toBeGreaterThan(0);
+      expect((pollsAfter.get(wallet) ?? []).length).toBeGreaterThan((pollsBefore.get(wallet) ?? []).length);
+    }
+    for (const wallet of others) {
+      expect((pollsAfter.get(wallet) ?? []).length).toBe((pollsBefore.get(wallet) ?? []).length);
+      expect(await usdcBalance(sandbox, wallet, usdc)).toBe(before.get(wallet));
+    }
+
+    const metrics = await keeper.metrics.render();
+    expect(metrics).toMatch(/keeper_targeted_polls_total\{trigger="resolved"\} [1-9]/);
+    expect(metrics).toMatch(/keeper_watched_markets [1-9]/);
+    expect(metrics).toMatch(/keeper_watcher_requests_total\{endpoint="list\w+"\} [1-9]/);
+    expect(metrics).toMatch(/keeper_market_reaction_seconds_count\{trigger="resolved"\} [1-9]/);
+  }, 240_000);
+});
