@@ -1,7 +1,8 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type KeeperConfig, loadConfig } from "../../../src/config/load-config.js";
-import { redisKeys } from "../../../src/keeper/names.js";
+import { enqueueTargetedPoll } from "../../../src/keeper/market-watcher.js";
+import { POLL_PRIORITY, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
 import { createQueues, type KeeperQueues } from "../../../src/keeper/queues.js";
 import { type PollSkipReason, Scheduler } from "../../../src/keeper/scheduler.js";
@@ -33,7 +34,9 @@ describe("scheduler: each tick once, and never a second poll of a wallet behind 
       onSkipped: (reason) => skips.push(reason),
     });
   };
-  const waitingIds = async () => (await queues.poll.getWaiting()).map((j) => j.id).sort();
+  // Sweep polls carry a priority (behind the market watcher's), so they wait as `prioritized`.
+  const waitingIds = async () =>
+    (await queues.poll.getJobs(["waiting", "prioritized"])).map((j) => j.id).sort();
 
   beforeEach(async () => {
     ctx = await testRedis("scheduler");
@@ -86,5 +89,23 @@ describe("scheduler: each tick once, and never a second poll of a wallet behind 
     expect(await scheduler().tick("pollPositions", TICK)).toEqual({ enqueued: 0, skipped: 2 });
     expect(await queues.poll.count()).toBe(0);
     expect(skips).toEqual(["paused"]);
+  });
+
+  it("a market watcher's poll runs ahead of the sweep: a waiting sweep poll of the wallet is moved ahead, not doubled", async () => {
+    await scheduler().tick("pollPositions", TICK);
+    const [first, second] = WALLETS as [string, string];
+    const target = { trigger: "resolved" as const, seenAtMs: TICK.getTime() + 500, marketIds: ["mkt-1"] };
+    expect(await enqueueTargetedPoll(queues.poll, second, target)).toBe(true);
+    const queued = await queues.poll.getJobs(["prioritized"], 0, -1, true);
+    // One poll per wallet still, the watcher's first in the order BullMQ runs them.
+    expect(queued.map((j) => j.data.wallet)).toEqual([second, first]);
+    expect(queued[0]?.data.target).toEqual(target);
+    expect(queued[0]?.priority).toBe(POLL_PRIORITY.targeted);
+    expect(queued[1]?.priority).toBe(POLL_PRIORITY.sweep);
+    // A wallet with no poll waiting gets a new one; the sweep's next tick then skips it.
+    await queues.poll.obliterate({ force: true });
+    expect(await enqueueTargetedPoll(queues.poll, first, target)).toBe(true);
+    expect(await scheduler().tick("pollPositions", NEXT_TICK)).toEqual({ enqueued: 1, skipped: 1 });
+    expect(skips).toEqual(["poll_queued"]);
   });
 });
