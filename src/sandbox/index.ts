@@ -23,6 +23,8 @@ export interface StartSandboxOptions {
   /** `"wall"` follows real time (demos); a DrivenClock moves only when the test says. Default: driven. */
   readonly clock?: "wall" | DrivenClock;
   readonly walletCount?: number;
+  /** Events per category and provider (default 4: 56 events, about 110 markets). */
+  readonly eventsPerCategory?: number;
   /** Default: 150 requests a second over 60 s (the largest live plan); `false`: no limit. */
   readonly rateLimit?: RateLimitPlan | false;
   readonly faults?: FaultSettings;
@@ -131,6 +133,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     seed,
     clock,
     ...(options.walletCount === undefined ? {} : { walletCount: options.walletCount }),
+    ...(options.eventsPerCategory === undefined ? {} : { eventsPerCategory: options.eventsPerCategory }),
     ...(catalogue === undefined ? {} : { tokenMints: catalogue.tokenMints }),
   });
   if (chain && catalogue) fundWallets(chain, world, catalogue.tokenMints, options.walletFunding);
