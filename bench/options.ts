@@ -1,6 +1,17 @@
 import { parseArgs } from "node:util";
 
 export interface BenchOptions {
+  /**
+   * `wallets`: the keeper finds changes by sweeping every wallet (watcher off). `markets`: the market
+   * watcher polls the holders of changed markets between sweeps (the keeper's default).
+   */
+  readonly mode: "wallets" | "markets";
+  /** Events per category and provider in the sandbox world (7: about 200 markets). */
+  readonly eventsPerCategory: number;
+  /** Positions to push past a take-profit by moving their markets' prices, per run. */
+  readonly sampleCloses: number;
+  /** Seconds of quiet at the end of the keeper's phase over which idle requests a minute are counted. */
+  readonly idleSeconds: number;
   /** Sandbox wallets, each with a few positions. */
   readonly wallets: number;
   /** The sandbox's rate limit and the keeper's `service.requestsPerSecond`. */
@@ -32,7 +43,12 @@ export interface BenchOptions {
 
 const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [options]
 
+  --mode M             wallets: the keeper sweeps every wallet to find changes (watcher off);
+                       markets: the market watcher polls holders of changed markets (default wallets)
   --wallets N          sandbox wallets (default 1000; 200 with --quick)
+  --events-per-category K  sandbox events per category and provider (default 7: about 200 markets)
+  --closes N           positions pushed past a take-profit mid-run (default 10)
+  --idle-seconds S     quiet time at the end over which idle requests a minute are counted (default 60)
   --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
@@ -82,6 +98,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     args: [...argv],
     options: {
       wallets: { type: "string" },
+      mode: { type: "string" },
+      "events-per-category": { type: "string" },
+      closes: { type: "string" },
+      "idle-seconds": { type: "string" },
       rps: { type: "string" },
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
@@ -114,7 +134,14 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
   if (keeperRuntime !== "dist" && keeperRuntime !== "tsx")
     throw new Error(`--keeper-runtime: expected dist or tsx, got ${keeperRuntime}`);
   const defaultClaims = Math.min(quick ? 20 : 200, Math.max(10, Math.round(wallets * 0.05)));
+  const mode = values.mode ?? "wallets";
+  if (mode !== "wallets" && mode !== "markets")
+    throw new Error(`--mode: expected wallets or markets, got ${mode}`);
   return {
+    mode,
+    eventsPerCategory: Math.round(positiveNumber(values["events-per-category"], "events-per-category", 7)),
+    sampleCloses: Math.round(positiveNumber(values.closes, "closes", 10)),
+    idleSeconds: positiveNumber(values["idle-seconds"], "idle-seconds", quick ? 20 : 60),
     wallets,
     rps,
     keeperRps: positiveNumber(values["keeper-rps"], "keeper-rps", rps),

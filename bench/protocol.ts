@@ -16,6 +16,10 @@ export interface KeeperStart {
   readonly prefix: string;
   readonly requestsPerSecond: number;
   readonly pollCron: string;
+  /** The market watcher on (mode markets) or off (mode wallets). */
+  readonly watcher: boolean;
+  /** exit-rules' take-profit price, so that a price moved past it makes a close. */
+  readonly takeProfitPriceUsd: string;
   readonly seed: number;
   readonly walletCount: number;
   readonly logFile: string;

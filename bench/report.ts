@@ -42,7 +42,7 @@ export function printReport(report: Report): void {
 
   out();
   out(
-    `== ${options.wallets} wallets · ${options.rps} req/s (window ${options.windowSeconds} s) · ` +
+    `== mode ${options.mode} · ${options.wallets} wallets · ${options.rps} req/s (window ${options.windowSeconds} s) · ` +
       `poll every ${options.intervalSeconds} s · slot ${options.slotMs} ms ==`,
   );
   row("", "keeper", naive ? "naive baseline" : "naive baseline (skipped)", "keeper/naive");
@@ -90,6 +90,19 @@ export function printReport(report: Report): void {
   const afterPoll = (r: PhaseResult | undefined) =>
     r ? `${formatMs(percentile(r.afterPollMs, 50))} / ${formatMs(percentile(r.afterPollMs, 99))}` : "—";
   row("  of which poll to confirmed p50/p99", afterPoll(keeper), afterPoll(naive));
+  const closeLatencies = keeper.closeLatenciesMs ?? [];
+  row(
+    "closes confirmed (price past take-profit)",
+    `${closeLatencies.length}/${keeper.closeSample?.positions.length ?? 0} on ${keeper.closeSample?.marketIds.length ?? 0} markets`,
+    "—",
+  );
+  for (const p of [50, 99])
+    row(`close latency p${p} (price moved → confirmed)`, formatMs(percentile(closeLatencies, p)), "—");
+  row(
+    "idle requests a minute",
+    keeper.idleRequestsPerMinute === undefined ? "—" : keeper.idleRequestsPerMinute.toFixed(0),
+    "—",
+  );
   const rss = keeper.maxRssBytes;
   row(
     "keeper peak RSS (maxRSS / sampled)",

@@ -19,7 +19,13 @@ import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
 import { claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
-import { type ClaimSample, resolveSample, settleBacklog } from "./world-sample.js";
+import {
+  type ClaimSample,
+  movePriceSample,
+  resolveSample,
+  settleBacklog,
+  TAKE_PROFIT_USD,
+} from "./world-sample.js";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
@@ -47,6 +53,11 @@ export interface PhaseResult {
   readonly notes: readonly string[];
   readonly events: readonly RequestEvent[];
   readonly confirmedAt: ReadonlyMap<string, number>;
+  /** Keeper only: positions pushed past the take-profit, and ms from the move to each close confirmed. */
+  readonly closeSample?: ClaimSample;
+  readonly closeLatenciesMs?: readonly number[];
+  /** Keeper only: requests a minute over the quiet time at the end of the phase. */
+  readonly idleRequestsPerMinute?: number;
 }
 
 const log = (line: string) => console.log(line);
@@ -113,6 +124,7 @@ class LedgerWatcher {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly sample: ClaimSample,
+    private readonly keyOf: (pubkey: string) => string = intentKeys.claim,
   ) {}
 
   start(): void {
@@ -137,7 +149,7 @@ class LedgerWatcher {
       );
       if (open.length === 0) return;
       const pipeline = this.redis.pipeline();
-      for (const p of open) pipeline.hget(keys.ledgerIntent(intentKeys.claim(p.pubkey)), "status");
+      for (const p of open) pipeline.hget(keys.ledgerIntent(this.keyOf(p.pubkey)), "status");
       const results = (await pipeline.exec()) ?? [];
       const now = Date.now();
       results.forEach(([, status], i) => {
@@ -213,6 +225,8 @@ async function runKeeperPhase(
     prefix,
     requestsPerSecond: options.keeperRps,
     pollCron: cronEvery(options.intervalSeconds),
+    watcher: options.mode === "markets",
+    takeProfitPriceUsd: TAKE_PROFIT_USD,
     seed: options.seed,
     walletCount: W,
     logFile,
@@ -221,12 +235,16 @@ async function runKeeperPhase(
   child.send(start satisfies ToKeeper);
 
   let watcher: LedgerWatcher | undefined;
+  let closes: LedgerWatcher | undefined;
+  let closeSample: ClaimSample = { marketIds: [], positions: [], resolvedAtMs: Date.now() };
+  let idleRequestsPerMinute: number | undefined;
   let sample: ClaimSample = { marketIds: [], positions: [], resolvedAtMs: Date.now() };
   let timedOut = false;
   const status = () =>
     `${since(phaseStart)}  keeper  sweep1 ${progress.polled(1)}/${W}  sweep2 ${progress.polled(2)}/${W}  ` +
     `requests ${progress.requests}  429s ${progress.rateLimited}  ` +
-    `claims ${watcher?.confirmedAt.size ?? 0}/${sample.positions.length}  rss ${Math.round(rss / 1e6)} MB`;
+    `claims ${watcher?.confirmedAt.size ?? 0}/${sample.positions.length}  ` +
+    `closes ${closes?.confirmedAt.size ?? 0}/${closeSample.positions.length}  rss ${Math.round(rss / 1e6)} MB`;
   const broken = () => failure;
   try {
     await waitUntil("the keeper to start", () => ready, 180_000, status, broken);
@@ -245,9 +263,17 @@ async function runKeeperPhase(
     log(
       `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
     );
+    closeSample = movePriceSample(sandbox.world, options.sampleCloses, usedMarkets);
+    log(
+      `${since(phaseStart)}  moved ${closeSample.marketIds.length} markets past the take-profit: ${closeSample.positions.length} positions to close`,
+    );
     watcher = new LedgerWatcher(redis, prefix, sample);
     watcher.start();
-    const claimsDone = () => (watcher?.settled ?? 0) >= sample.positions.length;
+    closes = new LedgerWatcher(redis, prefix, closeSample, intentKeys.close);
+    closes.start();
+    const claimsDone = () =>
+      (watcher?.settled ?? 0) >= sample.positions.length &&
+      (closes?.settled ?? 0) >= closeSample.positions.length;
     timedOut ||= !(await waitUntil(
       "every sample claim confirmed and sweep 2 complete",
       () => claimsDone() && progress.polled(2) >= W,
@@ -256,8 +282,18 @@ async function runKeeperPhase(
       broken,
     ));
     log(status());
+    // Nothing happens now: what the keeper sends is its idle load (sweeps, and the watcher's reads).
+    const quietFrom = Date.now();
+    await sleep(options.idleSeconds * 1000);
+    const quietTo = Date.now();
+    // The child reports its requests every PROGRESS_MS; wait for the last of the window.
+    await sleep(2_000);
+    const quiet = events.filter((e) => e[0] >= quietFrom && e[0] < quietTo).length;
+    idleRequestsPerMinute = (quiet * 60_000) / (quietTo - quietFrom);
+    log(`${since(phaseStart)}  idle: ${quiet} requests in ${options.idleSeconds} s`);
   } finally {
     watcher?.stop();
+    closes?.stop();
     if (child.connected) child.send({ type: "stop" } satisfies ToKeeper);
     const clean = await waitUntil("the keeper to stop", () => stopped !== undefined, 60_000, status);
     if (!clean) child.kill("SIGKILL");
@@ -291,6 +327,9 @@ async function runKeeperPhase(
     notes,
     events,
     confirmedAt: watcher?.confirmedAt ?? new Map(),
+    closeSample,
+    closeLatenciesMs: [...(closes?.confirmedAt.values() ?? [])].map((t) => t - closeSample.resolvedAtMs),
+    ...(idleRequestsPerMinute === undefined ? {} : { idleRequestsPerMinute }),
   };
 }
 
@@ -394,7 +433,7 @@ async function main(): Promise<number> {
   const runStart = Date.now();
   const prefix = `bench-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
   log(
-    `keeper sweep benchmark: ${options.wallets} wallets, ${options.rps} requests/s ` +
+    `keeper sweep benchmark (mode ${options.mode}): ${options.wallets} wallets, ${options.rps} requests/s ` +
       (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
       `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
@@ -409,6 +448,7 @@ async function main(): Promise<number> {
       port: 0,
       seed: options.seed,
       walletCount: options.wallets,
+      eventsPerCategory: options.eventsPerCategory,
       rateLimit: { requestsPerSecond: options.rps, windowSeconds: options.windowSeconds, retryAfter: true },
       chain: { port: 0, slotMs: options.slotMs },
     });

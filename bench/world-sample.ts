@@ -60,3 +60,41 @@ export function resolveSample(world: World, target: number, used: Set<string>): 
   }
   return { marketIds, positions, resolvedAtMs };
 }
+
+/** The mark price at which the benchmark's keeper takes profit, and the yes price it moves markets to. */
+export const TAKE_PROFIT_USD = "0.97";
+const MOVED_YES_PRICE_MICRO = 985_000;
+
+/**
+ * Moves the yes price of open markets, not already used, past the keeper's take-profit until at least
+ * `target` yes positions without an order on them (exit-rules leaves those alone) cross it. Returns
+ * them and the time of the move.
+ */
+export function movePriceSample(world: World, target: number, used: Set<string>): ClaimSample {
+  const byMarket = new Map<number, number[]>();
+  world.positions.forEach((p, i) => {
+    if (p.claimedAt !== undefined || p.closedAt !== undefined || !p.isYes || p.contracts <= 0) return;
+    if (p.extraOrder?.kind === "pending") return;
+    byMarket.set(p.marketIndex, [...(byMarket.get(p.marketIndex) ?? []), i]);
+  });
+  const marketIds: string[] = [];
+  const positions: SamplePosition[] = [];
+  const resolvedAtMs = Date.now();
+  for (const market of world.markets) {
+    if (positions.length >= target) break;
+    if (used.has(market.marketId)) continue;
+    const state = world.marketState(market);
+    if (state.status !== "open" || state.result !== null) continue;
+    const holders = byMarket.get(market.index) ?? [];
+    if (holders.length === 0) continue;
+    world.setPrice(market.marketId, MOVED_YES_PRICE_MICRO);
+    used.add(market.marketId);
+    marketIds.push(market.marketId);
+    for (const i of holders) {
+      const position = world.positions[i];
+      if (position)
+        positions.push({ pubkey: world.positionPubkey(position), ownerIndex: position.ownerIndex });
+    }
+  }
+  return { marketIds, positions, resolvedAtMs };
+}
