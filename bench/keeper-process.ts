@@ -118,6 +118,7 @@ async function start(message: KeeperStart): Promise<void> {
       `    takeProfitPriceUsd: "${message.takeProfitPriceUsd}"`,
       "signer:",
       "  rebroadcastIntervalMs: 1000",
+      `  payoutMints: [${message.usdcMint}]`,
       "ops:",
       "  port: 0",
       `  logLevel: ${message.logLevel}`,

@@ -12,6 +12,8 @@ export interface KeeperStart {
   readonly serviceUrl: string;
   readonly apiKey: string;
   readonly rpcUrl: string;
+  /** The sandbox's USDC mint: claims pay in it (signer.payoutMints). */
+  readonly usdcMint: string;
   readonly redisUrl: string;
   readonly prefix: string;
   readonly requestsPerSecond: number;

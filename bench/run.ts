@@ -221,6 +221,7 @@ async function runKeeperPhase(
     serviceUrl: sandbox.url,
     apiKey: sandbox.apiKey,
     rpcUrl: sandbox.chain?.url ?? "",
+    usdcMint: sandbox.usdcMint,
     redisUrl: options.redisUrl,
     prefix,
     requestsPerSecond: options.keeperRps,
