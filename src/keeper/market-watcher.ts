@@ -150,7 +150,7 @@ export class MarketWatcher {
       cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks));
       this.notePeaks(market, holdings);
     }
-    const perWallet = new Map<string, { trigger: WatchTrigger; marketIds: string[] }>();
+    const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
     for (const d of cycle.decisions) {
       const cooled = await deps.redis.set(
         deps.keys.watchCooldown(d.wallet, d.marketId),
@@ -160,12 +160,14 @@ export class MarketWatcher {
         "NX",
       );
       if (cooled !== "OK") continue;
-      const entry = perWallet.get(d.wallet) ?? { trigger: d.trigger, marketIds: [] };
-      if (d.trigger === "resolved") entry.trigger = "resolved";
+      const entry = perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
+      entry.triggers.add(d.trigger);
       entry.marketIds.push(d.marketId);
       perWallet.set(d.wallet, entry);
     }
-    for (const [wallet, { trigger, marketIds }] of perWallet) {
+    for (const [wallet, { triggers, marketIds }] of perWallet) {
+      // One poll serves every market of the wallet; its latency is filed under the weightier trigger.
+      const trigger: WatchTrigger = triggers.has("resolved") ? "resolved" : "price";
       const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
       if (!queued) {
         // Its poll is running and may have read before the change: asked again on the next cycle.
@@ -173,9 +175,9 @@ export class MarketWatcher {
         continue;
       }
       cycle.polled.push(wallet);
-      deps.events?.onTargeted?.(trigger);
+      for (const t of triggers) deps.events?.onTargeted?.(t);
       deps.logger.info(
-        { wallet, trigger, markets: marketIds },
+        { wallet, triggers: [...triggers], markets: marketIds },
         "market change: holder polled ahead of the sweep",
       );
     }

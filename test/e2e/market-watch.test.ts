@@ -147,3 +147,93 @@ describe("market watcher end to end: a market resolves, only its winners are pol
     expect(metrics).toMatch(/keeper_market_reaction_seconds_count\{trigger="resolved"\} [1-9]/);
   }, 240_000);
 });
+
+describe("market watcher end to end: a price crosses a take-profit, only its holders are polled and close", () => {
+  let sandbox: RunningSandbox;
+  let keeper: RunningKeeper;
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+
+  beforeAll(async () => {
+    ({ sandbox } = await startTestSandbox({ walletCount: 5 }));
+    redis = await testRedis("e2e-watch-price");
+    const config = await loadTestConfig(
+      await writeKeeperConfig(sandbox, redis.prefix, {
+        pollPositions: "0 0 3 * * *",
+        pollOrders: "0 0 3 * * *",
+        extra: `watcher:\n  schedule: "* * * * * *"\nstrategies:\n  - name: exit-rules\n    takeProfitPriceUsd: "0.97"\n`,
+      }),
+    );
+    ({ keeper } = await startTestKeeper(config, sandbox));
+  }, 60_000);
+
+  afterAll(async () => {
+    await keeper?.stop();
+    await sandbox?.close();
+    await redis?.cleanup();
+  });
+
+  it("polls the holders of the moved market at once and their closes land", async () => {
+    await eventually(
+      "every wallet swept once",
+      async () => {
+        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        return sandbox.wallets.every((w) => polled[w] !== undefined) ? true : undefined;
+      },
+      60_000,
+    );
+    const positions = (await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w)))).flat();
+    const candidates = positions.filter(
+      (p) =>
+        p.marketMetadata.status === "open" &&
+        p.isYes &&
+        !p.claimed &&
+        p.openOrders === 0 &&
+        BigInt(p.sizeUsd) > 0n &&
+        p.markPriceUsd !== null &&
+        BigInt(p.markPriceUsd) < 900_000n,
+    );
+    const chosen = candidates[0];
+    expect(chosen).toBeDefined();
+    if (!chosen) return;
+    const marketId = chosen.marketId;
+    const closers = candidates.filter((p) => p.marketId === marketId);
+    const holderWallets = new Set(positions.filter((p) => p.marketId === marketId).map((p) => p.ownerPubkey));
+
+    sandbox.world.setPrice(marketId, 985_000);
+
+    await eventually(
+      "a confirmed close of every yes position of the moved market",
+      async () => {
+        const ledger = await keeper.ledger.list();
+        return closers.every((p) =>
+          ledger.some((r) => r.key === `close-${p.pubkey}` && r.status === "confirmed"),
+        )
+          ? true
+          : undefined;
+      },
+      90_000,
+    );
+    // The service lists them sold.
+    for (const p of closers) {
+      const after = (await positionsOf(sandbox, p.ownerPubkey)).find((a) => a.pubkey === p.pubkey);
+      expect(after === undefined || BigInt(after.sizeUsd) === 0n || after.contracts === "0").toBe(true);
+    }
+    const jobs = await keeper.queues.poll.getJobs([
+      "completed",
+      "failed",
+      "active",
+      "waiting",
+      "prioritized",
+      "delayed",
+    ]);
+    const forMarket = jobs.filter((j) => j?.data.target?.marketIds.includes(marketId));
+    expect(forMarket.length).toBeGreaterThan(0);
+    // (A wallet polled for a resolved market in the same cycle files its one poll under `resolved`;
+    // the counter below counts each trigger.)
+    // Only holders of that market were polled for it.
+    for (const j of forMarket) expect(holderWallets.has(j.data.wallet)).toBe(true);
+    const metrics = await keeper.metrics.render();
+    expect(metrics).toMatch(/keeper_targeted_polls_total\{trigger="price"\} [1-9]/);
+    expect(metrics).toMatch(/keeper_market_reaction_seconds_count\{trigger="(price|resolved)"\} [1-9]/);
+  }, 180_000);
+});
