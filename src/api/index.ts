@@ -42,4 +42,5 @@ export {
   createRateLimiter,
   type RateLimiterOptions,
   type RequestRateLimiter,
+  withinShare,
 } from "./rate-limiter.js";

@@ -169,3 +169,18 @@ export class ApiRateLimiter implements RequestRateLimiter {
 export function createRateLimiter(options: RateLimiterOptions): ApiRateLimiter {
   return new ApiRateLimiter(options);
 }
+
+/**
+ * A limiter that takes a turn of `share` (a budget of its own, smaller than the plan) before a turn of
+ * `plan`: requests through it never use more than the share, and what the plan has left over stays
+ * free for everything else. A 429 backs the whole plan off.
+ */
+export function withinShare(plan: RequestRateLimiter, share: RequestRateLimiter): RequestRateLimiter {
+  return {
+    async acquire(signal?: AbortSignal) {
+      await share.acquire(signal);
+      await plan.acquire(signal);
+    },
+    backOff: (ms: number) => plan.backOff(ms),
+  };
+}

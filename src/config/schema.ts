@@ -101,6 +101,12 @@ export const configSchema = z.strictObject({
         .default(2),
       /** A holder polled for a market is not polled again for it (same trigger) before this. */
       retriggerSeconds: seconds.default(15),
+      /** The sweep's polls use at most this percent of service.requestsPerSecond; the rest stays free. */
+      sweepSharePct: z
+        .number({ error: "expected a percent between 10 and 100" })
+        .min(10, "expected a percent between 10 and 100")
+        .max(100, "expected a percent between 10 and 100")
+        .default(80),
     })
     .prefault({}),
   strategies: z.array(strategyEntrySchema).default([{ name: "auto-claim", enabled: true }]),

@@ -9,6 +9,8 @@ import {
   createRateLimiter,
   iterateOrders,
   iteratePositions,
+  type RequestRateLimiter,
+  withinShare,
 } from "../api/index.js";
 import { expectedInflow } from "../chain/inflow-rules.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
@@ -130,28 +132,46 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         { baseUrl: config.service.baseUrl },
         "no API key (KEEPER_API_KEY or service.apiKeyFile): using the service's keyless limits",
       );
-    const client = createApiClient({
-      baseUrl: config.service.baseUrl,
+    const planLimiter = createRateLimiter({
       apiKey: apiKeyFor(config),
-      timeoutMs: config.service.timeoutMs,
-      retries: config.service.retries,
-      rateLimiter: createRateLimiter({
-        apiKey: apiKeyFor(config),
-        requestsPerSecond: config.service.requestsPerSecond,
-        redis,
-        keyPrefix: `${config.redis.prefix}:api-rate`,
-      }),
-      logger,
-      hooks: {
-        onRequest: (o) =>
-          metrics.observeApiRequest(
-            o.endpoint,
-            o.status ?? (o.outcome === "timeout" ? "timeout" : "network"),
-            o.durationMs / 1000,
-          ),
-        onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
-      },
+      requestsPerSecond: config.service.requestsPerSecond,
+      redis,
+      keyPrefix: `${config.redis.prefix}:api-rate`,
     });
+    const clientWith = (rateLimiter: RequestRateLimiter) =>
+      createApiClient({
+        baseUrl: config.service.baseUrl,
+        apiKey: apiKeyFor(config),
+        timeoutMs: config.service.timeoutMs,
+        retries: config.service.retries,
+        rateLimiter,
+        logger,
+        hooks: {
+          onRequest: (o) =>
+            metrics.observeApiRequest(
+              o.endpoint,
+              o.status ?? (o.outcome === "timeout" ? "timeout" : "network"),
+              o.durationMs / 1000,
+            ),
+          onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
+        },
+      });
+    const client = clientWith(planLimiter);
+    // With the watcher on, the sweep's polls keep to a share of the plan, so the watcher's reads, its
+    // polls and every build always find room in the budget, however busy the sweep is.
+    const sweepClient = config.watcher.enabled
+      ? clientWith(
+          withinShare(
+            planLimiter,
+            createRateLimiter({
+              apiKey: apiKeyFor(config),
+              requestsPerSecond: (config.service.requestsPerSecond * config.watcher.sweepSharePct) / 100,
+              redis,
+              keyPrefix: `${config.redis.prefix}:api-rate-sweep`,
+            }),
+          ),
+        )
+      : client;
     const notifier = config.secrets.webhookUrl
       ? new Notifier({
           webhookUrl: config.secrets.webhookUrl,
@@ -264,16 +284,16 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       // Tokens named by symbol or name become mints once, here; a bad one stops the start (exit 2).
       const { strategies } = await resolveStrategyTokens(config, client.tokens.search);
       const events = eventDetailsFor(strategies, client, logger, metrics);
-      const source: SnapshotSource = {
+      const sourceOver = (api: ApiClient): SnapshotSource => ({
         positions: (wallet: string) =>
           collectUnique(
-            iteratePositions(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+            iteratePositions(api, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
             (p) => p.pubkey,
           ),
         pendingOrders: async (wallet: string) =>
           (
             await collectUnique(
-              iterateOrders(client, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
+              iterateOrders(api, { ownerPubkey: wallet }, { pageSize: config.service.pageSize }),
               (o) => o.pubkey,
             )
           ).filter((o) => o.status === "pending"),
@@ -281,7 +301,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         // The orders' true state, read only for the strategies that place them.
         ...orderListsFor(strategies, client, logger),
         ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
-      };
+      });
+      const source = sourceOver(client);
+      const sweepSource = sweepClient === client ? source : sourceOver(sweepClient);
       const states = new StrategyStateStore(redis, keys);
       track(
         new Worker<PollJobData>(
@@ -293,7 +315,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
               lockMs: config.queues.lockDurationMs,
               strategies,
               balanceMints: balanceMints(strategies),
-              source,
+              // The watcher's polls read at the plan's rate; the sweep's within its share.
+              source: job.data.target ? source : sweepSource,
               ledger,
               states,
               pause,
