@@ -67,6 +67,7 @@ export class Scheduler {
   /** One watcher tick: once across scheduler replicas, never while paused (the watcher checks). */
   async watchTick(date: Date, watch: () => Promise<void>): Promise<void> {
     const tickEpoch = Math.floor(date.getTime() / 1000);
+    this.deps.onTick?.();
     try {
       if (await this.winsTick(`watch-${tickEpoch}`, 60)) await watch();
     } catch (error) {
