@@ -650,7 +650,8 @@ function microOrUndefined(dollars: string): bigint | undefined {
  * peak that arms a trailing stop (its activation and peak live in the strategy's state, so a watcher
  * treats it as armed). The pnl rules become prices through the average price paid (the pnl percent
  * before fees is (mark - avg) / avg); after fees the true threshold is a little further, which the
- * watcher's band covers. Undefined for a position the strategy does not watch or has no price rule for.
+ * watcher's band covers. Undefined for a position the strategy does not watch or would not close (an
+ * order on it, worth less than `minPositionUsd`) or has no price rule for.
  */
 export interface ExitThresholds {
   above?: string;
@@ -663,8 +664,11 @@ export function exitThresholds(
   position: Position,
   event?: EventDetails,
 ): ExitThresholds | undefined {
-  if (!isOpen(position)) return undefined;
+  // The strategy leaves a position with an order on it alone, and one worth less than its minimum:
+  // no price makes it act until a sweep shows otherwise.
+  if (!isOpen(position) || position.openOrders > 0) return undefined;
   const rules = rulesFor(config, position, event);
+  if (BigInt(position.valueUsd ?? position.sizeUsd) < dollarsToMicro(rules.minPositionUsd)) return undefined;
   const avg = BigInt(position.avgPriceUsd);
   const ups: bigint[] = [];
   const downs: bigint[] = [];

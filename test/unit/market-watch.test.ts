@@ -64,6 +64,12 @@ describe("exit thresholds as mark prices", () => {
     });
     expect(exitThresholds(config, p)).toBeUndefined();
     expect(exitThresholds(rules({ closeBeforeSeconds: 60 }), position())).toBeUndefined();
+    // Positions the strategy would not close whatever the price: an order on it, or worth too little.
+    expect(exitThresholds(rules({ takeProfitPct: 50 }), position({ openOrders: 1 }))).toBeUndefined();
+    expect(exitThresholds(rules({ takeProfitPct: 50, minPositionUsd: 8 }), position())).toBeUndefined();
+    expect(exitThresholds(rules({ takeProfitPct: 50, minPositionUsd: 6 }), position())).toEqual({
+      above: "900000",
+    });
     const closed = position({ marketMetadata: marketMetadata({ status: "closed", result: "yes" }) });
     expect(exitThresholds(rules({ takeProfitPct: 50 }), closed)).toBeUndefined();
   });
