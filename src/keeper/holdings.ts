@@ -23,6 +23,8 @@ export interface Holding {
   costUsd: string;
   /** The service said a claim is possible (winner of a settled market, or a cancelled market's refund). */
   claimable: boolean;
+  /** The poll that wrote it saw the market resolved or cancelled already (its strategies had their turn). */
+  resolvedSeen: boolean;
   /** The held side's mark price at the sweep (null once the market closed). */
   markUsd: string | null;
   /** Mark prices at which an exit-rules rule would enter (see `exitThresholds`); absent without one. */
@@ -77,6 +79,9 @@ export function holdingsOf(
       sizeUsd: p.sizeUsd,
       costUsd: p.totalCostUsd,
       claimable: p.claimable,
+      resolvedSeen:
+        (p.marketMetadata.result !== undefined && p.marketMetadata.result !== null) ||
+        p.marketMetadata.status === "cancelled",
       markUsd: p.markPriceUsd,
       ...(exit ? { exit } : {}),
       sweptAt: options.nowSeconds,

@@ -35,13 +35,19 @@ export function sideMark(market: Market, side: "yes" | "no"): number | undefined
   return buy ?? sell ?? undefined;
 }
 
+/** A mark this close to the one the holder's last poll saw is no change (rounding of the two views). */
+const SAME_MARK_MICRO = 1_000;
+
 /**
- * Which holders of one market to poll now, from the market alone:
+ * Which holders of one market to poll now, from the market alone, and only for a change their last
+ * poll did not see (so a price that sits still, or a claim already asked for, polls nobody again):
  * - resolved: the winning side's holders (their claim); cancelled: every holder (the refund). A
- *   market closed without a result has nothing to act on yet, and a resolved market's losers neither.
- * - open: a holder whose mark price is past, or within `bandPct` percent of, an exit threshold of its
- *   position (take-profit above, stop-loss below, trailing stop below its peak). `peaks` holds the
- *   highest mark the watcher saw per position since its sweep; the sweep's mark counts too.
+ *   holder whose poll saw the result already is polled again only while its claim waits for
+ *   settlement (not claimable yet). A market closed without a result has nothing to act on, and a
+ *   resolved market's losers neither.
+ * - open: a holder whose mark moved since its poll and is past, or within `bandPct` percent of, an
+ *   exit threshold of its position (take-profit above, stop-loss below, trailing stop below its
+ *   peak). `peaks` holds the highest mark the watcher saw per position; the sweep's mark counts too.
  * What the poll then does is the strategies' decision, on the wallet's own fresh positions.
  */
 export function decideTriggers(
@@ -55,6 +61,7 @@ export function decideTriggers(
     out.push({ wallet: h.wallet, marketId: market.marketId, trigger, reason });
   if (market.result !== null || market.status === "cancelled") {
     for (const h of holdings) {
+      if (h.resolvedSeen && h.claimable) continue;
       if (market.status === "cancelled") at(h, "resolved", "market cancelled");
       else if (h.side === market.result || h.claimable) at(h, "resolved", `market resolved ${market.result}`);
     }
@@ -66,6 +73,7 @@ export function decideTriggers(
     if (!h.exit) continue;
     const mark = sideMark(market, h.side);
     if (mark === undefined) continue;
+    if (h.markUsd !== null && Math.abs(mark - Number(h.markUsd)) <= SAME_MARK_MICRO) continue;
     const { above, below, trailingStopPct } = h.exit;
     if (above !== undefined && mark >= Number(above) * (1 - near)) {
       at(h, "price", `mark ${mark} near or above take-profit ${above}`);

@@ -35,7 +35,8 @@ function holding(overrides: Partial<Holding> = {}): Holding {
     sizeUsd: "6000000",
     costUsd: "6100000",
     claimable: false,
-    markUsd: "700000",
+    resolvedSeen: false,
+    markUsd: "650000",
     sweptAt: 1_700_000_000,
     ...overrides,
   };
@@ -131,6 +132,16 @@ describe("which holders a market change polls", () => {
       `${OTHER_WALLET}:resolved`,
     ]);
     expect(decideTriggers(market({ status: "closed" }), [yes, no], settings)).toEqual([]);
+    // The winner's last poll saw the result: polled again only while its claim waits for settlement.
+    const resolved = market({ status: "closed", result: "yes" });
+    expect(decideTriggers(resolved, [{ ...yes, resolvedSeen: true, claimable: true }], settings)).toEqual([]);
+    expect(decideTriggers(resolved, [{ ...yes, resolvedSeen: true }], settings)).toHaveLength(1);
+  });
+
+  it("a price its holder's poll saw already polls nobody again", () => {
+    const h = holding({ markUsd: "700000", exit: { above: "700000" } });
+    expect(decideTriggers(market(), [h], settings)).toEqual([]);
+    expect(decideTriggers(market(), [{ ...h, markUsd: "690000" }], settings)).toHaveLength(1);
   });
 
   it("an open market polls a holder whose mark is past or within the band of a threshold", () => {
@@ -143,12 +154,12 @@ describe("which holders a market change polls", () => {
     expect(check({ above: "720000" })).toEqual([]);
     expect(check({ below: "690000" })).toEqual(["price"]); // 0.70 <= 0.69 x 1.02
     expect(check({ below: "680000" })).toEqual([]);
-    expect(check({ below: "300000" }, "no")).toEqual(["price"]);
+    expect(check({ below: "310000" }, "no")).toEqual(["price"]);
     expect(check(undefined)).toEqual([]);
   });
 
   it("a trailing stop fires from the highest mark seen, the sweep's or the watcher's", () => {
-    const h = holding({ markUsd: "700000", exit: { trailingStopPct: 10 } });
+    const h = holding({ markUsd: "720000", exit: { trailingStopPct: 10 } });
     expect(decideTriggers(market(), [h], settings)).toEqual([]);
     // The watcher saw 0.80 earlier: 0.70 is 12.5 % down.
     expect(decideTriggers(market(), [h], settings, new Map([["pos-1", 800_000]]))).toHaveLength(1);

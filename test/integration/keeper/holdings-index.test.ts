@@ -14,6 +14,7 @@ function holding(wallet: string, marketId: string, position: string): Holding {
     sizeUsd: "1000000",
     costUsd: "1010000",
     claimable: false,
+    resolvedSeen: false,
     markUsd: "500000",
     exit: { above: "900000" },
     sweptAt: 1_700_000_000,
