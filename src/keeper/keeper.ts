@@ -350,7 +350,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                 onTargetedIntent: (trigger, seconds) => metrics.marketReaction.observe({ trigger }, seconds),
               },
               protections,
-              holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) },
+              ...(config.watcher.enabled
+                ? { holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) } }
+                : {}),
             });
             // The wallet's other poll may have read its positions before the market changed: a
             // targeted poll runs again once that one is done (its job's attempts, see jobOptions).
