@@ -139,6 +139,8 @@ export class MarketWatcher {
   private listingCost: number | undefined;
   /** Highest mark per position seen since the watcher started (for trailing stops). */
   private readonly peaks = new Map<string, number>();
+  /** Per market: its state and prices when its holders were last read, and when. */
+  private readonly lastRead = new Map<string, { key: string; atMs: number }>();
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -152,8 +154,12 @@ export class MarketWatcher {
     if (held.size === 0) return cycle;
     const markets = await this.readMarkets(held, cycle);
     const seenAtMs = deps.now?.() ?? Date.now();
-    const holders = await deps.index.holders([...markets.keys()]);
-    for (const [marketId, market] of markets) {
+    for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
+    const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
+    const holders = await deps.index.holders(due);
+    for (const marketId of due) {
+      const market = markets.get(marketId);
+      if (!market) continue;
       const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
       cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks));
       this.notePeaks(market, holdings);
@@ -194,6 +200,21 @@ export class MarketWatcher {
       "markets watched",
     );
     return cycle;
+  }
+
+  /**
+   * Holders are read for a market that changed since the last cycle (state or prices), and for every
+   * market at least once per `retriggerSeconds` (a holding a sweep wrote meanwhile, a claim waiting for
+   * settlement): reading every holder of every market every cycle would make each cycle's work grow
+   * with the fleet.
+   */
+  private isDue(market: Market, nowMs: number): boolean {
+    const key = JSON.stringify([market.status, market.result, market.pricing ?? null]);
+    const last = this.lastRead.get(market.marketId);
+    if (last && last.key === key && nowMs - last.atMs < this.deps.settings.retriggerSeconds * 1000)
+      return false;
+    this.lastRead.set(market.marketId, { key, atMs: nowMs });
+    return true;
   }
 
   private notePeaks(market: Market, holdings: readonly Holding[]) {
