@@ -20,6 +20,8 @@ export interface BenchOptions {
   readonly keeperRps: number;
   /** --max-old-space-size for the keeper's process, when given. */
   readonly keeperHeapMb: number | undefined;
+  /** queues.actionConcurrency and signer.concurrency of the keeper (its defaults: 4). */
+  readonly concurrency: number;
   /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
   readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
@@ -52,6 +54,8 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
+  --concurrency N      the keeper's builds and signings at once (queues.actionConcurrency and
+                       signer.concurrency; default 4, the keeper's own default)
   --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
                        npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
@@ -105,6 +109,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       rps: { type: "string" },
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
+      concurrency: { type: "string" },
       "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
@@ -149,6 +154,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       values["keeper-heap-mb"] === undefined
         ? undefined
         : Math.round(positiveNumber(values["keeper-heap-mb"], "keeper-heap-mb", 0)),
+    concurrency: Math.round(positiveNumber(values.concurrency, "concurrency", 4)),
     keeperRuntime,
     windowSeconds: positiveNumber(values["window-seconds"], "window-seconds", 1),
     intervalSeconds: interval,

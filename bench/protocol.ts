@@ -22,6 +22,8 @@ export interface KeeperStart {
   readonly watcher: boolean;
   /** exit-rules' take-profit price, so that a price moved past it makes a close. */
   readonly takeProfitPriceUsd: string;
+  /** queues.actionConcurrency and signer.concurrency. */
+  readonly concurrency: number;
   readonly seed: number;
   readonly walletCount: number;
   readonly logFile: string;

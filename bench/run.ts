@@ -228,6 +228,7 @@ async function runKeeperPhase(
     pollCron: cronEvery(options.intervalSeconds),
     watcher: options.mode === "markets",
     takeProfitPriceUsd: TAKE_PROFIT_USD,
+    concurrency: options.concurrency,
     seed: options.seed,
     walletCount: W,
     logFile,
@@ -437,6 +438,7 @@ async function main(): Promise<number> {
     `keeper sweep benchmark (mode ${options.mode}): ${options.wallets} wallets, ${options.rps} requests/s ` +
       (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
+      `(concurrency ${options.concurrency}) ` +
       `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
       `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
       `${options.sampleClaims} claims per contender, slot ${options.slotMs} ms, redis prefix ${prefix}`,
