@@ -1,0 +1,25 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The tests Stryker runs against each mutant of src/chain and src/signer (`npm run mutation`): the
+ * unit tests and the integration tests of the chain and the signer, which run in-process on a local
+ * chain and real Redis. The end-to-end tests start whole keepers and take minutes; they are left out.
+ */
+export default defineConfig({
+  test: {
+    globalSetup: [
+      "test/setup/global-log-dir.ts",
+      "test/setup/global-redis.ts",
+      "test/setup/global-openapi-tally.ts",
+    ],
+    include: [
+      "test/unit/**/*.test.ts",
+      "test/integration/chain/**/*.test.ts",
+      "test/integration/signer/**/*.test.ts",
+    ],
+    setupFiles: ["test/setup/tee-output.ts"],
+    // A mutant that makes a wait endless is a timeout for Stryker, not a hung run.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
