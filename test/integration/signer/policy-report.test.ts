@@ -1,0 +1,155 @@
+import { createCloseAccountInstruction, createTransferCheckedInstruction } from "@solana/spl-token";
+import { ComputeBudgetProgram, Keypair, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeTransaction, rpcLookupTableLoader } from "../../../src/chain/decode.js";
+import { checkTransaction, type PolicyReport } from "../../../src/chain/policy.js";
+import { NATIVE_MINT } from "../../../src/chain/programs.js";
+import { PolicyRefusal, StaleTransaction } from "../../../src/core/errors.js";
+import type { Intent } from "../../../src/core/intent.js";
+import { type SignerEnv, startSignerEnv } from "./env.js";
+import { buildTransaction, toBase64 } from "./tx-builders.js";
+
+/**
+ * What the policy reports of transactions it passes, and the figures it compares, on the local chain:
+ * the fee it allows, what the simulation shows the wallet losing and gaining, and the block height.
+ * A figure read wrong here is an outflow allowed or an inflow not checked.
+ */
+let env: SignerEnv;
+beforeAll(async () => {
+  env = await startSignerEnv("policy-report");
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function check(
+  tx: VersionedTransaction,
+  options: {
+    intent?: Intent;
+    lastValidBlockHeight?: number;
+    inflow?: Parameters<typeof checkTransaction>[0]["inflow"];
+  } = {},
+): Promise<PolicyReport> {
+  const { lastValidBlockHeight } = await env.connection.getLatestBlockhash("confirmed");
+  return checkTransaction({
+    decoded: await decodeTransaction(toBase64(tx), rpcLookupTableLoader(env.connection)),
+    intent: options.intent ?? env.claimIntent(),
+    wallets: env.wallets,
+    connection: env.connection,
+    config: env.policy,
+    lastValidBlockHeight: options.lastValidBlockHeight ?? lastValidBlockHeight,
+    ...(options.inflow ? { inflow: options.inflow } : {}),
+  });
+}
+
+async function refusal(run: Promise<unknown>): Promise<string> {
+  try {
+    await run;
+  } catch (error) {
+    if (error instanceof PolicyRefusal) return `${error.reason}: ${error.detail}`;
+    throw error;
+  }
+  throw new Error("not refused");
+}
+
+const blockhash = async () => (await env.connection.getLatestBlockhash("confirmed")).blockhash;
+
+describe("policy report", () => {
+  it("reports a claim's fee (two signatures and the priority fee), the payout as a negative outflow", async () => {
+    const tx = buildTransaction({
+      payer: env.wallet,
+      blockhash: await blockhash(),
+      coSigners: [env.vault],
+      instructions: [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+        createTransferCheckedInstruction(
+          env.vaultUsdc,
+          env.usdc,
+          env.walletUsdc,
+          env.vault.publicKey,
+          5_000_000n,
+          6,
+        ),
+      ],
+    });
+    const report = await check(tx);
+    expect(report).toMatchObject({
+      wallet: env.wallet.toBase58(),
+      // 2 signatures x 5,000 + 200,000 units x 1,000 micro-lamports.
+      feeLamports: 10_200n,
+      budget: { unitPriceMicroLamports: 1_000n, unitLimit: 200_000n, priorityFeeLamports: 200n },
+      walletTokenAccounts: [env.walletUsdc.toBase58()],
+      innerPrograms: [],
+      tokensOut: { [env.usdc.toBase58()]: "-5000000" },
+    });
+    // The simulation charges what the chain charges: the fee, here at most the allowed one.
+    expect(report.lamportsOut).toBeGreaterThan(0n);
+    expect(report.lamportsOut).toBeLessThanOrEqual(10_200n);
+    expect(report.unitsConsumed).toBeGreaterThan(0);
+  });
+
+  it("checks a claim's payout against the expected inflow: the exact amount passes, one more is refused", async () => {
+    const claim = async () => env.claimTransaction(4_000_000n, await blockhash());
+    const inflow = (minRaw: bigint) => ({ what: "claim payout", mints: [env.usdc.toBase58()], minRaw });
+    await expect(check(await claim(), { inflow: inflow(4_000_000n) })).resolves.toBeDefined();
+    expect(await refusal(check(await claim(), { inflow: inflow(4_000_001n) }))).toBe(
+      `inflow_short: simulation: the claim payout brings the wallet 4000000 of mint ${env.usdc.toBase58()}, expected at least 4000001`,
+    );
+  });
+
+  it("counts SOL coming in as the native mint's inflow, fees not against it", async () => {
+    const tx = async () =>
+      buildTransaction({
+        payer: env.wallet,
+        blockhash: await blockhash(),
+        coSigners: [env.vault],
+        instructions: [
+          SystemProgram.transfer({
+            fromPubkey: env.vault.publicKey,
+            toPubkey: env.wallet,
+            lamports: 1_000_000,
+          }),
+        ],
+      });
+    const inflow = (minRaw: bigint) => ({ what: "swap output", mints: [NATIVE_MINT], minRaw });
+    const report = await check(await tx(), { inflow: inflow(1_000_000n) });
+    expect(report.lamportsOut).toBe(10_000n - 1_000_000n);
+    expect(await refusal(check(await tx(), { inflow: inflow(1_000_001n) }))).toBe(
+      `inflow_short: simulation: the swap output brings the wallet 1000000 of mint ${NATIVE_MINT}, expected at least 1000001`,
+    );
+  });
+
+  it("counts the rent of a token account the wallet closes to itself as still its own, its tokens as zero", async () => {
+    const empty = env.chain.mintTo(
+      env.chain.createMint({
+        address: Keypair.generate(),
+        decimals: 0,
+        authority: env.vault.publicKey,
+      }),
+      env.wallet,
+      0n,
+    );
+    const rent = BigInt(env.chain.lamportsOf(empty));
+    const tx = buildTransaction({
+      payer: env.wallet,
+      blockhash: await blockhash(),
+      instructions: [createCloseAccountInstruction(empty, env.wallet, env.wallet)],
+    });
+    const report = await check(tx);
+    expect(report.feeLamports).toBe(5_000n);
+    // The rent moves from the wallet's token account to the wallet: only the fee is lost.
+    expect(rent).toBeGreaterThan(0n);
+    expect(report.lamportsOut).toBe(5_000n);
+    expect(Object.values(report.tokensOut)).toEqual(["0"]);
+    expect(report.walletTokenAccounts).toEqual([empty.toBase58()]);
+  });
+
+  it("is stale past the last valid block height, not a refusal", async () => {
+    const tx = env.claimTransaction(1n, await blockhash());
+    const height = await env.connection.getBlockHeight("confirmed");
+    const stale = check(tx, { lastValidBlockHeight: height - 1 });
+    await expect(stale).rejects.toThrow(StaleTransaction);
+    await expect(stale).rejects.toThrow(/is past the transaction's last valid block height/);
+  });
+});
