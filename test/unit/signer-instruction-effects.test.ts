@@ -1,16 +1,30 @@
 import {
   AuthorityType,
+  createApproveCheckedInstruction,
+  createApproveInstruction,
   createAssociatedTokenAccountIdempotentInstruction,
   createAssociatedTokenAccountInstruction,
+  createBurnCheckedInstruction,
+  createBurnInstruction,
+  createCloseAccountInstruction,
+  createFreezeAccountInstruction,
   createInitializeAccount2Instruction,
   createInitializeAccount3Instruction,
+  createInitializeAccountInstruction,
+  createInitializeImmutableOwnerInstruction,
+  createMintToCheckedInstruction,
+  createMintToInstruction,
   createRecoverNestedInstruction,
+  createRevokeInstruction,
   createSetAuthorityInstruction,
+  createSyncNativeInstruction,
+  createThawAccountInstruction,
   createTransferCheckedInstruction,
+  createTransferInstruction,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
-import { Keypair, NONCE_ACCOUNT_LENGTH, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, NONCE_ACCOUNT_LENGTH, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { innerEffect, rawEffect } from "../../src/chain/instruction-effects.js";
@@ -339,5 +353,149 @@ describe("inner instructions", () => {
     }
     expect(innerEffect("0.0", { programId: SYSTEM_PROGRAM, parsed: { type: 3 } }).op).toBe("unknown");
     expect(innerEffect("0.0", { programId: SYSTEM_PROGRAM, parsed: null }).op).toBe("unknown");
+  });
+});
+
+describe("every operation the rules know, read from the real builders' account order", () => {
+  const [e, f] = [key(), key()];
+  const token = [
+    ["initializeAccount", createInitializeAccountInstruction(a, b, c), ["account", "mint", "owner"]],
+    ["transfer", createTransferInstruction(a, b, c, 42n), ["source", "destination", "authority"]],
+    ["approve", createApproveInstruction(a, b, c, 42n), ["source", "delegate", "owner"]],
+    ["revoke", createRevokeInstruction(a, b), ["source", "owner"]],
+    [
+      "setAuthority",
+      createSetAuthorityInstruction(a, b, AuthorityType.AccountOwner, null),
+      ["account", "authority"],
+    ],
+    ["mintTo", createMintToInstruction(a, b, c, 42n), ["mint", "account", "mintAuthority"]],
+    ["burn", createBurnInstruction(a, b, c, 42n), ["account", "mint", "authority"]],
+    ["closeAccount", createCloseAccountInstruction(a, b, c), ["account", "destination", "owner"]],
+    ["freezeAccount", createFreezeAccountInstruction(a, b, c), ["account", "mint", "freezeAuthority"]],
+    ["thawAccount", createThawAccountInstruction(a, b, c), ["account", "mint", "freezeAuthority"]],
+    [
+      "transferChecked",
+      createTransferCheckedInstruction(a, b, c, d, 42n, 6),
+      ["source", "mint", "destination", "authority"],
+    ],
+    [
+      "approveChecked",
+      createApproveCheckedInstruction(a, b, c, d, 42n, 6),
+      ["source", "mint", "delegate", "owner"],
+    ],
+    ["mintToChecked", createMintToCheckedInstruction(a, b, c, 42n, 6), ["mint", "account", "mintAuthority"]],
+    ["burnChecked", createBurnCheckedInstruction(a, b, c, 42n, 6), ["account", "mint", "authority"]],
+    ["initializeAccount2", createInitializeAccount2Instruction(a, b, e), ["account", "mint"]],
+    ["syncNative", createSyncNativeInstruction(a), ["account"]],
+    ["initializeAccount3", createInitializeAccount3Instruction(a, b, e), ["account", "mint"]],
+    ["initializeImmutableOwner", createInitializeImmutableOwnerInstruction(a, TOKEN_PROGRAM_ID), ["account"]],
+  ] as const;
+  const withAmount = new Set([
+    "transfer",
+    "approve",
+    "mintTo",
+    "burn",
+    "transferChecked",
+    "approveChecked",
+    "mintToChecked",
+    "burnChecked",
+  ]);
+
+  it.each(token)("token %s", (op, ix, roleNames) => {
+    const effect = raw(ix);
+    const accounts = ix.keys.map((k) => s(k.pubkey));
+    const roles = Object.fromEntries(roleNames.map((name, i) => [name, accounts[i] as string]));
+    if (op === "initializeAccount2" || op === "initializeAccount3") roles.owner = s(e);
+    expect(effect.op).toBe(op);
+    expect(effect.roles).toEqual(roles);
+    expect(effect.amount).toBe(withAmount.has(op) ? 42n : undefined);
+    expect(effect.lamports).toBeUndefined();
+  });
+
+  const upgradeNonce = new TransactionInstruction({
+    programId: SystemProgram.programId,
+    keys: [{ pubkey: a, isSigner: false, isWritable: true }],
+    data: Buffer.from([12, 0, 0, 0]),
+  });
+  const systemCases = [
+    [
+      "createAccount",
+      SystemProgram.createAccount({
+        fromPubkey: a,
+        newAccountPubkey: b,
+        lamports: 42,
+        space: 0,
+        programId: f,
+      }),
+      ["source", "newAccount"],
+      42n,
+    ],
+    ["assign", SystemProgram.assign({ accountPubkey: a, programId: f }), ["account"], undefined],
+    [
+      "transfer",
+      SystemProgram.transfer({ fromPubkey: a, toPubkey: b, lamports: 42 }),
+      ["source", "destination"],
+      42n,
+    ],
+    [
+      "advanceNonce",
+      SystemProgram.nonceAdvance({ noncePubkey: a, authorizedPubkey: b }),
+      ["nonceAccount"],
+      undefined,
+    ],
+    [
+      "withdrawFromNonce",
+      SystemProgram.nonceWithdraw({ noncePubkey: a, authorizedPubkey: b, toPubkey: c, lamports: 42 }),
+      ["nonceAccount", "destination"],
+      42n,
+    ],
+    [
+      "initializeNonce",
+      SystemProgram.nonceInitialize({ noncePubkey: a, authorizedPubkey: b }),
+      ["nonceAccount"],
+      undefined,
+    ],
+    [
+      "authorizeNonce",
+      SystemProgram.nonceAuthorize({ noncePubkey: a, authorizedPubkey: b, newAuthorizedPubkey: c }),
+      ["nonceAccount"],
+      undefined,
+    ],
+    ["allocate", SystemProgram.allocate({ accountPubkey: a, space: 8 }), ["account"], undefined],
+    [
+      "allocateWithSeed",
+      SystemProgram.allocate({ accountPubkey: a, basePubkey: b, seed: "s", space: 8, programId: f }),
+      ["account", "base"],
+      undefined,
+    ],
+    [
+      "assignWithSeed",
+      SystemProgram.assign({ accountPubkey: a, basePubkey: b, seed: "s", programId: f }),
+      ["account", "base"],
+      undefined,
+    ],
+    [
+      "transferWithSeed",
+      SystemProgram.transfer({
+        fromPubkey: a,
+        basePubkey: b,
+        toPubkey: c,
+        lamports: 42,
+        seed: "s",
+        programId: f,
+      }),
+      ["source", "sourceBase", "destination"],
+      42n,
+    ],
+    ["upgradeNonce", upgradeNonce, ["nonceAccount"], undefined],
+  ] as const;
+
+  it.each(systemCases)("System %s", (op, ix, roleNames, lamports) => {
+    const effect = raw(ix);
+    const accounts = ix.keys.map((k) => s(k.pubkey));
+    expect(effect.op).toBe(op);
+    expect(effect.roles).toEqual(Object.fromEntries(roleNames.map((name, i) => [name, accounts[i]])));
+    expect(effect.lamports).toBe(lamports);
+    expect(effect.amount).toBeUndefined();
   });
 });
