@@ -108,7 +108,15 @@ describe("System rules", () => {
     expect(verdict([{ ...unknown, accounts: [stranger] }])).toBeUndefined();
   });
 
-  it("leaves instructions of other programs to the allow-list", () => {
+  it("leaves instructions of other programs to the allow-list, whatever their operation is called", () => {
+    const lookalike = effect(
+      MEMO_PROGRAM,
+      "transfer",
+      { source: ours, authority: wallet },
+      { amount: 10n ** 9n },
+    );
+    expect(verdict([lookalike])).toBeUndefined();
+
     const memo = effect(
       MEMO_PROGRAM,
       "transfer",
@@ -192,6 +200,12 @@ describe("rent the wallet pays for new accounts", () => {
     expect(totals.foreignLamports).toBe(0n);
   });
 
+  it("names a funded account without an address as `an account`", () => {
+    expect(verdict([system("createAccount", { source: wallet }, 1_001n)])).toBe(
+      "outflow_sol: instruction 4: System createAccount funds an account that is not a token account of the wallet; 1001 lamports in all into such accounts, allowed 1000",
+    );
+  });
+
   it("does not count rent funded by someone else", () => {
     expect(
       verdict([system("createAccount", { source: stranger, newAccount: key() }, 10n ** 9n)]),
@@ -232,6 +246,23 @@ describe("token spending", () => {
     const unknownMint = token("transfer", { source: key(), destination: stranger, authority: wallet }, 1n);
     expect(verdict([unknownMint], context({ simulated: false }))).toBeUndefined();
     expect(verdict([token("transfer", { source: ours, authority: wallet })])).toBeUndefined();
+  });
+
+  it("names the mint an instruction claims and the account's real one", () => {
+    const other = key();
+    expect(verdict([token("transferChecked", { source: ours, mint: other, authority: wallet }, 1n)])).toBe(
+      `outflow_token: instruction 4: transferChecked names mint ${other} for a ${mint} account`,
+    );
+  });
+
+  it("names the account of unknown mint the wallet signs a spend from, or says it is unnamed", () => {
+    const from = key();
+    expect(verdict([token("transfer", { source: from, authority: wallet }, 1n)])).toBe(
+      `outflow_token: instruction 4: transfer signed by the wallet takes from ${from} of unknown mint`,
+    );
+    expect(verdict([token("burn", { authority: wallet }, 1n)])).toBe(
+      "outflow_token: instruction 4: burn signed by the wallet takes from an account of unknown mint",
+    );
   });
 
   it("takes a spend's mint from the wallet's account, not from the instruction", () => {
@@ -345,6 +376,24 @@ describe("token accounts created for the wallet", () => {
       wallet,
     );
     expect(created.size).toBe(0);
+  });
+
+  it("does not take an associated account the instruction says is someone else's, nor a lookalike program's", () => {
+    const account = ataOf(wallet, mint);
+    expect(createdWalletTokenAccounts([create({ account, wallet: stranger, mint })], wallet).size).toBe(0);
+    const lookalike = effect(MEMO_PROGRAM, "create", { account, wallet, mint });
+    expect(createdWalletTokenAccounts([lookalike], wallet).size).toBe(0);
+    expect(
+      createdWalletTokenAccounts([token("initializeAccount3", { mint, owner: wallet })], wallet).size,
+    ).toBe(0);
+  });
+
+  it("finds the associated account of a wallet that is a program address (off the curve)", () => {
+    const [pda] = PublicKey.findProgramAddressSync([Buffer.from("vault")], new PublicKey(MEMO_PROGRAM));
+    const account = ataOf(pda.toBase58(), mint);
+    expect(
+      createdWalletTokenAccounts([create({ account, wallet: pda.toBase58(), mint })], pda.toBase58()),
+    ).toEqual(new Map([[account, { mint }]]));
   });
 
   it("counts an initialized account by its owner under either token program", () => {

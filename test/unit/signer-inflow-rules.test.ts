@@ -70,6 +70,16 @@ describe("expectedInflow", () => {
     expect(expectedInflow(swap, {}, options)?.minRaw).toBe(1n);
   });
 
+  it("says so when a swap's threshold is unknown, and takes none from a figure that is not whole digits", () => {
+    for (const minInflowRaw of [undefined, "99.5", "x990000", "990000x", ""]) {
+      const built = minInflowRaw === undefined ? {} : { minInflowRaw };
+      expect(expectedInflow(swap, built, options)).toMatchObject({
+        what: "swap output (no threshold known)",
+        minRaw: 1n,
+      });
+    }
+  });
+
   it("a close expects its minimum less the tolerance", () => {
     expect(expectedInflow(close, { minInflowRaw: "1000000" }, options)).toEqual({
       what: "close proceeds",
@@ -145,6 +155,15 @@ describe("close minimum and tolerance", () => {
     expect(
       closeMinimumMicroUsd({ contracts: "10", minSellPriceUsd: null, estimatedTotalFeeUsd: "0" }),
     ).toBeUndefined();
+  });
+
+  it("is unknown when any figure is missing or not whole digits", () => {
+    const whole = { contracts: "10", minSellPriceUsd: "600000", estimatedTotalFeeUsd: "0" };
+    for (const field of ["contracts", "minSellPriceUsd", "estimatedTotalFeeUsd"] as const) {
+      for (const value of [null, undefined, "1.5", "1x", "x1"]) {
+        expect(closeMinimumMicroUsd({ ...whole, [field]: value })).toBeUndefined();
+      }
+    }
   });
 
   it("takes basis points off, rounding down", () => {
