@@ -25,7 +25,13 @@ const stranger = Keypair.generate();
 const wallets = Wallets.fromSecretKeys([walletKey.secretKey.slice(), otherKey.secretKey.slice()]);
 const blockhash = Keypair.generate().publicKey.toBase58();
 
-const config: PolicyConfig = { maxComputeUnitPriceMicroLamports: 1_000n, maxPriorityFeeLamports: 100n };
+// A base fee of 10 lamports a signature keeps the figures small: the budget is 100 of priority fee
+// for a transaction with one signature.
+const config: PolicyConfig = {
+  maxComputeUnitPriceMicroLamports: 1_000n,
+  maxPriorityFeeLamports: 110n,
+  lamportsPerSignature: 10n,
+};
 
 function memoIx(signers: PublicKey[] = []): TransactionInstruction {
   return new TransactionInstruction({
@@ -97,6 +103,18 @@ describe("policy: static checks", () => {
     });
   });
 
+  it("counts the base fee of every signature against the budget", () => {
+    const cosigned = view([limit(91_000), price(1_000), memoIx([stranger.publicKey])], {
+      coSigners: [stranger],
+    });
+    // 91 lamports of priority fee and 2 signatures of 10: one over the budget of 110.
+    expect(refusal(() => check(cosigned))).toEqual({
+      reason: "priority_fee_too_high",
+      detail:
+        "fee 111 lamports: priority 91 (91000 units x 1000 micro-lamports) + base 20 (2 signatures), budget 110",
+    });
+  });
+
   it("keeps a valid co-signature and refuses one that does not verify for these bytes", () => {
     const ixs = [memoIx([stranger.publicKey])];
     expect(refusal(() => check(view(ixs, { coSigners: [stranger] })))).toBeUndefined();
@@ -161,12 +179,13 @@ describe("policy: static checks", () => {
     });
   });
 
-  it("allows a priority fee up to its ceiling in lamports, not one lamport more", () => {
-    // 100,000 units x 1,000 micro-lamports = 100 lamports: the ceiling.
+  it("allows a fee (priority and base) up to its budget in lamports, not one lamport more", () => {
+    // 100,000 units x 1,000 micro-lamports = 100 lamports, and one signature of 10: the budget.
     expect(refusal(() => check(view([limit(100_000), price(1_000)])))).toBeUndefined();
     expect(refusal(() => check(view([limit(100_001), price(1_000)])))).toEqual({
       reason: "priority_fee_too_high",
-      detail: "priority fee 101 lamports (100001 units x 1000 micro-lamports), ceiling 100",
+      detail:
+        "fee 111 lamports: priority 101 (100001 units x 1000 micro-lamports) + base 10 (1 signatures), budget 110",
     });
   });
 
