@@ -1,10 +1,10 @@
 import { createCloseAccountInstruction, createTransferCheckedInstruction } from "@solana/spl-token";
 import { ComputeBudgetProgram, Keypair, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decodeTransaction, rpcLookupTableLoader } from "../../../src/chain/decode.js";
 import { checkTransaction, type PolicyReport } from "../../../src/chain/policy.js";
 import { NATIVE_MINT } from "../../../src/chain/programs.js";
-import { PolicyRefusal, StaleTransaction } from "../../../src/core/errors.js";
+import { PolicyRefusal, StaleTransaction, TransientError } from "../../../src/core/errors.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { type SignerEnv, startSignerEnv } from "./env.js";
 import { buildTransaction, toBase64 } from "./tx-builders.js";
@@ -151,5 +151,40 @@ describe("policy report", () => {
     const stale = check(tx, { lastValidBlockHeight: height - 1 });
     await expect(stale).rejects.toThrow(StaleTransaction);
     await expect(stale).rejects.toThrow(/is past the transaction's last valid block height/);
+  });
+
+  /** Lands a change to the wallet (1 lamport in) right after each of the first `times` simulations. */
+  function walletChangesAfterSimulating(times: number) {
+    const simulate = env.connection.simulateTransaction.bind(env.connection);
+    let count = 0;
+    return vi.spyOn(env.connection, "simulateTransaction").mockImplementation((async (...args: unknown[]) => {
+      const result = await (simulate as (...a: unknown[]) => Promise<unknown>)(...args);
+      count += 1;
+      if (count <= times) env.chain.airdrop(env.wallet, 1n);
+      return result;
+    }) as typeof env.connection.simulateTransaction);
+  }
+
+  it("simulates again when another transaction changes the wallet meanwhile, and passes once it holds still", async () => {
+    const spy = walletChangesAfterSimulating(2);
+    try {
+      const report = await check(env.claimTransaction(1_000n, await blockhash()));
+      expect(spy).toHaveBeenCalledTimes(3);
+      expect(report.tokensOut).toEqual({ [env.usdc.toBase58()]: "-1000" });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("leaves a wallet that changes during every simulation to the job's retry: transient, not refused", async () => {
+    const spy = walletChangesAfterSimulating(10);
+    try {
+      const run = check(env.claimTransaction(1_000n, await blockhash()));
+      await expect(run).rejects.toThrow(TransientError);
+      await expect(run).rejects.toThrow("the wallet's accounts changed during each of 3 simulations");
+      expect(spy).toHaveBeenCalledTimes(3);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
