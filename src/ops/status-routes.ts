@@ -23,8 +23,6 @@ export interface StatusPageRoutesOptions {
   onRefused?: (reason: "token" | "cross_site") => void;
 }
 
-type BoardOptions = Parameters<typeof createBullBoard>[0];
-
 export const QUEUES_PATH = "/queues";
 
 /** The page's own files only; bull-board, under /queues, brings its own scripts and is not covered. */
@@ -153,9 +151,7 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
     serverAdapter.setBasePath(QUEUES_PATH);
     createBullBoard({
       queues: options.queues.map((queue) => new BullMQAdapter(queue)),
-      // @bull-board/fastify 9.10.1 brings its own @bull-board/api 9.10.1, whose classes TypeScript
-      // tells apart from 9.10.2's by their private fields; the adapter's interface is the same.
-      serverAdapter: serverAdapter as unknown as BoardOptions["serverAdapter"],
+      serverAdapter,
       options: { uiConfig: { boardTitle: "Keeper queues" } },
     });
     await app.register(async (board) => {
