@@ -153,14 +153,17 @@ describe("policy report", () => {
     await expect(stale).rejects.toThrow(/is past the transaction's last valid block height/);
   });
 
-  /** Lands a change to the wallet (1 lamport in) right after each of the first `times` simulations. */
-  function walletChangesAfterSimulating(times: number) {
+  /**
+   * Lands a change to the wallet (by default 1 lamport in) right after each of the first `times`
+   * simulations.
+   */
+  function walletChangesAfterSimulating(times: number, change = () => env.chain.airdrop(env.wallet, 1n)) {
     const simulate = env.connection.simulateTransaction.bind(env.connection);
     let count = 0;
     return vi.spyOn(env.connection, "simulateTransaction").mockImplementation((async (...args: unknown[]) => {
       const result = await (simulate as (...a: unknown[]) => Promise<unknown>)(...args);
       count += 1;
-      if (count <= times) env.chain.airdrop(env.wallet, 1n);
+      if (count <= times) change();
       return result;
     }) as typeof env.connection.simulateTransaction);
   }
@@ -178,6 +181,19 @@ describe("policy report", () => {
 
   it("leaves a wallet that changes during every simulation to the job's retry: transient, not refused", async () => {
     const spy = walletChangesAfterSimulating(10);
+    try {
+      const run = check(env.claimTransaction(1_000n, await blockhash()));
+      await expect(run).rejects.toThrow(TransientError);
+      await expect(run).rejects.toThrow("the wallet's accounts changed during each of 3 simulations");
+      expect(spy).toHaveBeenCalledTimes(3);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("counts a change of data alone (tokens minted to the wallet's account, no lamports moved) as the accounts changing", async () => {
+    // A payout landing meanwhile would otherwise pass for this transaction's inflow.
+    const spy = walletChangesAfterSimulating(10, () => env.chain.mintTo(env.usdc, env.wallet, 1n));
     try {
       const run = check(env.claimTransaction(1_000n, await blockhash()));
       await expect(run).rejects.toThrow(TransientError);
