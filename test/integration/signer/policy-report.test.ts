@@ -1,5 +1,11 @@
 import { createCloseAccountInstruction, createTransferCheckedInstruction } from "@solana/spl-token";
-import { ComputeBudgetProgram, Keypair, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
+import {
+  ComputeBudgetProgram,
+  Keypair,
+  type PublicKey,
+  SystemProgram,
+  type VersionedTransaction,
+} from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decodeTransaction, rpcLookupTableLoader } from "../../../src/chain/decode.js";
 import { checkTransaction, type PolicyReport } from "../../../src/chain/policy.js";
@@ -201,6 +207,28 @@ describe("policy report", () => {
       expect(spy).toHaveBeenCalledTimes(3);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  it("counts a change of owner alone (same lamports, same data) as the accounts changing", async () => {
+    // The vault, a signer of the claim, passes from one owner program to another after each simulation.
+    const lamports = BigInt(env.chain.lamportsOf(env.vault.publicKey));
+    const owners = [Keypair.generate().publicKey, Keypair.generate().publicKey];
+    const setOwner = (owner: PublicKey) =>
+      env.chain.setAccount({ address: env.vault.publicKey, lamports, owner, data: new Uint8Array() });
+    let changes = 0;
+    const spy = walletChangesAfterSimulating(10, () => {
+      changes += 1;
+      setOwner(owners[changes % 2] as PublicKey);
+    });
+    try {
+      const run = check(env.claimTransaction(1_000n, await blockhash()));
+      await expect(run).rejects.toThrow(TransientError);
+      await expect(run).rejects.toThrow("the wallet's accounts changed during each of 3 simulations");
+      expect(spy).toHaveBeenCalledTimes(3);
+    } finally {
+      spy.mockRestore();
+      setOwner(SystemProgram.programId);
     }
   });
 });
