@@ -108,8 +108,8 @@ function nearest(all: ReadonlyArray<NonNullable<Holding["exit"]>>): Holding["exi
  * Replaces a wallet's entries in one step: the markets it no longer holds lose it (and leave the
  * index when nobody holds them), the ones it holds get its positions. Atomic, so the watcher never
  * reads a wallet half-written.
- * KEYS: the wallet's market set, the held-markets hash. ARGV: market key prefix, wallet, then
- * (marketId, eventId, holdings JSON) triples.
+ * KEYS: the wallet's market set, the held-markets hash, the indexed-wallets set. ARGV: market key
+ * prefix, wallet, then (marketId, eventId, holdings JSON) triples.
  */
 const REPLACE_WALLET = `
 local old = redis.call('SMEMBERS', KEYS[1])
@@ -128,7 +128,43 @@ for i = 3, #ARGV, 3 do
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
   redis.call('SADD', KEYS[1], ARGV[i])
 end
+if #ARGV > 2 then redis.call('SADD', KEYS[3], ARGV[2]) else redis.call('SREM', KEYS[3], ARGV[2]) end
 return #old
+`;
+
+/**
+ * Removes every entry of the wallets not in ARGV (the configured ones), in one step. The wallets are
+ * found in the indexed-wallets set; with \`everywhere\`, also in every held market's holders (entries
+ * written before that set existed). Returns the wallets removed.
+ * KEYS: the held-markets hash, the indexed-wallets set. ARGV: market key prefix, wallet key prefix,
+ * "everywhere" or "", then the configured wallets.
+ */
+const FORGET_OTHERS = `
+local configured = {}
+for i = 4, #ARGV do configured[ARGV[i]] = true end
+local gone, order = {}, {}
+local function note(w)
+  if not configured[w] and not gone[w] then gone[w] = true; order[#order + 1] = w end
+end
+for _, w in ipairs(redis.call('SMEMBERS', KEYS[2])) do note(w) end
+local function drop(m, w)
+  local mk = ARGV[1] .. m
+  redis.call('HDEL', mk, w)
+  if redis.call('HLEN', mk) == 0 then redis.call('HDEL', KEYS[1], m) end
+end
+if ARGV[3] == 'everywhere' then
+  for _, m in ipairs(redis.call('HKEYS', KEYS[1])) do
+    for _, w in ipairs(redis.call('HKEYS', ARGV[1] .. m)) do
+      if not configured[w] then note(w); drop(m, w) end
+    end
+  end
+end
+for _, w in ipairs(order) do
+  for _, m in ipairs(redis.call('SMEMBERS', ARGV[2] .. w)) do drop(m, w) end
+  redis.call('DEL', ARGV[2] .. w)
+  redis.call('SREM', KEYS[2], w)
+end
+return order
 `;
 
 /** Which wallets hold which markets, in Redis under Keeper's prefix, written by every full poll. */
@@ -147,11 +183,35 @@ export class HoldingsIndex {
       args.push(marketId, list[0]?.eventId ?? "", JSON.stringify(list));
     await this.redis.eval(
       REPLACE_WALLET,
-      2,
+      3,
       this.keys.holdingsOfWallet(wallet),
       this.keys.holdingsMarkets,
+      this.keys.holdingsWallets,
       ...args,
     );
+  }
+
+  /**
+   * Forgets the wallets not configured (taken out of the config): nothing polls them any more, so
+   * their entries would stay as they were, and their markets would be read and counted as watched.
+   * `everywhere` also walks every held market's holders, which finds entries written before the
+   * index kept its set of wallets; it costs a read of every market, so once per start is enough.
+   * Returns the wallets removed.
+   */
+  async forgetAllBut(
+    configured: ReadonlySet<string>,
+    options: { everywhere?: boolean } = {},
+  ): Promise<string[]> {
+    return (await this.redis.eval(
+      FORGET_OTHERS,
+      2,
+      this.keys.holdingsMarkets,
+      this.keys.holdingsWallets,
+      this.keys.holdingsMarket(""),
+      this.keys.holdingsOfWallet(""),
+      options.everywhere ? "everywhere" : "",
+      ...configured,
+    )) as string[];
   }
 
   /** Held market id -> its event id. */

@@ -107,7 +107,7 @@ export interface WatcherDeps {
     /** A holder polled for a market is not polled again for it before this many seconds. */
     retriggerSeconds: number;
     pageSize: number;
-    /** Only these wallets are polled (a wallet taken out of the config may linger in the index). */
+    /** The configured wallets: the index forgets the others, and only these are polled. */
     wallets: ReadonlySet<string>;
   };
   events?: {
@@ -141,6 +141,8 @@ export class MarketWatcher {
   private readonly peaks = new Map<string, number>();
   /** Per market: its state and prices when its holders were last read, and when. */
   private readonly lastRead = new Map<string, { key: string; atMs: number }>();
+  /** Whether this watcher searched the whole index for wallets gone from the config (once, first cycle). */
+  private searchedWholeIndex = false;
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -148,6 +150,12 @@ export class MarketWatcher {
     const deps = this.deps;
     const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
     if (await deps.pause.isPaused()) return cycle;
+    const forgotten = await deps.index.forgetAllBut(deps.settings.wallets, {
+      everywhere: !this.searchedWholeIndex,
+    });
+    this.searchedWholeIndex = true;
+    if (forgotten.length > 0)
+      deps.logger.info({ wallets: forgotten }, "holdings of wallets no longer configured forgotten");
     const held = await deps.index.markets();
     cycle.watched = held.size;
     deps.events?.onWatched?.(held.size);
@@ -184,8 +192,11 @@ export class MarketWatcher {
       const trigger: WatchTrigger = triggers.has("resolved") ? "resolved" : "price";
       const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
       if (!queued) {
-        // Its poll is running and may have read before the change: asked again on the next cycle.
+        // Its poll is running and may have read before the change. The next cycle reads these
+        // holders again (not waiting for the market to change or `retriggerSeconds`): once that poll
+        // is done, the index holds what it saw, so a change it missed polls the wallet then.
         await deps.redis.del(...marketIds.map((m) => deps.keys.watchCooldown(wallet, m)));
+        for (const marketId of marketIds) this.lastRead.delete(marketId);
         continue;
       }
       cycle.polled.push(wallet);
@@ -278,8 +289,10 @@ export class MarketWatcher {
 
 /**
  * A positions poll of the wallet ahead of the sweep. The wallet's one positions poll (BullMQ
- * deduplication) may already wait in the queue: it is moved ahead instead and told why. False when
- * that poll is running already (it may have read before the change).
+ * deduplication) may already wait in the queue: it is moved ahead instead and told why (a watcher's
+ * poll already waiting keeps its earlier moment and adds these markets). False when that poll is not
+ * waiting (running, or delayed after a failed try): nothing is added, it may have read before the
+ * change, and the caller asks again later.
  */
 export async function enqueueTargetedPoll(
   poll: Queue<PollJobData>,
@@ -304,7 +317,15 @@ export async function enqueueTargetedPoll(
   if (!waiting) return false;
   const state = await waiting.getState();
   if (state !== "prioritized" && state !== "waiting") return false;
-  await waiting.updateData({ ...waiting.data, target });
+  const before = waiting.data.target;
+  const merged: typeof target = before
+    ? {
+        trigger: before.trigger === "resolved" ? "resolved" : target.trigger,
+        seenAtMs: Math.min(before.seenAtMs, target.seenAtMs),
+        marketIds: [...new Set([...before.marketIds, ...target.marketIds])],
+      }
+    : target;
+  await waiting.updateData({ ...waiting.data, target: merged });
   await waiting.changePriority({ priority: POLL_PRIORITY.targeted });
   return true;
 }

@@ -29,6 +29,8 @@ export interface RedisKeys {
   holdingsMarket(marketId: string): string;
   /** Holdings index: the markets one wallet holds. */
   holdingsOfWallet(wallet: string): string;
+  /** Holdings index: the wallets that hold something (so wallets gone from the config are found). */
+  readonly holdingsWallets: string;
   /** The market watcher: each watched market's last seen state (status and result). */
   readonly watchStates: string;
   /** The market watcher: a holder polled for a market, not polled again for it before this expires. */
@@ -58,6 +60,7 @@ export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
     holdingsMarkets: `${p}:holdings:markets`,
     holdingsMarket: (marketId) => `${p}:holdings:market:${marketId}`,
     holdingsOfWallet: (wallet) => `${p}:holdings:wallet:${wallet}`,
+    holdingsWallets: `${p}:holdings:wallets`,
     watchStates: `${p}:watch:states`,
     watchCooldown: (wallet, marketId) => `${p}:watch:cooldown:${wallet}:${marketId}`,
   };
