@@ -1,6 +1,10 @@
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApiClient } from "../../../src/api/index.js";
 import { type Holding, HoldingsIndex } from "../../../src/keeper/holdings.js";
+import { MarketWatcher } from "../../../src/keeper/market-watcher.js";
 import { redisKeys } from "../../../src/keeper/names.js";
+import { PauseSwitch } from "../../../src/keeper/pause.js";
 import { OTHER_WALLET, WALLET } from "../../helpers/fixtures.js";
 import { testRedis } from "../../helpers/redis.js";
 
@@ -82,5 +86,56 @@ describe("holdings index in Redis", () => {
     await index.replaceWallet(WALLET, []);
     expect(await index.markets()).toEqual(new Map());
     expect(await redis.redis.keys(`${redis.prefix}:holdings:*`)).toEqual([]);
+  });
+
+  it("forgets the wallets no longer configured, at once, and keeps the configured ones' entries", async () => {
+    const keys = redisKeys(redis.prefix, "live");
+    const DROPPED = "DroppedWa11et1111111111111111111111111111111";
+    const OLD = "0ldWa11etWrittenBeforeTheWalletSet1111111111";
+    await index.replaceWallet(WALLET, [holding(WALLET, "m1", "p1"), holding(WALLET, "m2", "p2")]);
+    await index.replaceWallet(DROPPED, [holding(DROPPED, "m2", "p3"), holding(DROPPED, "m4", "p4")]);
+    // Entries as the index wrote them before it kept its set of wallets.
+    await redis.redis.hset(keys.holdingsMarket("m5"), OLD, JSON.stringify([holding(OLD, "m5", "p5")]));
+    await redis.redis.hset(keys.holdingsMarkets, "m5", "evt-of-m5");
+    await redis.redis.sadd(keys.holdingsOfWallet(OLD), "m5");
+
+    // Each cycle's check sees the wallets the index knows of; the whole walk finds the old entries too.
+    expect(await index.forgetAllBut(new Set([WALLET, OTHER_WALLET]))).toEqual([DROPPED]);
+    expect([...(await index.markets()).keys()].sort()).toEqual(["m1", "m2", "m5"]);
+    expect(await index.forgetAllBut(new Set([WALLET]), { everywhere: true })).toEqual([OLD]);
+    expect([...(await index.markets()).keys()].sort()).toEqual(["m1", "m2"]);
+    const holders = await index.holders(["m1", "m2", "m4", "m5"]);
+    expect(holders.get("m1")?.map((h) => h.position)).toEqual(["p1"]);
+    expect(holders.get("m2")?.map((h) => `${h.wallet}:${h.position}`)).toEqual([`${WALLET}:p2`]);
+    expect(holders.get("m4")).toEqual([]);
+    expect(holders.get("m5")).toEqual([]);
+    expect(await redis.redis.exists(keys.holdingsOfWallet(DROPPED), keys.holdingsOfWallet(OLD))).toBe(0);
+    expect(await redis.redis.smembers(keys.holdingsWallets)).toEqual([WALLET]);
+    // Nothing more to forget; a configured wallet's next sweep is indexed as before.
+    expect(await index.forgetAllBut(new Set([WALLET]), { everywhere: true })).toEqual([]);
+    await index.replaceWallet(WALLET, []);
+    expect(await redis.redis.keys(`${redis.prefix}:holdings:*`)).toEqual([]);
+  });
+
+  it("the market watcher counts only the markets configured wallets hold", async () => {
+    const keys = redisKeys(redis.prefix, "live");
+    const DROPPED = "DroppedWa11et1111111111111111111111111111111";
+    await index.replaceWallet(DROPPED, [holding(DROPPED, "m7", "p7")]);
+    const watched: number[] = [];
+    const watcher = new MarketWatcher({
+      // With nothing held by a configured wallet, the cycle reads no market: the service is never asked.
+      client: {} as ApiClient,
+      index,
+      redis: redis.redis,
+      keys,
+      poll: undefined as never,
+      pause: new PauseSwitch(redis.redis, keys),
+      logger: pino({ level: "silent" }),
+      settings: { bandPct: 2, retriggerSeconds: 15, pageSize: 50, wallets: new Set([WALLET]) },
+      events: { onWatched: (count) => watched.push(count) },
+    });
+    expect((await watcher.run()).watched).toBe(0);
+    expect(watched).toEqual([0]);
+    expect(await index.markets()).toEqual(new Map());
   });
 });
