@@ -141,8 +141,8 @@ export class MarketWatcher {
   private readonly peaks = new Map<string, number>();
   /** Per market: its state and prices when its holders were last read, and when. */
   private readonly lastRead = new Map<string, { key: string; atMs: number }>();
-  /** Whether this watcher searched the whole index for wallets gone from the config (once, first cycle). */
-  private searchedWholeIndex = false;
+  /** When this watcher last made the index forget wallets gone from the config (undefined: never). */
+  private forgotAtMs: number | undefined;
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -150,12 +150,7 @@ export class MarketWatcher {
     const deps = this.deps;
     const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
     if (await deps.pause.isPaused()) return cycle;
-    const forgotten = await deps.index.forgetAllBut(deps.settings.wallets, {
-      everywhere: !this.searchedWholeIndex,
-    });
-    this.searchedWholeIndex = true;
-    if (forgotten.length > 0)
-      deps.logger.info({ wallets: forgotten }, "holdings of wallets no longer configured forgotten");
+    await this.forgetUnconfigured();
     const held = await deps.index.markets();
     cycle.watched = held.size;
     deps.events?.onWatched?.(held.size);
@@ -211,6 +206,23 @@ export class MarketWatcher {
       "markets watched",
     );
     return cycle;
+  }
+
+  /**
+   * The index forgets wallets taken out of the config. The config is read at start, so the first
+   * cycle searches the whole index; later, once per `retriggerSeconds` (the check sends every
+   * configured wallet), the index's own list of wallets catches one a leftover poll job wrote again.
+   */
+  private async forgetUnconfigured(): Promise<void> {
+    const { index, settings, logger } = this.deps;
+    const nowMs = this.deps.now?.() ?? Date.now();
+    if (this.forgotAtMs !== undefined && nowMs - this.forgotAtMs < settings.retriggerSeconds * 1000) return;
+    const forgotten = await index.forgetAllBut(settings.wallets, {
+      everywhere: this.forgotAtMs === undefined,
+    });
+    this.forgotAtMs = nowMs;
+    if (forgotten.length > 0)
+      logger.info({ wallets: forgotten }, "holdings of wallets no longer configured forgotten");
   }
 
   /**

@@ -133,9 +133,16 @@ describe("holdings index in Redis", () => {
       logger: pino({ level: "silent" }),
       settings: { bandPct: 2, retriggerSeconds: 15, pageSize: 50, wallets: new Set([WALLET]) },
       events: { onWatched: (count) => watched.push(count) },
+      now: () => nowMs,
     });
+    let nowMs = 1_000_000;
     expect((await watcher.run()).watched).toBe(0);
     expect(watched).toEqual([0]);
+    expect(await index.markets()).toEqual(new Map());
+    // A poll job queued before the config changed writes the dropped wallet again: a later check forgets it.
+    await index.replaceWallet(DROPPED, [holding(DROPPED, "m8", "p8")]);
+    nowMs += 15_000;
+    expect((await watcher.run()).watched).toBe(0);
     expect(await index.markets()).toEqual(new Map());
   });
 });
