@@ -281,8 +281,11 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       }
       const run = spawnCli(args, runEnv);
       try {
-        await eventually(`keeper ${args.join(" ")} is up`, async () =>
-          ready.test(run.output()) ? true : undefined,
+        // A process that starts a sandbox and its chain through tsx: slow on a busy machine.
+        await eventually(
+          `keeper ${args.join(" ")} is up`,
+          async () => (ready.test(run.output()) ? true : undefined),
+          90_000,
         );
         // "While it runs, `npx keeper status` and `npx keeper ledger` show its state."
         if (isDemo)
@@ -302,7 +305,7 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       run.child.kill("SIGTERM");
       expect(await run.exited, run.output()).toBe(0);
     },
-    90_000,
+    240_000,
   );
 });
 
