@@ -137,8 +137,8 @@ export interface WatchCycle {
 export class MarketWatcher {
   /** Requests the last full read of the events list took; unknown until it was tried. */
   private listingCost: number | undefined;
-  /** Highest mark per position seen since the watcher started (for trailing stops). */
-  private readonly peaks = new Map<string, number>();
+  /** Per held market, the highest mark per position seen since the watcher started (trailing stops). */
+  private readonly peaks = new Map<string, Map<string, number>>();
   /** Per market: its state and prices when its holders were last read, and when. */
   private readonly lastRead = new Map<string, { key: string; atMs: number }>();
   /** When this watcher last made the index forget wallets gone from the config (undefined: never). */
@@ -157,14 +157,16 @@ export class MarketWatcher {
     if (held.size === 0) return cycle;
     const markets = await this.readMarkets(held, cycle);
     const seenAtMs = deps.now?.() ?? Date.now();
+    // A market no longer held is forgotten, so that these maps stay the size of what the fleet holds.
     for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
+    for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
     const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
     const holders = await deps.index.holders(due);
     for (const marketId of due) {
       const market = markets.get(marketId);
       if (!market) continue;
       const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
-      cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks));
+      cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
       this.notePeaks(market, holdings);
     }
     const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
@@ -244,7 +246,10 @@ export class MarketWatcher {
     for (const h of holdings) {
       if (h.exit?.trailingStopPct === undefined) continue;
       const mark = sideMark(market, h.side);
-      if (mark !== undefined && mark > (this.peaks.get(h.position) ?? 0)) this.peaks.set(h.position, mark);
+      if (mark === undefined) continue;
+      const peaks = this.peaks.get(market.marketId) ?? new Map<string, number>();
+      if (mark > (peaks.get(h.position) ?? 0)) peaks.set(h.position, mark);
+      this.peaks.set(market.marketId, peaks);
     }
   }
 
