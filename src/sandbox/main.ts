@@ -89,6 +89,9 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     }
     throw error;
   });
+  // Listen before printing anything: whoever reads the banner as "up" may stop it at once, and a
+  // SIGTERM before the listener would kill the process instead of closing the sandbox.
+  const stopSignal = nextStopSignal(io.signals ?? process);
   for (const line of describeSandbox(sandbox)) io.print(line);
   if (options.keysDir !== undefined) {
     const { writeSandboxKeyFiles } = await import("./key-files.js");
@@ -105,7 +108,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     for (const line of written.configYaml.trimEnd().split("\n")) io.print(line);
   }
   io.onStarted?.(sandbox);
-  const signal = await nextStopSignal(io.signals ?? process);
+  const signal = await stopSignal;
   io.print(`${signal}: stopping the sandbox`);
   await sandbox.close();
 }
