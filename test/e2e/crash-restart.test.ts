@@ -21,7 +21,9 @@ describe("crash: the keeper is killed (SIGKILL) with claims in flight and restar
   let redis: Awaited<ReturnType<typeof testRedis>>;
   let keeperRuns: Array<ReturnType<typeof spawnKeeper>> = [];
   beforeAll(async () => {
-    ({ sandbox } = await startTestSandbox());
+    // Slots of 400 ms, as on mainnet: a blockhash lives about 60 s, longer than a kill and a restart
+    // take on a busy machine, so a send that reached the chain lands before its blockhash runs out.
+    ({ sandbox } = await startTestSandbox({ slotMs: 400 }));
     redis = await testRedis("e2e-crash");
   });
   afterAll(async () => {
@@ -42,32 +44,42 @@ describe("crash: the keeper is killed (SIGKILL) with claims in flight and restar
     const before = new Map<string, bigint>();
     for (const w of sandbox.wallets) before.set(w, await usdcBalance(sandbox, w, sandbox.usdcMint));
 
-    // Sends are held by the chain for a while, so claims are signed and sent but not landed when we kill.
+    // The chain holds every send until the test lands them, so claims are signed, recorded and sent
+    // but not landed when we kill, whatever the machine's load.
     const chain = sandbox.chain?.chain;
     if (!chain) throw new Error("the sandbox runs no chain");
-    chain.faults.landDelayMs = 3_000;
+    chain.faults.landDelayMs = 10 * 60_000;
 
     const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
     const first = spawnKeeper(config);
     keeperRuns.push(first);
     const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
-    const recorded = new Map<string, string>();
+    // Attempts recorded as sent whose bytes the chain holds. A kill can also fall between recording a
+    // signature and sending it: such an attempt never reached the chain, and the next process may
+    // resume or rebuild it (the payout check below holds either way).
+    const sentAndHeld = async (): Promise<Map<string, string>> => {
+      const found = new Map<string, string>();
+      for (const row of await ledger.list()) {
+        const attempt = row.status === "sending" ? await attempts.get(row.key) : undefined;
+        if (attempt?.status === "sent" && attempt.signature && chain.isHeld(attempt.signature))
+          found.set(row.key, attempt.signature);
+      }
+      return found;
+    };
     await eventually(
       "claims signed, recorded and sent",
-      async () => {
-        for (const row of await ledger.list()) {
-          const attempt = row.status === "sending" ? await attempts.get(row.key) : undefined;
-          if (attempt?.status === "sent" && attempt.signature) recorded.set(row.key, attempt.signature);
-        }
-        return recorded.size > 0 ? true : undefined;
-      },
+      async () => ((await sentAndHeld()).size > 0 ? true : undefined),
       60_000,
     ).catch((error: Error) => {
       throw new Error(`${error.message}\n${first.output().slice(-3000)}`);
     });
 
     await first.kill("SIGKILL");
+    const recorded = await sentAndHeld();
+    expect(recorded.size).toBeGreaterThan(0);
+    // What was sent before the kill lands now, while no keeper runs.
     chain.faults.landDelayMs = 0;
+    chain.landHeldSends();
 
     const second = spawnKeeper(config);
     keeperRuns.push(second);
@@ -94,7 +106,8 @@ describe("crash: the keeper is killed (SIGKILL) with claims in flight and restar
     const claims = rows.filter((r) => r.kind === "claim");
     expect(claims.map((r) => r.key).sort()).toEqual(winners.map((p) => `claim-${p.pubkey}`).sort());
     expect(claims.every((r) => r.status === "confirmed")).toBe(true);
-    // The claims in flight at the kill were resumed with their recorded signature, not signed anew.
+    // The claims whose bytes reached the chain before the kill landed; the second process followed
+    // their recorded signature and signed nothing new for them.
     for (const [key, signature] of recorded) {
       const attempt = await attempts.get(key);
       expect(attempt?.attempt).toBe(1);

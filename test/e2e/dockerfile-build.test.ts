@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -38,7 +39,8 @@ function stage(name: string): Step[] {
 }
 
 const workdir = mkdtempSync(join(tmpdir(), "keeper-image-"));
-afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+// The copy holds a whole node_modules: removing it can take minutes on a loaded disk.
+afterAll(() => rm(workdir, { recursive: true, force: true }), 600_000);
 
 describe("the Dockerfile's build stage, replayed in a temporary copy", () => {
   it("installs, builds and prunes, and leaves what the runtime stage copies", () => {

@@ -222,6 +222,11 @@ export class LocalChain {
     return this.held.size;
   }
 
+  /** Whether a send with this signature reached the chain and is held, not yet executed. */
+  isHeld(signature: string): boolean {
+    return this.held.has(signature);
+  }
+
   /**
    * Runs every held send now, in the order sent: a test holds sends with a long `landDelayMs` and
    * lands them when it chooses, instead of racing a timer against a busy machine.
