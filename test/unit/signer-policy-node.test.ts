@@ -1,3 +1,4 @@
+import { ACCOUNT_SIZE, AccountLayout, AccountState } from "@solana/spl-token";
 import {
   type AccountInfo,
   type Connection,
@@ -13,7 +14,7 @@ import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { viewTransaction } from "../../src/chain/decode.js";
 import { checkTransaction, type PolicyConfig, type PolicyInput } from "../../src/chain/policy.js";
-import { MEMO_PROGRAM, SYSTEM_PROGRAM } from "../../src/chain/programs.js";
+import { MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../src/chain/programs.js";
 import { PolicyRefusal, StaleTransaction, TransientError } from "../../src/core/errors.js";
 import type { Intent } from "../../src/core/intent.js";
 
@@ -42,17 +43,19 @@ const config: PolicyConfig = {
   maxPriorityFeeLamports: 1_000_000n,
 };
 
-const memo = new TransactionInstruction({
-  programId: new PublicKey(MEMO_PROGRAM),
-  keys: [],
-  data: Buffer.from("hi"),
-});
+/** A memo; `writable` names one more account, writable, which the fake node's simulation may change. */
+const memo = (writable?: PublicKey) =>
+  new TransactionInstruction({
+    programId: new PublicKey(MEMO_PROGRAM),
+    keys: writable ? [{ pubkey: writable, isSigner: false, isWritable: true }] : [],
+    data: Buffer.from("hi"),
+  });
 
-function decoded(options: { readonlyPayer?: boolean } = {}) {
+function decoded(options: { readonlyPayer?: boolean; writable?: PublicKey } = {}) {
   const message = new TransactionMessage({
     payerKey: wallet,
     recentBlockhash: blockhash,
-    instructions: [memo],
+    instructions: [memo(options.writable)],
   }).compileToV0Message();
   // A header that makes the fee payer read-only: no builder makes one, a crafted one can.
   if (options.readonlyPayer) message.header.numReadonlySignedAccounts = 1;
@@ -65,6 +68,9 @@ type Sim = SimulatedTransactionResponse;
 class FakeNode {
   calls: [string, ...unknown[]][] = [];
   height = 100;
+  reads = 0;
+  /** Accounts other than the wallet, by address, as the read numbered `read` (from 1) finds them. */
+  other: (address: string, read: number) => AccountInfo<Buffer> | null = () => null;
   blockhashValid = true;
   /** The simulation's answer, given the addresses asked for. */
   simulate: (addresses: string[]) => Sim = (addresses) => ({
@@ -85,7 +91,7 @@ class FakeNode {
     const account = (key: PublicKey): AccountInfo<Buffer> | null =>
       key.equals(wallet)
         ? { owner: SystemProgram.programId, lamports: LAMPORTS, data: Buffer.alloc(0), executable: false }
-        : null;
+        : this.other(key.toBase58(), this.reads);
     return {
       getBlockHeight: async (commitment: unknown) => {
         this.calls.push(["getBlockHeight", commitment]);
@@ -97,6 +103,7 @@ class FakeNode {
       },
       getMultipleAccountsInfo: async (keys: PublicKey[], commitment: unknown) => {
         this.calls.push(["getMultipleAccountsInfo", commitment]);
+        this.reads += 1;
         return keys.map(account);
       },
       simulateTransaction: async (_tx: unknown, options: { accounts: { addresses: string[] } }) => {
@@ -309,3 +316,76 @@ describe("policy: what the simulation shows", () => {
 function memoInner() {
   return { programId: new PublicKey(MEMO_PROGRAM), accounts: [], data: bs58.encode(Buffer.from("x")) };
 }
+
+describe("policy: accounts the transaction names", () => {
+  const extra = Keypair.generate().publicKey;
+  const RENT = 2_039_280;
+  const account = (owner: string, data: Buffer = Buffer.alloc(0)): AccountInfo<Buffer> => ({
+    owner: new PublicKey(owner),
+    lamports: RENT,
+    data,
+    executable: false,
+  });
+  /** A node where `extra` reads as `before`, then shows as a token account of the wallet after simulating. */
+  function handedToWallet(before: AccountInfo<Buffer> | null): FakeNode {
+    const node = new FakeNode();
+    node.other = (address) => (address === extra.toBase58() ? before : null);
+    const data = Buffer.alloc(ACCOUNT_SIZE);
+    AccountLayout.encode(
+      {
+        mint: stranger,
+        owner: wallet,
+        amount: 0n,
+        delegateOption: 0,
+        delegate: stranger,
+        delegatedAmount: 0n,
+        state: AccountState.Initialized,
+        isNativeOption: 0,
+        isNative: 0n,
+        closeAuthorityOption: 0,
+        closeAuthority: stranger,
+      },
+      data,
+    );
+    const simulate = node.simulate;
+    node.simulate = (addresses) => {
+      const sim = simulate(addresses);
+      const accounts = sim.accounts ?? [];
+      accounts[1] = {
+        owner: TOKEN_PROGRAM,
+        lamports: RENT,
+        data: [data.toString("base64"), "base64"],
+        executable: false,
+        rentEpoch: 0,
+      };
+      return { ...sim, accounts };
+    };
+    return node;
+  }
+  const lamportsOut = async (before: AccountInfo<Buffer> | null) =>
+    (await check(handedToWallet(before), { decoded: decoded({ writable: extra }) })).lamportsOut;
+
+  it("counts a token account made for the wallet from nothing as its own (its rent is not lost)", async () => {
+    expect(await lamportsOut(null)).toBe(5_000n - BigInt(RENT));
+    // Bare lamports (pre-funded) are no account yet either.
+    expect(await lamportsOut(account(SYSTEM_PROGRAM))).toBe(5_000n - BigInt(RENT));
+  });
+
+  it("does not count an existing account that becomes the wallet's token account", async () => {
+    // Owned by another program, or by System with data: an account already, handed over.
+    expect(await lamportsOut(account(stranger.toBase58()))).toBe(5_000n);
+    expect(await lamportsOut(account(SYSTEM_PROGRAM, Buffer.alloc(10)))).toBe(5_000n);
+  });
+
+  it.each([
+    ["appears", 1],
+    ["disappears", 2],
+  ] as const)("simulates again when an account %s between the reads", async (_, firstRead) => {
+    const node = new FakeNode();
+    // Present from (or up to) the second read, the one right after the first simulation.
+    node.other = (address, read) =>
+      address === extra.toBase58() && read >= 2 === (firstRead === 1) ? account(stranger.toBase58()) : null;
+    await check(node, { decoded: decoded({ writable: extra }) });
+    expect(node.methods().filter((m) => m === "simulateTransaction")).toHaveLength(2);
+  });
+});

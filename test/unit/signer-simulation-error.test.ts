@@ -37,4 +37,13 @@ describe("simulationError", () => {
     expect(error).toMatchObject({ reason: "simulation_failed" });
     expect((error as PolicyRefusal).detail).toMatch(/logs: b \| c \| d \| e \| f$/);
   });
+
+  it.each([
+    ["no logs", undefined],
+    ["null logs", null],
+    ["empty logs", []],
+  ] as const)("a refusal with %s carries the error alone", (_, logs) => {
+    const error = simulationError({ InstructionError: [0, { Custom: 1 }] }, logs);
+    expect((error as PolicyRefusal).detail).toBe('{"InstructionError":[0,{"Custom":1}]}');
+  });
 });
