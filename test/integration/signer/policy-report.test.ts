@@ -151,6 +151,49 @@ describe("policy report", () => {
     expect(report.walletTokenAccounts).toEqual([empty.toBase58()]);
   });
 
+  it("watches a wallet token account the transaction only reads: its balance is not counted as lost", async () => {
+    // Read-only, the account is watched because it is the wallet's: unwatched, the comparison would
+    // take it for closed and count its 100 USDC as gone. The System program ignores the extra account.
+    const transferIn = SystemProgram.transfer({
+      fromPubkey: env.vault.publicKey,
+      toPubkey: env.wallet,
+      lamports: 1_000,
+    });
+    transferIn.keys.push({ pubkey: env.walletUsdc, isSigner: false, isWritable: false });
+    const tx = buildTransaction({
+      payer: env.wallet,
+      blockhash: await blockhash(),
+      coSigners: [env.vault],
+      instructions: [transferIn],
+    });
+    const report = await check(tx);
+    expect(report.walletTokenAccounts).toEqual([env.walletUsdc.toBase58()]);
+    expect(report.tokensOut).toEqual({ [env.usdc.toBase58()]: "0" });
+    expect(report.lamportsOut).toBe(10_000n - 1_000n);
+  });
+
+  it("passes a swap that spends exactly its amount: the comparison shows that amount out, the fee lost", async () => {
+    const intent: Intent = {
+      key: `swap-exact-${Keypair.generate().publicKey.toBase58()}`,
+      kind: "swap",
+      wallet: env.wallet.toBase58(),
+      strategy: "test",
+      inputMint: env.usdc.toBase58(),
+      outputMint: env.t22.toBase58(),
+      amount: "2500000",
+    };
+    const tx = buildTransaction({
+      payer: env.wallet,
+      blockhash: await blockhash(),
+      instructions: [
+        createTransferCheckedInstruction(env.walletUsdc, env.usdc, env.escrowUsdc, env.wallet, 2_500_000n, 6),
+      ],
+    });
+    const report = await check(tx, { intent });
+    expect(report.tokensOut).toEqual({ [env.usdc.toBase58()]: "2500000" });
+    expect(report.lamportsOut).toBe(5_000n);
+  });
+
   it("is stale past the last valid block height, not a refusal", async () => {
     const tx = env.claimTransaction(1n, await blockhash());
     const height = await env.connection.getBlockHeight("confirmed");
