@@ -1,6 +1,7 @@
-import { ACCOUNT_SIZE, AccountLayout, AccountState } from "@solana/spl-token";
+import { ACCOUNT_SIZE, AccountLayout, AccountState, createTransferInstruction } from "@solana/spl-token";
 import {
   type AccountInfo,
+  AddressLookupTableAccount,
   type Connection,
   Keypair,
   PublicKey,
@@ -15,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import { viewTransaction } from "../../src/chain/decode.js";
 import { checkTransaction, type PolicyConfig, type PolicyInput } from "../../src/chain/policy.js";
 import { MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../src/chain/programs.js";
-import { PolicyRefusal, StaleTransaction, TransientError } from "../../src/core/errors.js";
+import { PermanentError, PolicyRefusal, StaleTransaction, TransientError } from "../../src/core/errors.js";
 import type { Intent } from "../../src/core/intent.js";
 
 /**
@@ -51,15 +52,37 @@ const memo = (writable?: PublicKey) =>
     data: Buffer.from("hi"),
   });
 
-function decoded(options: { readonlyPayer?: boolean; writable?: PublicKey } = {}) {
+/** A memo instruction that names `keys` read-only (the fake node does not run it). */
+const memoReading = (keys: PublicKey[]) =>
+  new TransactionInstruction({
+    programId: new PublicKey(MEMO_PROGRAM),
+    keys: keys.map((pubkey) => ({ pubkey, isSigner: false, isWritable: false })),
+    data: Buffer.alloc(0),
+  });
+
+function decoded(options: { readonlyPayer?: boolean; writable?: PublicKey; table?: PublicKey[] } = {}) {
+  // Many accounts go through a lookup table (a message of static keys alone would be too large).
+  const tables = options.table
+    ? [
+        new AddressLookupTableAccount({
+          key: Keypair.generate().publicKey,
+          state: {
+            deactivationSlot: 2n ** 64n - 1n,
+            lastExtendedSlot: 0,
+            lastExtendedSlotStartIndex: 0,
+            addresses: options.table,
+          },
+        }),
+      ]
+    : [];
   const message = new TransactionMessage({
     payerKey: wallet,
     recentBlockhash: blockhash,
-    instructions: [memo(options.writable)],
-  }).compileToV0Message();
+    instructions: [memo(options.writable), ...(options.table ? [memoReading(options.table)] : [])],
+  }).compileToV0Message(tables);
   // A header that makes the fee payer read-only: no builder makes one, a crafted one can.
   if (options.readonlyPayer) message.header.numReadonlySignedAccounts = 1;
-  return viewTransaction(new VersionedTransaction(message), []);
+  return viewTransaction(new VersionedTransaction(message), tables);
 }
 
 type Sim = SimulatedTransactionResponse;
@@ -69,6 +92,10 @@ class FakeNode {
   calls: [string, ...unknown[]][] = [];
   height = 100;
   reads = 0;
+  /** How many accounts each getMultipleAccountsInfo call asked for. */
+  chunks: number[] = [];
+  /** Methods that fail as a node that does not offer them (JSON-RPC -32601: not retried). */
+  failing = new Set<string>();
   /** Accounts other than the wallet, by address, as the read numbered `read` (from 1) finds them. */
   other: (address: string, read: number) => AccountInfo<Buffer> | null = () => null;
   blockhashValid = true;
@@ -95,22 +122,31 @@ class FakeNode {
     return {
       getBlockHeight: async (commitment: unknown) => {
         this.calls.push(["getBlockHeight", commitment]);
+        this.fail("getBlockHeight");
         return this.height;
       },
       isBlockhashValid: async (hash: string, options: unknown) => {
         this.calls.push(["isBlockhashValid", hash, options]);
+        this.fail("isBlockhashValid");
         return { context: { slot: 1 }, value: this.blockhashValid };
       },
       getMultipleAccountsInfo: async (keys: PublicKey[], commitment: unknown) => {
         this.calls.push(["getMultipleAccountsInfo", commitment]);
+        this.fail("getMultipleAccountsInfo");
         this.reads += 1;
+        this.chunks.push(keys.length);
         return keys.map(account);
       },
       simulateTransaction: async (_tx: unknown, options: { accounts: { addresses: string[] } }) => {
         this.calls.push(["simulateTransaction", options]);
+        this.fail("simulateTransaction");
         return { context: { slot: 1 }, value: this.simulate(options.accounts.addresses) };
       },
     } as unknown as Connection;
+  }
+
+  private fail(method: string): void {
+    if (this.failing.has(method)) throw Object.assign(new Error("Method not found"), { code: -32601 });
   }
 
   methods(): string[] {
@@ -388,4 +424,135 @@ describe("policy: accounts the transaction names", () => {
     await check(node, { decoded: decoded({ writable: extra }) });
     expect(node.methods().filter((m) => m === "simulateTransaction")).toHaveLength(2);
   });
+});
+
+describe("policy: reads and retries", () => {
+  const extra = Keypair.generate().publicKey;
+  /** `extra` holds lamports that follow `value(read)`: a change between two reads is another transaction. */
+  function changing(value: (read: number) => number): FakeNode {
+    const node = new FakeNode();
+    node.other = (address, read) =>
+      address === extra.toBase58()
+        ? { owner: SystemProgram.programId, lamports: value(read), data: Buffer.alloc(0), executable: false }
+        : null;
+    return node;
+  }
+  const simulations = (node: FakeNode) => node.methods().filter((m) => m === "simulateTransaction").length;
+
+  it("simulates until the accounts hold still between the reads, up to three times", async () => {
+    // Reads 1-2 and 3-4 differ, 5-6 agree: the third simulation stands.
+    const node = changing((read) => Math.min(read, 5));
+    await check(node, { decoded: decoded({ writable: extra }) });
+    expect(simulations(node)).toBe(3);
+  });
+
+  it("leaves accounts that change during every simulation to the job's retry after three", async () => {
+    const node = changing((read) => read);
+    const error = await failure(check(node, { decoded: decoded({ writable: extra }) }));
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error.message).toContain("the wallet's accounts changed during each of 3 simulations");
+    expect(simulations(node)).toBe(3);
+  });
+
+  it.each([
+    [100, [100]],
+    [101, [100, 1]],
+    [250, [100, 100, 50]],
+  ])("reads %i accounts in calls of at most 100", async (count, chunks) => {
+    // The wallet and the memo program, then addresses from a lookup table.
+    const table = Array.from({ length: count - 2 }, () => Keypair.generate().publicKey);
+    const node = new FakeNode();
+    await check(node, { decoded: decoded({ table }) });
+    expect(node.chunks).toEqual([...chunks, ...chunks]);
+  });
+
+  it.each(["getBlockHeight", "isBlockhashValid", "getMultipleAccountsInfo", "simulateTransaction"])(
+    "names %s when the node fails it",
+    async (method) => {
+      const node = new FakeNode();
+      node.failing.add(method);
+      const error = await failure(check(node));
+      expect(error).toBeInstanceOf(PermanentError);
+      expect(error.message).toMatch(new RegExp(`^${method}: RPC error -32601`));
+    },
+  );
+});
+
+describe("policy: each instruction's effects counted once", () => {
+  const mint = Keypair.generate().publicKey;
+  const source = Keypair.generate().publicKey;
+  const escrow = Keypair.generate().publicKey;
+  const swap: Intent = {
+    key: "swap-x",
+    kind: "swap",
+    wallet: wallet.toBase58(),
+    strategy: "test",
+    inputMint: mint.toBase58(),
+    outputMint: stranger.toBase58(),
+    amount: "10",
+  };
+  const tokenData = (amount: bigint) => {
+    const data = Buffer.alloc(ACCOUNT_SIZE);
+    AccountLayout.encode(
+      {
+        mint,
+        owner: wallet,
+        amount,
+        delegateOption: 0,
+        delegate: stranger,
+        delegatedAmount: 0n,
+        state: AccountState.Initialized,
+        isNativeOption: 0,
+        isNative: 0n,
+        closeAuthorityOption: 0,
+        closeAuthority: stranger,
+      },
+      data,
+    );
+    return data;
+  };
+  /** The swap's input (10 of 100) leaves the wallet's account by a CPI under `index`. */
+  function spendsInner(index: number): FakeNode {
+    const node = new FakeNode();
+    node.other = (address) =>
+      address === source.toBase58()
+        ? {
+            owner: new PublicKey(TOKEN_PROGRAM),
+            lamports: 2_039_280,
+            data: tokenData(100n),
+            executable: false,
+          }
+        : null;
+    const simulate = node.simulate;
+    node.simulate = (addresses) => {
+      const sim = simulate(addresses);
+      const accounts = sim.accounts ?? [];
+      accounts[1] = {
+        owner: TOKEN_PROGRAM,
+        lamports: 2_039_280,
+        data: [tokenData(90n).toString("base64"), "base64"],
+        executable: false,
+        rentEpoch: 0,
+      };
+      const transfer = createTransferInstruction(source, escrow, wallet, 10n);
+      const inner = {
+        programId: transfer.programId,
+        accounts: transfer.keys.map((k) => k.pubkey),
+        data: bs58.encode(transfer.data),
+      };
+      return { ...sim, accounts, innerInstructions: [{ index, instructions: [inner] }] };
+    };
+    return node;
+  }
+
+  it.each([0, 1])(
+    "passes a swap whose input leaves under index %i: counted once, not twice",
+    async (index) => {
+      const report = await check(spendsInner(index), {
+        intent: swap,
+        decoded: decoded({ writable: source }),
+      });
+      expect(report.tokensOut).toEqual({ [mint.toBase58()]: "10" });
+    },
+  );
 });
