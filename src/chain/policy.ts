@@ -150,10 +150,11 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
 
   const post = new Map<string, PostAccount | null>();
   sim.accounts.forEach((a, i) => {
+    // Stryker disable next-line StringLiteral: only for a node that sends no data; any short bytes read as no token account, like none.
+    const base64 = a?.data[0] ?? "";
     post.set(
       watched[i] as string,
-      // Stryker disable next-line StringLiteral: only for a node that sends no data; any short bytes read as no token account, like none.
-      a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(a.data[0] ?? "", "base64") } : null,
+      a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(base64, "base64") } : null,
     );
   });
   const newAccounts = new Set(
@@ -403,7 +404,8 @@ export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): Co
 
 function allowedPrograms(config: PolicyConfig): Set<string> {
   // Stryker disable next-line ArrayDeclaration: a program id is base58, never the mutant's "Stryker was here" (it has spaces).
-  return new Set([...(config.allowedPrograms ?? DEFAULT_ALLOWED_PROGRAMS), ...(config.extraPrograms ?? [])]);
+  const extra = config.extraPrograms ?? [];
+  return new Set([...(config.allowedPrograms ?? DEFAULT_ALLOWED_PROGRAMS), ...extra]);
 }
 
 async function checkBlockhash(

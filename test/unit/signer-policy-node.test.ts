@@ -1,4 +1,10 @@
-import { ACCOUNT_SIZE, AccountLayout, AccountState, createTransferInstruction } from "@solana/spl-token";
+import {
+  ACCOUNT_SIZE,
+  AccountLayout,
+  AccountState,
+  createInitializeAccount3Instruction,
+  createTransferInstruction,
+} from "@solana/spl-token";
 import {
   type AccountInfo,
   AddressLookupTableAccount,
@@ -15,7 +21,7 @@ import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { viewTransaction } from "../../src/chain/decode.js";
 import { checkTransaction, type PolicyConfig, type PolicyInput } from "../../src/chain/policy.js";
-import { MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../src/chain/programs.js";
+import { MEMO_PROGRAM, NATIVE_MINT, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../src/chain/programs.js";
 import { PermanentError, PolicyRefusal, StaleTransaction, TransientError } from "../../src/core/errors.js";
 import type { Intent } from "../../src/core/intent.js";
 
@@ -555,4 +561,90 @@ describe("policy: each instruction's effects counted once", () => {
       expect(report.tokensOut).toEqual({ [mint.toBase58()]: "10" });
     },
   );
+});
+
+describe("policy: rules that wait for the simulation", () => {
+  it("does not refuse SOL sent to an account that a program then makes the wallet's token account by CPI", async () => {
+    // Before simulating, the destination is nobody's; the simulation shows it is the wallet's wrapped
+    // SOL account (a CPI of an allowed service program initialized it), so the SOL stays the wallet's.
+    const service = Keypair.generate().publicKey;
+    const wsol = Keypair.generate().publicKey;
+    const swap: Intent = {
+      key: "swap-sol",
+      kind: "swap",
+      wallet: wallet.toBase58(),
+      strategy: "test",
+      inputMint: NATIVE_MINT,
+      outputMint: stranger.toBase58(),
+      amount: "1000",
+    };
+    const message = new TransactionMessage({
+      payerKey: wallet,
+      recentBlockhash: blockhash,
+      instructions: [
+        SystemProgram.transfer({ fromPubkey: wallet, toPubkey: wsol, lamports: 1_000 }),
+        new TransactionInstruction({
+          programId: service,
+          keys: [{ pubkey: wsol, isSigner: false, isWritable: true }],
+          data: Buffer.alloc(0),
+        }),
+      ],
+    }).compileToV0Message();
+    const data = Buffer.alloc(ACCOUNT_SIZE);
+    AccountLayout.encode(
+      {
+        mint: new PublicKey(NATIVE_MINT),
+        owner: wallet,
+        amount: 1_000n,
+        delegateOption: 0,
+        delegate: stranger,
+        delegatedAmount: 0n,
+        state: AccountState.Initialized,
+        isNativeOption: 1,
+        isNative: 0n,
+        closeAuthorityOption: 0,
+        closeAuthority: stranger,
+      },
+      data,
+    );
+    const init = createInitializeAccount3Instruction(wsol, new PublicKey(NATIVE_MINT), wallet);
+    const node = new FakeNode();
+    const simulate = node.simulate;
+    node.simulate = (addresses) => {
+      const sim = simulate(addresses);
+      const [walletAfter] = sim.accounts ?? [];
+      return {
+        ...sim,
+        accounts: [
+          { ...(walletAfter as NonNullable<typeof walletAfter>), lamports: LAMPORTS - 6_000 },
+          {
+            owner: TOKEN_PROGRAM,
+            lamports: 1_000,
+            data: [data.toString("base64"), "base64"],
+            executable: false,
+            rentEpoch: 0,
+          },
+        ],
+        innerInstructions: [
+          {
+            index: 1,
+            instructions: [
+              {
+                programId: init.programId,
+                accounts: init.keys.map((k) => k.pubkey),
+                data: bs58.encode(init.data),
+              },
+            ],
+          },
+        ],
+      };
+    };
+    const report = await check(
+      node,
+      { intent: swap, decoded: viewTransaction(new VersionedTransaction(message), []) },
+      { extraPrograms: [service.toBase58()] },
+    );
+    expect(report.lamportsOut).toBe(5_000n);
+    expect(report.innerPrograms).toEqual([TOKEN_PROGRAM]);
+  });
 });
