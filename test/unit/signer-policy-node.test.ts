@@ -419,6 +419,18 @@ describe("policy: accounts the transaction names", () => {
     expect(await lamportsOut(account(SYSTEM_PROGRAM, Buffer.alloc(10)))).toBe(5_000n);
   });
 
+  it("takes an account the simulation shows closed (no post-state) for gone, nothing of the wallet's", async () => {
+    const node = new FakeNode();
+    node.other = (address) => (address === extra.toBase58() ? account(stranger.toBase58()) : null);
+    const simulate = node.simulate;
+    node.simulate = (addresses) => {
+      const sim = simulate(addresses);
+      return { ...sim, accounts: [(sim.accounts ?? [])[0] ?? null, null] };
+    };
+    const report = await check(node, { decoded: decoded({ writable: extra }) });
+    expect(report.lamportsOut).toBe(5_000n);
+  });
+
   it.each([
     ["appears", 1],
     ["disappears", 2],
