@@ -8,6 +8,7 @@ import {
 import {
   type AccountInfo,
   AddressLookupTableAccount,
+  ComputeBudgetProgram,
   type Connection,
   Keypair,
   PublicKey,
@@ -264,6 +265,44 @@ describe("policy: what it asks the node", () => {
     };
     const report = await check(node);
     expect(Object.keys(report)).not.toContain("unitsConsumed");
+  });
+});
+
+describe("policy: fee and inflow", () => {
+  it("allows the base fee plus the priority fee", async () => {
+    const message = new TransactionMessage({
+      payerKey: wallet,
+      recentBlockhash: blockhash,
+      instructions: [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+        memo(),
+      ],
+    }).compileToV0Message();
+    const report = await check(new FakeNode(), {
+      decoded: viewTransaction(new VersionedTransaction(message), []),
+    });
+    // 5,000 a signature + 200,000 units x 1,000 micro-lamports.
+    expect(report.feeLamports).toBe(5_200n);
+  });
+
+  it("checks the expected inflow against what the simulation shows coming in", async () => {
+    const node = new FakeNode();
+    const simulate = node.simulate;
+    // The wallet gains 1,000,000 lamports (a swap to SOL) and pays the fee.
+    node.simulate = (addresses) => {
+      const sim = simulate(addresses);
+      const [walletAfter] = sim.accounts ?? [];
+      return {
+        ...sim,
+        accounts: [{ ...(walletAfter as NonNullable<typeof walletAfter>), lamports: LAMPORTS + 995_000 }],
+      };
+    };
+    const inflow = (minRaw: bigint) => ({ inflow: { what: "swap output", mints: [NATIVE_MINT], minRaw } });
+    await check(node, inflow(1_000_000n));
+    const error = await failure(check(node, inflow(1_000_001n)));
+    expect(error).toBeInstanceOf(PolicyRefusal);
+    expect(error.message).toContain("swap output brings the wallet 1000000");
   });
 });
 
@@ -562,6 +601,22 @@ describe("policy: each instruction's effects counted once", () => {
     };
     return node;
   }
+
+  it("refuses a top-level spend beyond the allowance before simulating", async () => {
+    const node = spendsInner(0);
+    const message = new TransactionMessage({
+      payerKey: wallet,
+      recentBlockhash: blockhash,
+      instructions: [createTransferInstruction(source, escrow, wallet, 11n)],
+    }).compileToV0Message();
+    const error = await failure(
+      check(node, { intent: swap, decoded: viewTransaction(new VersionedTransaction(message), []) }),
+    );
+    expect(error.message).toBe(
+      `outflow_token: instruction 0: transfer takes 11 of mint ${mint.toBase58()} from the wallet in all, allowed 10`,
+    );
+    expect(node.methods()).not.toContain("simulateTransaction");
+  });
 
   it.each([0, 1])(
     "passes a swap whose input leaves under index %i: counted once, not twice",
