@@ -116,11 +116,12 @@ async function start(message: KeeperStart): Promise<void> {
       "  - name: auto-claim",
       "  - name: exit-rules",
       `    takeProfitPriceUsd: "${message.takeProfitPriceUsd}"`,
-      "queues:",
-      `  actionConcurrency: ${message.concurrency}`,
+      ...(message.concurrency === undefined
+        ? []
+        : ["queues:", `  actionConcurrency: ${message.concurrency}`]),
       "signer:",
       "  rebroadcastIntervalMs: 1000",
-      `  concurrency: ${message.concurrency}`,
+      ...(message.concurrency === undefined ? [] : [`  concurrency: ${message.concurrency}`]),
       `  payoutMints: [${message.usdcMint}]`,
       "ops:",
       "  port: 0",

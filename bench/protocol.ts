@@ -22,8 +22,8 @@ export interface KeeperStart {
   readonly watcher: boolean;
   /** exit-rules' take-profit price, so that a price moved past it makes a close. */
   readonly takeProfitPriceUsd: string;
-  /** queues.actionConcurrency and signer.concurrency. */
-  readonly concurrency: number;
+  /** queues.actionConcurrency and signer.concurrency (undefined: the keeper's defaults). */
+  readonly concurrency: number | undefined;
   readonly seed: number;
   readonly walletCount: number;
   readonly logFile: string;

@@ -18,7 +18,7 @@ import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
 import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
-import { claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
+import { type ClaimStages, claimStages, claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
 import {
   type ClaimSample,
   movePriceSample,
@@ -45,6 +45,8 @@ export interface PhaseResult {
   readonly latenciesMs: readonly number[];
   /** Per confirmed sample claim: ms from its owner's first poll after the resolution to confirmed. */
   readonly afterPollMs: readonly number[];
+  /** Keeper only: where the claims' time went, from its request events. */
+  readonly stages?: ClaimStages;
   readonly unconfirmed: number;
   readonly durationMs: number;
   readonly timedOut: boolean;
@@ -253,17 +255,22 @@ async function runKeeperPhase(
     log(
       `${since(phaseStart)}  keeper: first tick within ${options.intervalSeconds} s (cron ${start.pollCron})`,
     );
-    // Resolve when the first sweep is half done: wallets polled before it wait for the next tick.
+    // Resolve when the first sweep is half done: wallets polled before it wait for the next tick (and
+    // the watcher knows only their holdings); or, with --change-at swept, once every wallet was polled.
+    const changeAfter = options.changeAt === "swept" ? W : Math.ceil(W / 2);
     timedOut ||= !(await waitUntil(
-      "half of sweep 1",
-      () => progress.polled(1) >= Math.ceil(W / 2),
+      options.changeAt === "swept" ? "sweep 1" : "half of sweep 1",
+      () => progress.polled(1) >= changeAfter,
       intervalMs + 2 * boundMs + 60_000,
       status,
       broken,
     ));
-    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets);
+    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs);
     log(
-      `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
+      `${since(phaseStart)}  resolved ${sample.marketIds.length} markets` +
+        (options.staggerMs > 0 ? ` (one every ${options.staggerMs} ms)` : "") +
+        `: ${sample.positions.length} winning positions to claim` +
+        (options.staggerMs > 0 ? " so far" : ""),
     );
     closeSample = movePriceSample(sandbox.world, options.sampleCloses, usedMarkets);
     log(
@@ -274,6 +281,7 @@ async function runKeeperPhase(
     closes = new LedgerWatcher(redis, prefix, closeSample, intentKeys.close);
     closes.start();
     const claimsDone = () =>
+      (sample.isComplete?.() ?? true) &&
       (watcher?.settled ?? 0) >= sample.positions.length &&
       (closes?.settled ?? 0) >= closeSample.positions.length;
     timedOut ||= !(await waitUntil(
@@ -308,6 +316,12 @@ async function runKeeperPhase(
     sample.positions,
     events,
   );
+  const stages = claimStages(
+    sample.positions,
+    sample.resolvedAtMs,
+    watcher?.confirmedAt ?? new Map(),
+    events,
+  );
   const notes: string[] = [];
   if (watcher && watcher.failed.size > 0)
     notes.push(`${watcher.failed.size} sample claims failed or refused`);
@@ -320,6 +334,7 @@ async function runKeeperPhase(
     sample,
     latenciesMs: timings.latenciesMs,
     afterPollMs: timings.afterPollMs,
+    stages,
     unconfirmed: sample.positions.length - timings.latenciesMs.length,
     durationMs: Date.now() - phaseStart,
     timedOut,
@@ -366,7 +381,7 @@ async function runNaivePhase(
     // Same moment as for the keeper: when half the wallets have been polled in the first sweep.
     if (!resolved && bot.progress.sweep === 1 && bot.progress.walletsDone >= Math.ceil(W / 2)) {
       resolved = true;
-      sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets);
+      sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs);
       log(
         `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
       );
@@ -388,7 +403,11 @@ async function runNaivePhase(
   try {
     timedOut = !(await waitUntil(
       "every sample claim confirmed and sweep 2 complete",
-      () => resolved && bot.confirmedAt.size >= sample.positions.length && progress.polled(2) >= W,
+      () =>
+        resolved &&
+        (sample.isComplete?.() ?? true) &&
+        bot.confirmedAt.size >= sample.positions.length &&
+        progress.polled(2) >= W,
       deadlineMs - Date.now(),
       status,
       () => runError,
@@ -438,7 +457,8 @@ async function main(): Promise<number> {
     `keeper sweep benchmark (mode ${options.mode}): ${options.wallets} wallets, ${options.rps} requests/s ` +
       (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
-      `(concurrency ${options.concurrency}) ` +
+      `(concurrency ${options.concurrency ?? "keeper default"}) (change at ${options.changeAt === "swept" ? "sweep 1 complete" : "half of sweep 1"}) ` +
+      (options.staggerMs > 0 ? `(markets resolved ${options.staggerMs} ms apart) ` : "") +
       `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
       `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
       `${options.sampleClaims} claims per contender, slot ${options.slotMs} ms, redis prefix ${prefix}`,
@@ -478,7 +498,7 @@ async function main(): Promise<number> {
         ...r.sample.positions.map((p) =>
           JSON.stringify([
             `${r.name}-claim`,
-            r.sample.resolvedAtMs,
+            p.resolvedAtMs ?? r.sample.resolvedAtMs,
             p.ownerIndex,
             r.confirmedAt.get(p.pubkey),
           ]),
