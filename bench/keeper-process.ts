@@ -29,6 +29,8 @@ const NEVER = "0 0 0 1 1 *";
 let keeper: RunningKeeper | undefined;
 let pending: RequestEvent[] = [];
 let peakRss = 0;
+/** process.memoryUsage() when the sampled RSS peaked: what the peak was made of. */
+let atPeak: NodeJS.MemoryUsage | undefined;
 let progressTimer: NodeJS.Timeout | undefined;
 
 function send(message: FromKeeper): Promise<void> {
@@ -39,9 +41,12 @@ function send(message: FromKeeper): Promise<void> {
 }
 
 function sampleRss(): number {
-  const rss = process.memoryUsage().rss;
-  peakRss = Math.max(peakRss, rss);
-  return rss;
+  const usage = process.memoryUsage();
+  if (usage.rss > peakRss) {
+    peakRss = usage.rss;
+    atPeak = usage;
+  }
+  return usage.rss;
 }
 
 /** Wraps fetch: every request to the service becomes an event (web3.js's RPC calls are not counted). */
@@ -151,6 +156,16 @@ async function stop(): Promise<void> {
     type: "stopped",
     maxRssKb: process.resourceUsage().maxRSS,
     peakSampledRssBytes: peakRss,
+    ...(atPeak
+      ? {
+          atPeak: {
+            heapUsedBytes: atPeak.heapUsed,
+            heapTotalBytes: atPeak.heapTotal,
+            externalBytes: atPeak.external,
+            arrayBuffersBytes: atPeak.arrayBuffers,
+          },
+        }
+      : {}),
     events: pending,
   });
   process.disconnect?.();

@@ -52,7 +52,16 @@ export interface KeeperStopped {
   /** process.resourceUsage().maxRSS, in kilobytes. */
   readonly maxRssKb: number;
   readonly peakSampledRssBytes: number;
+  /** What the sampled peak was made of (process.memoryUsage() then). */
+  readonly atPeak?: MemoryAtPeak;
   readonly events: RequestEvent[];
+}
+
+export interface MemoryAtPeak {
+  readonly heapUsedBytes: number;
+  readonly heapTotalBytes: number;
+  readonly externalBytes: number;
+  readonly arrayBuffersBytes: number;
 }
 
 export interface KeeperFailed {

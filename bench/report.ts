@@ -128,6 +128,13 @@ export function printReport(report: Report): void {
       : `${Math.round(rss / MB)} MB / ${Math.round((keeper.peakSampledRssBytes ?? 0) / MB)} MB`,
     `(bench process: ${Math.round(report.benchMaxRssBytes / MB)} MB)`,
   );
+  const atPeak = keeper.memoryAtPeak;
+  if (atPeak)
+    row(
+      "  at the sampled peak: heap used / total",
+      `${Math.round(atPeak.heapUsedBytes / MB)} / ${Math.round(atPeak.heapTotalBytes / MB)} MB`,
+      `external ${Math.round(atPeak.externalBytes / MB)} MB (buffers ${Math.round(atPeak.arrayBuffersBytes / MB)})`,
+    );
   row("phase duration", formatMs(keeper.durationMs), naive ? formatMs(naive.durationMs) : "—");
   out(
     "note: the floor is what the rate limit alone allows the claim burst: one positions read per winning wallet " +

@@ -15,7 +15,7 @@ import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
-import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
+import type { FromKeeper, KeeperStart, MemoryAtPeak, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
 import { type ClaimStages, claimStages, claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
@@ -52,6 +52,7 @@ export interface PhaseResult {
   readonly timedOut: boolean;
   readonly maxRssBytes?: number;
   readonly peakSampledRssBytes?: number;
+  readonly memoryAtPeak?: MemoryAtPeak;
   readonly notes: readonly string[];
   readonly events: readonly RequestEvent[];
   readonly confirmedAt: ReadonlyMap<string, number>;
@@ -339,7 +340,11 @@ async function runKeeperPhase(
     durationMs: Date.now() - phaseStart,
     timedOut,
     ...(stopped
-      ? { maxRssBytes: stopped.maxRssKb * 1024, peakSampledRssBytes: stopped.peakSampledRssBytes }
+      ? {
+          maxRssBytes: stopped.maxRssKb * 1024,
+          peakSampledRssBytes: stopped.peakSampledRssBytes,
+          ...(stopped.atPeak ? { memoryAtPeak: stopped.atPeak } : {}),
+        }
       : {}),
     notes,
     events,
