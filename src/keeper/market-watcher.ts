@@ -95,6 +95,9 @@ export function decideTriggers(
 
 // ---- the scheduled job ----
 
+/** Markets whose holders are read from the index in one round trip. */
+const HOLDERS_PER_READ = 16;
+
 export interface WatcherDeps {
   client: ApiClient;
   index: HoldingsIndex;
@@ -161,13 +164,18 @@ export class MarketWatcher {
     for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
     for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
     const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
-    const holders = await deps.index.holders(due);
-    for (const marketId of due) {
-      const market = markets.get(marketId);
-      if (!market) continue;
-      const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
-      cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
-      this.notePeaks(market, holdings);
+    // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
+    // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
+    for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {
+      const chunk = due.slice(from, from + HOLDERS_PER_READ);
+      const holders = await deps.index.holders(chunk);
+      for (const marketId of chunk) {
+        const market = markets.get(marketId);
+        if (!market) continue;
+        const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
+        cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
+        this.notePeaks(market, holdings);
+      }
     }
     const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
     for (const d of cycle.decisions) {
