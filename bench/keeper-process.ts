@@ -8,6 +8,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeHeapSnapshot } from "node:v8";
 import pino from "pino";
 import { loadConfig } from "../src/config/load-config.js";
 import { ALL_ROLES, type RunningKeeper, startKeeper } from "../src/keeper/keeper.js";
@@ -148,14 +149,25 @@ async function start(message: KeeperStart): Promise<void> {
   await send({ type: "ready", startupMs: Math.round(performance.now() - started) });
 }
 
+/** maxRSS (KB) and the sampled peak before a heap snapshot, which takes memory of its own. */
+let beforeSnapshot: { maxRssKb: number; peakRss: number } | undefined;
+
+function heapSnapshot(file: string): void {
+  sampleRss();
+  beforeSnapshot = { maxRssKb: process.resourceUsage().maxRSS, peakRss };
+  if (progressTimer) clearInterval(progressTimer);
+  progressTimer = undefined;
+  writeHeapSnapshot(file);
+}
+
 async function stop(): Promise<void> {
   if (progressTimer) clearInterval(progressTimer);
-  sampleRss();
+  if (!beforeSnapshot) sampleRss();
   await keeper?.stop();
   await send({
     type: "stopped",
-    maxRssKb: process.resourceUsage().maxRSS,
-    peakSampledRssBytes: peakRss,
+    maxRssKb: beforeSnapshot?.maxRssKb ?? process.resourceUsage().maxRSS,
+    peakSampledRssBytes: beforeSnapshot?.peakRss ?? peakRss,
     ...(atPeak
       ? {
           atPeak: {
@@ -172,7 +184,12 @@ async function stop(): Promise<void> {
 }
 
 process.on("message", (message: ToKeeper) => {
-  const run = message.type === "start" ? start(message) : stop();
+  const run =
+    message.type === "start"
+      ? start(message)
+      : message.type === "heap-snapshot"
+        ? Promise.resolve(heapSnapshot(message.file))
+        : stop();
   run.catch(async (error: unknown) => {
     await send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
     process.exit(1);

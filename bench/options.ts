@@ -20,6 +20,8 @@ export interface BenchOptions {
   readonly keeperRps: number;
   /** --max-old-space-size for the keeper's process, when given. */
   readonly keeperHeapMb: number | undefined;
+  /** Write a V8 heap snapshot of the keeper here once the change's claims confirmed (after the peak was read). */
+  readonly heapSnapshot: string | undefined;
   /** queues.actionConcurrency and signer.concurrency of the keeper (undefined: its defaults, 16). */
   readonly concurrency: number | undefined;
   /**
@@ -61,6 +63,8 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
+  --heap-snapshot FILE write a heap snapshot of the keeper's process to FILE when the sample has
+                       confirmed (a snapshot takes memory: the peak RSS printed is read before it)
   --concurrency N      the keeper's builds and signings at once (queues.actionConcurrency and
                        signer.concurrency; default: the keeper's own, 16)
   --change-at W        when markets resolve and prices move: half (half of sweep 1 done, default;
@@ -120,6 +124,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       rps: { type: "string" },
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
+      "heap-snapshot": { type: "string" },
       concurrency: { type: "string" },
       "change-at": { type: "string" },
       "stagger-ms": { type: "string" },
@@ -166,6 +171,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     wallets,
     rps,
     keeperRps: positiveNumber(values["keeper-rps"], "keeper-rps", rps),
+    heapSnapshot: values["heap-snapshot"],
     keeperHeapMb:
       values["keeper-heap-mb"] === undefined
         ? undefined

@@ -34,7 +34,13 @@ export interface KeeperStop {
   readonly type: "stop";
 }
 
-export type ToKeeper = KeeperStart | KeeperStop;
+/** Write a heap snapshot to `file` (the peak RSS so far is kept aside first). */
+export interface KeeperHeapSnapshot {
+  readonly type: "heap-snapshot";
+  readonly file: string;
+}
+
+export type ToKeeper = KeeperStart | KeeperStop | KeeperHeapSnapshot;
 
 export interface KeeperReady {
   readonly type: "ready";
