@@ -13,6 +13,7 @@ import {
   type RequestRateLimiter,
   withinShare,
 } from "../api/index.js";
+import { withBatchedReads } from "../chain/batched-reads.js";
 import { expectedInflow } from "../chain/inflow-rules.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
 import { apiKeyFor } from "../config/api-key.js";
@@ -481,6 +482,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       // attempt records. A stop does not wait out the watches (up to a blockhash's lifetime): they are
       // cut short and their jobs retried, by another signer process or at the next start.
       const stopping = new AbortController();
+      // Hundreds of transactions watched at once after a burst of claims read their statuses together.
+      const watchConnection = withBatchedReads(connection);
       const confirmWorker = new Worker(
         QUEUES.confirm,
         async (job) =>
@@ -490,7 +493,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
               watchAttempt({
                 intentKey,
                 resumed,
-                connection,
+                connection: watchConnection,
                 attempts,
                 logger,
                 send,
