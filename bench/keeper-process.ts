@@ -41,9 +41,13 @@ function send(message: FromKeeper): Promise<void> {
   });
 }
 
+/** maxRSS (KB) and the sampled peak before a heap snapshot, which takes memory of its own. */
+let beforeSnapshot: { maxRssKb: number; peakRss: number } | undefined;
+
 function sampleRss(): number {
   const usage = process.memoryUsage();
-  if (usage.rss > peakRss) {
+  // After a heap snapshot the RSS is the snapshot's too: the peak is the one read before it.
+  if (!beforeSnapshot && usage.rss > peakRss) {
     peakRss = usage.rss;
     atPeak = usage;
   }
@@ -149,14 +153,9 @@ async function start(message: KeeperStart): Promise<void> {
   await send({ type: "ready", startupMs: Math.round(performance.now() - started) });
 }
 
-/** maxRSS (KB) and the sampled peak before a heap snapshot, which takes memory of its own. */
-let beforeSnapshot: { maxRssKb: number; peakRss: number } | undefined;
-
 function heapSnapshot(file: string): void {
   sampleRss();
   beforeSnapshot = { maxRssKb: process.resourceUsage().maxRSS, peakRss };
-  if (progressTimer) clearInterval(progressTimer);
-  progressTimer = undefined;
   writeHeapSnapshot(file);
 }
 
