@@ -187,10 +187,12 @@ export function withinShare(plan: RequestRateLimiter, share: RequestRateLimiter)
 
 /**
  * Two lanes over one plan, in this process: `first` (targeted polls, builds, the watcher's reads) and
- * `after` (the sweep). While a request of the first lane waits for a turn, the after lane sends
- * nothing new, and it enters the plan one request at a time: at most one sweep request is ever ahead
- * of targeted work, instead of a share of the plan the sweep would otherwise keep through a burst of
- * claims. Across processes the plan's Redis budget is shared as before; the order is per process.
+ * `after` (the sweep). The after lane enters the plan one request at a time while the first lane's
+ * requests enter side by side: when the plan is short, N targeted requests waiting get N turns for
+ * each of the sweep's, and at most one sweep request is ever ahead of them, instead of the share of
+ * the plan the sweep would otherwise keep through a burst of claims. The sweep is not stopped outright
+ * while targeted work waits: its polls hold poll-worker slots, and a targeted poll needs one of those.
+ * Across processes the plan's Redis budget is shared as before; the order is per process.
  */
 export class PriorityLanes {
   #firstWaiting = 0;
@@ -215,7 +217,7 @@ export class PriorityLanes {
     };
     this.after = {
       acquire: async (signal?: AbortSignal) => {
-        while (this.#firstWaiting > 0 || this.#afterEntered) await this.#change(signal);
+        while (this.#afterEntered) await this.#change(signal);
         this.#afterEntered = true;
         try {
           await plan.acquire(signal);

@@ -28,7 +28,7 @@ function manualPlan() {
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("priority lanes over one plan (targeted work ahead of the sweep)", () => {
-  it("the sweep enters the plan one request at a time, and not while targeted work waits", async () => {
+  it("the sweep enters the plan one request at a time; targeted requests enter side by side", async () => {
     const { plan, waiting, grantNext } = manualPlan();
     const lanes = new PriorityLanes(plan);
     const order: string[] = [];
@@ -47,13 +47,11 @@ describe("priority lanes over one plan (targeted work ahead of the sweep)", () =
 
     grantNext(); // sweep-1 was in the plan before the claims asked
     await settle();
-    expect(waiting).toHaveLength(2); // sweep-2 still held back: claims wait
+    expect(waiting).toHaveLength(3); // sweep-2 now queued behind both claims
     grantNext();
     grantNext();
     await Promise.all(targeted);
-    await settle();
     expect(lanes.firstWaiting).toBe(0);
-    expect(waiting).toHaveLength(1); // now sweep-2, alone
     grantNext();
     await settle();
     grantNext();
@@ -64,15 +62,16 @@ describe("priority lanes over one plan (targeted work ahead of the sweep)", () =
   it("a sweep request held back gives up when its signal aborts, and the next one goes on", async () => {
     const { plan, waiting, grantNext } = manualPlan();
     const lanes = new PriorityLanes(plan);
-    const claim = lanes.first.acquire();
+    const entered = lanes.after.acquire();
     const stop = new AbortController();
     const held = lanes.after.acquire(stop.signal);
     const next = lanes.after.acquire();
     await settle();
+    expect(waiting).toHaveLength(1);
     stop.abort(new Error("stopping"));
     await expect(held).rejects.toThrow("stopping");
     grantNext();
-    await claim;
+    await entered;
     await settle();
     expect(waiting).toHaveLength(1);
     grantNext();
