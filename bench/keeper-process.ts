@@ -8,6 +8,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeHeapSnapshot } from "node:v8";
 import pino from "pino";
 import { loadConfig } from "../src/config/load-config.js";
 import { ALL_ROLES, type RunningKeeper, startKeeper } from "../src/keeper/keeper.js";
@@ -29,6 +30,8 @@ const NEVER = "0 0 0 1 1 *";
 let keeper: RunningKeeper | undefined;
 let pending: RequestEvent[] = [];
 let peakRss = 0;
+/** process.memoryUsage() when the sampled RSS peaked: what the peak was made of. */
+let atPeak: NodeJS.MemoryUsage | undefined;
 let progressTimer: NodeJS.Timeout | undefined;
 
 function send(message: FromKeeper): Promise<void> {
@@ -38,10 +41,17 @@ function send(message: FromKeeper): Promise<void> {
   });
 }
 
+/** maxRSS (KB) and the sampled peak before a heap snapshot, which takes memory of its own. */
+let beforeSnapshot: { maxRssKb: number; peakRss: number } | undefined;
+
 function sampleRss(): number {
-  const rss = process.memoryUsage().rss;
-  peakRss = Math.max(peakRss, rss);
-  return rss;
+  const usage = process.memoryUsage();
+  // After a heap snapshot the RSS is the snapshot's too: the peak is the one read before it.
+  if (!beforeSnapshot && usage.rss > peakRss) {
+    peakRss = usage.rss;
+    atPeak = usage;
+  }
+  return usage.rss;
 }
 
 /** Wraps fetch: every request to the service becomes an event (web3.js's RPC calls are not counted). */
@@ -116,11 +126,12 @@ async function start(message: KeeperStart): Promise<void> {
       "  - name: auto-claim",
       "  - name: exit-rules",
       `    takeProfitPriceUsd: "${message.takeProfitPriceUsd}"`,
-      "queues:",
-      `  actionConcurrency: ${message.concurrency}`,
+      ...(message.concurrency === undefined
+        ? []
+        : ["queues:", `  actionConcurrency: ${message.concurrency}`]),
       "signer:",
       "  rebroadcastIntervalMs: 1000",
-      `  concurrency: ${message.concurrency}`,
+      ...(message.concurrency === undefined ? [] : [`  concurrency: ${message.concurrency}`]),
       `  payoutMints: [${message.usdcMint}]`,
       "ops:",
       "  port: 0",
@@ -142,21 +153,42 @@ async function start(message: KeeperStart): Promise<void> {
   await send({ type: "ready", startupMs: Math.round(performance.now() - started) });
 }
 
+function heapSnapshot(file: string): void {
+  sampleRss();
+  beforeSnapshot = { maxRssKb: process.resourceUsage().maxRSS, peakRss };
+  writeHeapSnapshot(file);
+}
+
 async function stop(): Promise<void> {
   if (progressTimer) clearInterval(progressTimer);
-  sampleRss();
+  if (!beforeSnapshot) sampleRss();
   await keeper?.stop();
   await send({
     type: "stopped",
-    maxRssKb: process.resourceUsage().maxRSS,
-    peakSampledRssBytes: peakRss,
+    maxRssKb: beforeSnapshot?.maxRssKb ?? process.resourceUsage().maxRSS,
+    peakSampledRssBytes: beforeSnapshot?.peakRss ?? peakRss,
+    ...(atPeak
+      ? {
+          atPeak: {
+            heapUsedBytes: atPeak.heapUsed,
+            heapTotalBytes: atPeak.heapTotal,
+            externalBytes: atPeak.external,
+            arrayBuffersBytes: atPeak.arrayBuffers,
+          },
+        }
+      : {}),
     events: pending,
   });
   process.disconnect?.();
 }
 
 process.on("message", (message: ToKeeper) => {
-  const run = message.type === "start" ? start(message) : stop();
+  const run =
+    message.type === "start"
+      ? start(message)
+      : message.type === "heap-snapshot"
+        ? Promise.resolve(heapSnapshot(message.file))
+        : stop();
   run.catch(async (error: unknown) => {
     await send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
     process.exit(1);

@@ -20,8 +20,17 @@ export interface BenchOptions {
   readonly keeperRps: number;
   /** --max-old-space-size for the keeper's process, when given. */
   readonly keeperHeapMb: number | undefined;
-  /** queues.actionConcurrency and signer.concurrency of the keeper (its defaults: 4). */
-  readonly concurrency: number;
+  /** Write a V8 heap snapshot of the keeper here once the change's claims confirmed (after the peak was read). */
+  readonly heapSnapshot: string | undefined;
+  /** queues.actionConcurrency and signer.concurrency of the keeper (undefined: its defaults, 16). */
+  readonly concurrency: number | undefined;
+  /**
+   * When the markets change: `half`, when half of sweep 1 is done (holders not swept yet are not in the
+   * watcher's index: the sweep finds them); `swept`, once sweep 1 is complete (every holder indexed).
+   */
+  readonly changeAt: "half" | "swept";
+  /** Resolve the claim sample's markets one at a time, this many ms apart (0: all at once). */
+  readonly staggerMs: number;
   /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
   readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
@@ -54,8 +63,14 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
+  --heap-snapshot FILE write a heap snapshot of the keeper's process to FILE when the sample has
+                       confirmed (a snapshot takes memory: the peak RSS printed is read before it)
   --concurrency N      the keeper's builds and signings at once (queues.actionConcurrency and
-                       signer.concurrency; default 4, the keeper's own default)
+                       signer.concurrency; default: the keeper's own, 16)
+  --change-at W        when markets resolve and prices move: half (half of sweep 1 done, default;
+                       holders not swept yet are unknown to the watcher) or swept (sweep 1 complete)
+  --stagger-ms MS      resolve the claim sample's markets one at a time, MS apart (default 0: at once);
+                       each claim's latency counts from its own market's resolution
   --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
                        npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
@@ -109,7 +124,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       rps: { type: "string" },
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
+      "heap-snapshot": { type: "string" },
       concurrency: { type: "string" },
+      "change-at": { type: "string" },
+      "stagger-ms": { type: "string" },
       "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
@@ -140,6 +158,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     throw new Error(`--keeper-runtime: expected dist or tsx, got ${keeperRuntime}`);
   const defaultClaims = Math.min(quick ? 20 : 200, Math.max(10, Math.round(wallets * 0.05)));
   const mode = values.mode ?? "wallets";
+  const changeAt = values["change-at"] ?? "half";
+  if (changeAt !== "half" && changeAt !== "swept")
+    throw new Error(`--change-at: expected half or swept, got ${changeAt}`);
   if (mode !== "wallets" && mode !== "markets")
     throw new Error(`--mode: expected wallets or markets, got ${mode}`);
   return {
@@ -150,11 +171,17 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     wallets,
     rps,
     keeperRps: positiveNumber(values["keeper-rps"], "keeper-rps", rps),
+    heapSnapshot: values["heap-snapshot"],
     keeperHeapMb:
       values["keeper-heap-mb"] === undefined
         ? undefined
         : Math.round(positiveNumber(values["keeper-heap-mb"], "keeper-heap-mb", 0)),
-    concurrency: Math.round(positiveNumber(values.concurrency, "concurrency", 4)),
+    concurrency:
+      values.concurrency === undefined
+        ? undefined
+        : Math.round(positiveNumber(values.concurrency, "concurrency", 16)),
+    changeAt,
+    staggerMs: values["stagger-ms"] === undefined ? 0 : positiveNumber(values["stagger-ms"], "stagger-ms", 0),
     keeperRuntime,
     windowSeconds: positiveNumber(values["window-seconds"], "window-seconds", 1),
     intervalSeconds: interval,

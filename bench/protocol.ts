@@ -22,8 +22,8 @@ export interface KeeperStart {
   readonly watcher: boolean;
   /** exit-rules' take-profit price, so that a price moved past it makes a close. */
   readonly takeProfitPriceUsd: string;
-  /** queues.actionConcurrency and signer.concurrency. */
-  readonly concurrency: number;
+  /** queues.actionConcurrency and signer.concurrency (undefined: the keeper's defaults). */
+  readonly concurrency: number | undefined;
   readonly seed: number;
   readonly walletCount: number;
   readonly logFile: string;
@@ -34,7 +34,13 @@ export interface KeeperStop {
   readonly type: "stop";
 }
 
-export type ToKeeper = KeeperStart | KeeperStop;
+/** Write a heap snapshot to `file` (the peak RSS so far is kept aside first). */
+export interface KeeperHeapSnapshot {
+  readonly type: "heap-snapshot";
+  readonly file: string;
+}
+
+export type ToKeeper = KeeperStart | KeeperStop | KeeperHeapSnapshot;
 
 export interface KeeperReady {
   readonly type: "ready";
@@ -52,7 +58,16 @@ export interface KeeperStopped {
   /** process.resourceUsage().maxRSS, in kilobytes. */
   readonly maxRssKb: number;
   readonly peakSampledRssBytes: number;
+  /** What the sampled peak was made of (process.memoryUsage() then). */
+  readonly atPeak?: MemoryAtPeak;
   readonly events: RequestEvent[];
+}
+
+export interface MemoryAtPeak {
+  readonly heapUsedBytes: number;
+  readonly heapTotalBytes: number;
+  readonly externalBytes: number;
+  readonly arrayBuffersBytes: number;
 }
 
 export interface KeeperFailed {

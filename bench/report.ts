@@ -1,6 +1,6 @@
 import type { BenchOptions } from "./options.js";
 import type { PhaseResult } from "./run.js";
-import { boundEfficiency, formatMs, formatRatio, percentile, type Sweep } from "./stats.js";
+import { boundEfficiency, burstFloorMs, formatMs, formatRatio, percentile, type Sweep } from "./stats.js";
 
 export interface Report {
   readonly options: BenchOptions;
@@ -90,6 +90,23 @@ export function printReport(report: Report): void {
   const afterPoll = (r: PhaseResult | undefined) =>
     r ? `${formatMs(percentile(r.afterPollMs, 50))} / ${formatMs(percentile(r.afterPollMs, 99))}` : "—";
   row("  of which poll to confirmed p50/p99", afterPoll(keeper), afterPoll(naive));
+  const stages = keeper.stages;
+  if (stages) {
+    const p50p99 = (values: readonly number[]) =>
+      `${formatMs(percentile(values, 50))} / ${formatMs(percentile(values, 99))} (${values.length})`;
+    row("  claim stages p50/p99 (claims):", "", "");
+    row("    resolved → owner's positions read", p50p99(stages.toPollMs), "—");
+    row("    that read → claim build request", p50p99(stages.toBuildMs), "—");
+    row("    build request → confirmed", p50p99(stages.toConfirmedMs), "—");
+    row("  owners indexed at the change", p50p99(stages.indexedMs), "—");
+    row("  owners not swept yet (sweep finds)", p50p99(stages.unindexedMs), "—");
+  }
+  const floor = burstFloorMs(keeper.sample.positions, options.rps);
+  row(
+    "  rate-limit floor of the burst",
+    `${floor.requests} req: ${formatMs(floor.planMs)} (${formatMs(floor.keeperMs)} at 90 %)`,
+    "—",
+  );
   const closeLatencies = keeper.closeLatenciesMs ?? [];
   row(
     "closes confirmed (price past take-profit)",
@@ -111,7 +128,18 @@ export function printReport(report: Report): void {
       : `${Math.round(rss / MB)} MB / ${Math.round((keeper.peakSampledRssBytes ?? 0) / MB)} MB`,
     `(bench process: ${Math.round(report.benchMaxRssBytes / MB)} MB)`,
   );
+  const atPeak = keeper.memoryAtPeak;
+  if (atPeak)
+    row(
+      "  at the sampled peak: heap used / total",
+      `${Math.round(atPeak.heapUsedBytes / MB)} / ${Math.round(atPeak.heapTotalBytes / MB)} MB`,
+      `external ${Math.round(atPeak.externalBytes / MB)} MB (buffers ${Math.round(atPeak.arrayBuffersBytes / MB)})`,
+    );
   row("phase duration", formatMs(keeper.durationMs), naive ? formatMs(naive.durationMs) : "—");
+  out(
+    "note: the floor is what the rate limit alone allows the claim burst: one positions read per winning wallet " +
+      "and one build request per claim, at the plan's rate (and at the 90 % Keeper aims at); the slowest claim cannot beat it",
+  );
   for (const r of [keeper, naive]) {
     if (!r) continue;
     if (r.timedOut) out(`note (${r.name}): the phase hit its time limit; figures cover what was done`);

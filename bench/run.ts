@@ -15,10 +15,10 @@ import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
-import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
+import type { FromKeeper, KeeperStart, MemoryAtPeak, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
-import { claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
+import { type ClaimStages, claimStages, claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
 import {
   type ClaimSample,
   movePriceSample,
@@ -45,11 +45,14 @@ export interface PhaseResult {
   readonly latenciesMs: readonly number[];
   /** Per confirmed sample claim: ms from its owner's first poll after the resolution to confirmed. */
   readonly afterPollMs: readonly number[];
+  /** Keeper only: where the claims' time went, from its request events. */
+  readonly stages?: ClaimStages;
   readonly unconfirmed: number;
   readonly durationMs: number;
   readonly timedOut: boolean;
   readonly maxRssBytes?: number;
   readonly peakSampledRssBytes?: number;
+  readonly memoryAtPeak?: MemoryAtPeak;
   readonly notes: readonly string[];
   readonly events: readonly RequestEvent[];
   readonly confirmedAt: ReadonlyMap<string, number>;
@@ -253,17 +256,22 @@ async function runKeeperPhase(
     log(
       `${since(phaseStart)}  keeper: first tick within ${options.intervalSeconds} s (cron ${start.pollCron})`,
     );
-    // Resolve when the first sweep is half done: wallets polled before it wait for the next tick.
+    // Resolve when the first sweep is half done: wallets polled before it wait for the next tick (and
+    // the watcher knows only their holdings); or, with --change-at swept, once every wallet was polled.
+    const changeAfter = options.changeAt === "swept" ? W : Math.ceil(W / 2);
     timedOut ||= !(await waitUntil(
-      "half of sweep 1",
-      () => progress.polled(1) >= Math.ceil(W / 2),
+      options.changeAt === "swept" ? "sweep 1" : "half of sweep 1",
+      () => progress.polled(1) >= changeAfter,
       intervalMs + 2 * boundMs + 60_000,
       status,
       broken,
     ));
-    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets);
+    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs);
     log(
-      `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
+      `${since(phaseStart)}  resolved ${sample.marketIds.length} markets` +
+        (options.staggerMs > 0 ? ` (one every ${options.staggerMs} ms)` : "") +
+        `: ${sample.positions.length} winning positions to claim` +
+        (options.staggerMs > 0 ? " so far" : ""),
     );
     closeSample = movePriceSample(sandbox.world, options.sampleCloses, usedMarkets);
     log(
@@ -274,6 +282,7 @@ async function runKeeperPhase(
     closes = new LedgerWatcher(redis, prefix, closeSample, intentKeys.close);
     closes.start();
     const claimsDone = () =>
+      (sample.isComplete?.() ?? true) &&
       (watcher?.settled ?? 0) >= sample.positions.length &&
       (closes?.settled ?? 0) >= closeSample.positions.length;
     timedOut ||= !(await waitUntil(
@@ -284,6 +293,11 @@ async function runKeeperPhase(
       broken,
     ));
     log(status());
+    if (options.heapSnapshot) {
+      // After the claims' peak and before the idle time: what the keeper holds with 10,000 wallets.
+      child.send({ type: "heap-snapshot", file: options.heapSnapshot } satisfies ToKeeper);
+      log(`${since(phaseStart)}  heap snapshot asked for: ${options.heapSnapshot} (idle figures follow it)`);
+    }
     // Nothing happens now: what the keeper sends is its idle load (sweeps, and the watcher's reads).
     const quietFrom = Date.now();
     await sleep(options.idleSeconds * 1000);
@@ -308,6 +322,12 @@ async function runKeeperPhase(
     sample.positions,
     events,
   );
+  const stages = claimStages(
+    sample.positions,
+    sample.resolvedAtMs,
+    watcher?.confirmedAt ?? new Map(),
+    events,
+  );
   const notes: string[] = [];
   if (watcher && watcher.failed.size > 0)
     notes.push(`${watcher.failed.size} sample claims failed or refused`);
@@ -320,11 +340,16 @@ async function runKeeperPhase(
     sample,
     latenciesMs: timings.latenciesMs,
     afterPollMs: timings.afterPollMs,
+    stages,
     unconfirmed: sample.positions.length - timings.latenciesMs.length,
     durationMs: Date.now() - phaseStart,
     timedOut,
     ...(stopped
-      ? { maxRssBytes: stopped.maxRssKb * 1024, peakSampledRssBytes: stopped.peakSampledRssBytes }
+      ? {
+          maxRssBytes: stopped.maxRssKb * 1024,
+          peakSampledRssBytes: stopped.peakSampledRssBytes,
+          ...(stopped.atPeak ? { memoryAtPeak: stopped.atPeak } : {}),
+        }
       : {}),
     notes,
     events,
@@ -366,7 +391,7 @@ async function runNaivePhase(
     // Same moment as for the keeper: when half the wallets have been polled in the first sweep.
     if (!resolved && bot.progress.sweep === 1 && bot.progress.walletsDone >= Math.ceil(W / 2)) {
       resolved = true;
-      sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets);
+      sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs);
       log(
         `${since(phaseStart)}  resolved ${sample.marketIds.length} markets: ${sample.positions.length} winning positions to claim`,
       );
@@ -388,7 +413,11 @@ async function runNaivePhase(
   try {
     timedOut = !(await waitUntil(
       "every sample claim confirmed and sweep 2 complete",
-      () => resolved && bot.confirmedAt.size >= sample.positions.length && progress.polled(2) >= W,
+      () =>
+        resolved &&
+        (sample.isComplete?.() ?? true) &&
+        bot.confirmedAt.size >= sample.positions.length &&
+        progress.polled(2) >= W,
       deadlineMs - Date.now(),
       status,
       () => runError,
@@ -438,7 +467,8 @@ async function main(): Promise<number> {
     `keeper sweep benchmark (mode ${options.mode}): ${options.wallets} wallets, ${options.rps} requests/s ` +
       (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
-      `(concurrency ${options.concurrency}) ` +
+      `(concurrency ${options.concurrency ?? "keeper default"}) (change at ${options.changeAt === "swept" ? "sweep 1 complete" : "half of sweep 1"}) ` +
+      (options.staggerMs > 0 ? `(markets resolved ${options.staggerMs} ms apart) ` : "") +
       `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
       `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
       `${options.sampleClaims} claims per contender, slot ${options.slotMs} ms, redis prefix ${prefix}`,
@@ -478,7 +508,7 @@ async function main(): Promise<number> {
         ...r.sample.positions.map((p) =>
           JSON.stringify([
             `${r.name}-claim`,
-            r.sample.resolvedAtMs,
+            p.resolvedAtMs ?? r.sample.resolvedAtMs,
             p.ownerIndex,
             r.confirmedAt.get(p.pubkey),
           ]),

@@ -129,23 +129,93 @@ export interface ClaimTimings {
 export function claimTimings(
   resolvedAtMs: number,
   confirmedAt: ReadonlyMap<string, number>,
-  owners: ReadonlyArray<{ readonly pubkey: string; readonly ownerIndex: number }>,
+  owners: ReadonlyArray<{
+    readonly pubkey: string;
+    readonly ownerIndex: number;
+    readonly resolvedAtMs?: number;
+  }>,
   events: readonly RequestEvent[],
 ): ClaimTimings {
-  const firstPoll = new Map<number, number>();
-  for (const [t, kind, wallet, status] of events) {
-    if (kind !== REQUEST_KIND.positions || status !== 200 || t < resolvedAtMs) continue;
-    const seen = firstPoll.get(wallet);
-    if (seen === undefined || t < seen) firstPoll.set(wallet, t);
-  }
+  const reads = events.filter((e) => e[1] === REQUEST_KIND.positions && e[3] === 200);
   const latenciesMs: number[] = [];
   const afterPollMs: number[] = [];
-  for (const { pubkey, ownerIndex } of owners) {
+  for (const { pubkey, ownerIndex, resolvedAtMs: own } of owners) {
     const confirmed = confirmedAt.get(pubkey);
     if (confirmed === undefined) continue;
-    latenciesMs.push(confirmed - resolvedAtMs);
-    const polled = firstPoll.get(ownerIndex);
+    const from = own ?? resolvedAtMs;
+    latenciesMs.push(confirmed - from);
+    let polled: number | undefined;
+    for (const [t, , wallet] of reads)
+      if (wallet === ownerIndex && t >= from && (polled === undefined || t < polled)) polled = t;
     if (polled !== undefined) afterPollMs.push(confirmed - polled);
   }
   return { latenciesMs, afterPollMs };
 }
+
+/** Where a claim's time went, per confirmed claim, from the request events the keeper sent. */
+export interface ClaimStages {
+  /** From the resolution to its owner's first answered positions read: noticing, then the poll's turn. */
+  readonly toPollMs: number[];
+  /** From that read to the claim build request: strategies, ledger, build queue, the build's turn. */
+  readonly toBuildMs: number[];
+  /** From the claim build request to confirmed: the build's answer, sign queue, sign, send, confirm. */
+  readonly toConfirmedMs: number[];
+  /** Latencies (resolution to confirmed) of owners polled before the change, so indexed by then... */
+  readonly indexedMs: number[];
+  /** ...and of owners the first sweep had not reached yet: no watcher knows them, the sweep finds them. */
+  readonly unindexedMs: number[];
+}
+
+export function claimStages(
+  owners: ReadonlyArray<{
+    readonly ownerIndex: number;
+    readonly pubkey: string;
+    readonly resolvedAtMs?: number;
+  }>,
+  resolvedAtMs: number,
+  confirmedAt: ReadonlyMap<string, number>,
+  events: readonly RequestEvent[],
+): ClaimStages {
+  const sorted = [...events].sort((a, b) => a[0] - b[0]);
+  const stages: ClaimStages = {
+    toPollMs: [],
+    toBuildMs: [],
+    toConfirmedMs: [],
+    indexedMs: [],
+    unindexedMs: [],
+  };
+  for (const { ownerIndex, pubkey, resolvedAtMs: own } of owners) {
+    const confirmed = confirmedAt.get(pubkey);
+    if (confirmed === undefined) continue;
+    const from = own ?? resolvedAtMs;
+    const ofOwner = sorted.filter((e) => e[2] === ownerIndex);
+    const isRead = (e: RequestEvent) => e[1] === REQUEST_KIND.positions && e[3] === 200;
+    const indexed = ofOwner.some((e) => isRead(e) && e[0] < from);
+    (indexed ? stages.indexedMs : stages.unindexedMs).push(confirmed - from);
+    const poll = ofOwner.find((e) => isRead(e) && e[0] >= from);
+    const build = ofOwner.find((e) => e[1] === REQUEST_KIND.claim && e[0] >= (poll?.[0] ?? from));
+    if (poll) stages.toPollMs.push(poll[0] - from);
+    if (poll && build) stages.toBuildMs.push(build[0] - poll[0]);
+    if (build) stages.toConfirmedMs.push(confirmed - build[0]);
+  }
+  return stages;
+}
+
+/**
+ * The least time the rate limit allows for a burst of claims: each owner's positions read and each
+ * claim's build request, at the plan's rate, and at the share Keeper aims at (it keeps a tenth free).
+ */
+export function burstFloorMs(
+  owners: ReadonlyArray<{ readonly ownerIndex: number }>,
+  requestsPerSecond: number,
+): { requests: number; planMs: number; keeperMs: number } {
+  const requests = new Set(owners.map((o) => o.ownerIndex)).size + owners.length;
+  return {
+    requests,
+    planMs: (requests / requestsPerSecond) * 1000,
+    keeperMs: (requests / (requestsPerSecond * KEEPER_PLAN_SHARE)) * 1000,
+  };
+}
+
+/** The share of the plan Keeper's rate limiter aims at (src/api/rate-limiter.ts PLAN_SHARE). */
+const KEEPER_PLAN_SHARE = 0.9;

@@ -4,13 +4,17 @@ import type { World } from "../src/sandbox/world/world.js";
 export interface SamplePosition {
   readonly pubkey: string;
   readonly ownerIndex: number;
+  /** When its market was resolved, if not at the sample's `resolvedAtMs` (staggered resolutions). */
+  readonly resolvedAtMs?: number;
 }
 
 export interface ClaimSample {
   readonly marketIds: readonly string[];
   readonly positions: readonly SamplePosition[];
-  /** Epoch ms when the markets were resolved. */
+  /** Epoch ms when the markets were resolved (the first of them, when staggered). */
   readonly resolvedAtMs: number;
+  /** Staggered: true once every market of the sample is resolved (its positions are then all listed). */
+  readonly isComplete?: () => boolean;
 }
 
 /**
@@ -30,8 +34,10 @@ export function settleBacklog(world: World): number {
 /**
  * Resolves open markets (to "yes"), not already used, until at least `target` positions won; returns
  * those positions and the time of resolution. Markets are taken in a fixed order, so a run is repeatable.
+ * With `staggerMs`, the same markets resolve one at a time, that far apart (the first at once); their
+ * positions join the sample as each resolves.
  */
-export function resolveSample(world: World, target: number, used: Set<string>): ClaimSample {
+export function resolveSample(world: World, target: number, used: Set<string>, staggerMs = 0): ClaimSample {
   const byMarket = new Map<number, number[]>();
   world.positions.forEach((p, i) => {
     if (p.claimedAt !== undefined || p.closedAt !== undefined) return;
@@ -42,23 +48,37 @@ export function resolveSample(world: World, target: number, used: Set<string>): 
   const marketIds: string[] = [];
   const positions: SamplePosition[] = [];
   const resolvedAtMs = Date.now();
+  let resolved = 0;
+  const resolve = (marketId: string, holders: readonly number[], atMs: number) => {
+    world.resolveMarket(marketId, "yes");
+    for (const i of holders) {
+      const position = world.positions[i];
+      if (position && world.isClaimable(position))
+        positions.push({
+          pubkey: world.positionPubkey(position),
+          ownerIndex: position.ownerIndex,
+          ...(staggerMs > 0 ? { resolvedAtMs: atMs } : {}),
+        });
+    }
+    resolved += 1;
+  };
+  let winners = 0;
   for (const market of world.markets) {
-    if (positions.length >= target) break;
+    if (winners >= target) break;
     if (used.has(market.marketId)) continue;
     const state = world.marketState(market);
     if (state.status !== "open" || state.result !== null) continue;
     const holders = byMarket.get(market.index) ?? [];
-    if (!holders.some((i) => world.positions[i]?.isYes === true)) continue;
-    world.resolveMarket(market.marketId, "yes");
+    const yes = holders.filter((i) => world.positions[i]?.isYes === true).length;
+    if (yes === 0) continue;
     used.add(market.marketId);
     marketIds.push(market.marketId);
-    for (const i of holders) {
-      const position = world.positions[i];
-      if (position && world.isClaimable(position))
-        positions.push({ pubkey: world.positionPubkey(position), ownerIndex: position.ownerIndex });
-    }
+    winners += yes;
+    const delayMs = (marketIds.length - 1) * staggerMs;
+    if (delayMs === 0) resolve(market.marketId, holders, resolvedAtMs);
+    else setTimeout(() => resolve(market.marketId, holders, Date.now()), delayMs);
   }
-  return { marketIds, positions, resolvedAtMs };
+  return { marketIds, positions, resolvedAtMs, isComplete: () => resolved === marketIds.length };
 }
 
 /** The mark price at which the benchmark's keeper takes profit, and the yes price it moves markets to. */

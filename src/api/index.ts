@@ -40,6 +40,7 @@ export {
   ApiRateLimiter,
   apiKeyFingerprint,
   createRateLimiter,
+  PriorityLanes,
   type RateLimiterOptions,
   type RequestRateLimiter,
   withinShare,

@@ -184,3 +184,77 @@ export function withinShare(plan: RequestRateLimiter, share: RequestRateLimiter)
     backOff: (ms: number) => plan.backOff(ms),
   };
 }
+
+/**
+ * Two lanes over one plan, in this process: `first` (targeted polls, builds, the watcher's reads) and
+ * `after` (the sweep). The after lane enters the plan one request at a time while the first lane's
+ * requests enter side by side: when the plan is short, N targeted requests waiting get N turns for
+ * each of the sweep's, and at most one sweep request is ever ahead of them, instead of the share of
+ * the plan the sweep would otherwise keep through a burst of claims. The sweep is not stopped outright
+ * while targeted work waits: its polls hold poll-worker slots, and a targeted poll needs one of those.
+ * Across processes the plan's Redis budget is shared as before; the order is per process.
+ */
+export class PriorityLanes {
+  #firstWaiting = 0;
+  #afterEntered = false;
+  readonly #wakers = new Set<() => void>();
+  readonly first: RequestRateLimiter;
+  readonly after: RequestRateLimiter;
+
+  constructor(plan: RequestRateLimiter) {
+    const backOff = (ms: number) => plan.backOff(ms);
+    this.first = {
+      acquire: async (signal?: AbortSignal) => {
+        this.#firstWaiting += 1;
+        try {
+          await plan.acquire(signal);
+        } finally {
+          this.#firstWaiting -= 1;
+          this.#wake();
+        }
+      },
+      backOff,
+    };
+    this.after = {
+      acquire: async (signal?: AbortSignal) => {
+        while (this.#afterEntered) await this.#change(signal);
+        this.#afterEntered = true;
+        try {
+          await plan.acquire(signal);
+        } finally {
+          this.#afterEntered = false;
+          this.#wake();
+        }
+      },
+      backOff,
+    };
+  }
+
+  /** Requests of the first lane waiting for a turn now (for tests and metrics). */
+  get firstWaiting(): number {
+    return this.#firstWaiting;
+  }
+
+  #wake(): void {
+    const wakers = [...this.#wakers];
+    this.#wakers.clear();
+    for (const wake of wakers) wake();
+  }
+
+  /** Resolves at the next turn taken or given up in either lane; rejects when `signal` aborts. */
+  #change(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        this.#wakers.delete(wake);
+        reject(signal?.reason);
+      };
+      const wake = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#wakers.add(wake);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}

@@ -130,7 +130,11 @@ export const configSchema = z.strictObject({
       priorityFeeEscalation: z.number().min(1).max(10).default(1.5),
       maxRebuilds: z.number().int().min(0).max(10).default(3),
       rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
-      concurrency: z.number().int().min(1).max(64).default(4),
+      /**
+       * Sign jobs at once per process. A slot is held from the checks to the first send only (the
+       * confirm queue watches the rest), so a burst of claims after a market resolves signs 16 at a time.
+       */
+      concurrency: z.number().int().min(1).max(64).default(16),
       /** Sent transactions watched at once (rebroadcast until confirmed, failed or expired), per signer process. */
       watchConcurrency: z.number().int().min(1).max(1_000).default(100),
       /** Mints a claim or close pays in (6 decimals: a raw unit is a micro-USD); mainnet USDC and JupUSD. */
@@ -153,7 +157,8 @@ export const configSchema = z.strictObject({
       removeOnComplete: z.number().int().min(0).default(1_000),
       removeOnFail: z.number().int().min(0).default(5_000),
       pollConcurrency: z.number().int().min(1).max(256).default(16),
-      actionConcurrency: z.number().int().min(1).max(64).default(4),
+      /** Builds at once per process: each is one request to the service, paced by the rate limit. */
+      actionConcurrency: z.number().int().min(1).max(64).default(16),
       /** A job whose lock is not renewed this long (its process died) is stalled and runs again elsewhere. */
       lockDurationMs: z.number().int().min(1_000).max(600_000).default(30_000),
       stalledIntervalMs: z.number().int().min(500).max(600_000).default(15_000),

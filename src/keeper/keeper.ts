@@ -9,9 +9,11 @@ import {
   createRateLimiter,
   iterateOrders,
   iteratePositions,
+  PriorityLanes,
   type RequestRateLimiter,
   withinShare,
 } from "../api/index.js";
+import { withBatchedReads } from "../chain/batched-reads.js";
 import { expectedInflow } from "../chain/inflow-rules.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
 import { apiKeyFor } from "../config/api-key.js";
@@ -156,22 +158,25 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
         },
       });
-    const client = clientWith(planLimiter);
-    // With the watcher on, the sweep's polls keep to a share of the plan, so the watcher's reads, its
-    // polls and every build always find room in the budget, however busy the sweep is.
-    const sweepClient = config.watcher.enabled
-      ? clientWith(
-          withinShare(
-            planLimiter,
+    // Targeted work (the watcher's reads, its polls, every build) takes the plan's turns ahead of the
+    // sweep: a burst of claims after a market resolved does not wait behind routine reads.
+    const lanes = new PriorityLanes(planLimiter);
+    const client = clientWith(lanes.first);
+    // With the watcher on, the sweep's polls also keep to a share of the plan when nothing else waits,
+    // so the watcher's reads always find room in the budget, however busy the sweep is.
+    const sweepClient = clientWith(
+      config.watcher.enabled
+        ? withinShare(
+            lanes.after,
             createRateLimiter({
               apiKey: apiKeyFor(config),
               requestsPerSecond: (config.service.requestsPerSecond * config.watcher.sweepSharePct) / 100,
               redis,
               keyPrefix: `${config.redis.prefix}:api-rate-sweep`,
             }),
-          ),
-        )
-      : client;
+          )
+        : lanes.after,
+    );
     const notifier = config.secrets.webhookUrl
       ? new Notifier({
           webhookUrl: config.secrets.webhookUrl,
@@ -303,7 +308,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
       });
       const source = sourceOver(client);
-      const sweepSource = sweepClient === client ? source : sourceOver(sweepClient);
+      const sweepSource = sourceOver(sweepClient);
       const states = new StrategyStateStore(redis, keys);
       track(
         new Worker<PollJobData>(
@@ -477,6 +482,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       // attempt records. A stop does not wait out the watches (up to a blockhash's lifetime): they are
       // cut short and their jobs retried, by another signer process or at the next start.
       const stopping = new AbortController();
+      // Hundreds of transactions watched at once after a burst of claims read their statuses together.
+      const watchConnection = withBatchedReads(connection);
       const confirmWorker = new Worker(
         QUEUES.confirm,
         async (job) =>
@@ -486,7 +493,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
               watchAttempt({
                 intentKey,
                 resumed,
-                connection,
+                connection: watchConnection,
                 attempts,
                 logger,
                 send,

@@ -95,6 +95,11 @@ export function decideTriggers(
 
 // ---- the scheduled job ----
 
+/** Markets whose holders are read from the index in one round trip. */
+const HOLDERS_PER_READ = 16;
+/** Targeted polls queued at once (each a few Redis round trips). */
+const ENQUEUES_AT_ONCE = 32;
+
 export interface WatcherDeps {
   client: ApiClient;
   index: HoldingsIndex;
@@ -161,30 +166,44 @@ export class MarketWatcher {
     for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
     for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
     const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
-    const holders = await deps.index.holders(due);
-    for (const marketId of due) {
-      const market = markets.get(marketId);
-      if (!market) continue;
-      const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
-      cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
-      this.notePeaks(market, holdings);
+    // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
+    // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
+    for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {
+      const chunk = due.slice(from, from + HOLDERS_PER_READ);
+      const holders = await deps.index.holders(chunk);
+      for (const marketId of chunk) {
+        const market = markets.get(marketId);
+        if (!market) continue;
+        const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
+        cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
+        this.notePeaks(market, holdings);
+      }
     }
     const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
-    for (const d of cycle.decisions) {
-      const cooled = await deps.redis.set(
+    // One round trip for every decision's cooldown: a resolved market may have hundreds of holders.
+    const cooldowns = deps.redis.pipeline();
+    for (const d of cycle.decisions)
+      cooldowns.set(
         deps.keys.watchCooldown(d.wallet, d.marketId),
         String(seenAtMs),
         "EX",
         deps.settings.retriggerSeconds,
         "NX",
       );
-      if (cooled !== "OK") continue;
+    const cooled = cycle.decisions.length > 0 ? ((await cooldowns.exec()) ?? []) : [];
+    cycle.decisions.forEach((d, i) => {
+      const [error, answer] = cooled[i] ?? [null, null];
+      if (error) throw error;
+      if (answer !== "OK") return;
       const entry = perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
       entry.triggers.add(d.trigger);
       entry.marketIds.push(d.marketId);
       perWallet.set(d.wallet, entry);
-    }
-    for (const [wallet, { triggers, marketIds }] of perWallet) {
+    });
+    const enqueue = async ([wallet, { triggers, marketIds }]: [
+      string,
+      { triggers: Set<WatchTrigger>; marketIds: string[] },
+    ]) => {
       // One poll serves every market of the wallet; its latency is filed under the weightier trigger.
       const trigger: WatchTrigger = triggers.has("resolved") ? "resolved" : "price";
       const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
@@ -194,7 +213,7 @@ export class MarketWatcher {
         // is done, the index holds what it saw, so a change it missed polls the wallet then.
         await deps.redis.del(...marketIds.map((m) => deps.keys.watchCooldown(wallet, m)));
         for (const marketId of marketIds) this.lastRead.delete(marketId);
-        continue;
+        return;
       }
       cycle.polled.push(wallet);
       for (const t of triggers) deps.events?.onTargeted?.(t);
@@ -202,7 +221,12 @@ export class MarketWatcher {
         { wallet, triggers: [...triggers], markets: marketIds },
         "market change: holder polled ahead of the sweep",
       );
-    }
+    };
+    // Several holders at a time: one by one, the last of hundreds (each a few round trips when its
+    // sweep poll is already queued) would wait seconds for the others to be queued first.
+    const holders = [...perWallet];
+    for (let from = 0; from < holders.length; from += ENQUEUES_AT_ONCE)
+      await Promise.all(holders.slice(from, from + ENQUEUES_AT_ONCE).map(enqueue));
     deps.logger.debug(
       { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
       "markets watched",

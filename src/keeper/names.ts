@@ -84,3 +84,10 @@ export const jobIds = {
  * watcher's polls to pass it.
  */
 export const POLL_PRIORITY = { targeted: 1, sweep: 10 } as const;
+
+/**
+ * BullMQ job priorities of builds: those of a targeted poll's intents, and rebuilds, retries and
+ * resumes of intents already under way, run before the builds the routine sweep found (every build has
+ * one, as every poll does, since BullMQ runs jobs without one before any prioritized job).
+ */
+export const BUILD_PRIORITY = { first: 1, sweep: 10 } as const;

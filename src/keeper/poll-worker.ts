@@ -9,7 +9,7 @@ import type { StrategyState } from "../core/strategy.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "./circuit-breakers.js";
 import { type HoldingsIndex, holdingsOf } from "./holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "./ledger.js";
-import { jobIds, type RedisKeys } from "./names.js";
+import { BUILD_PRIORITY, jobIds, type RedisKeys } from "./names.js";
 import type { PauseSwitch } from "./pause.js";
 import type { BreakerChange, Protections } from "./protections.js";
 import type { ActionJobData, PollJobData } from "./queues.js";
@@ -151,7 +151,14 @@ export async function processPoll(
         { intent: intent.key, kind: intent.kind, strategy: intent.strategy, mode: deps.mode },
         "intent recorded",
       );
-      if (deps.mode === "live") await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1);
+      if (deps.mode === "live")
+        await enqueueBuild(
+          deps.actions,
+          intent.key,
+          result.tries ?? 1,
+          1,
+          job.data.target ? BUILD_PRIORITY.first : BUILD_PRIORITY.sweep,
+        );
     }
     await deps.redis.hset(deps.keys.lastPolls, wallet, String(Math.floor(now.getTime() / 1000)));
     deps.events?.onPollSucceeded?.(wallet, performance.now() - started);
@@ -281,11 +288,20 @@ async function closeAgainIfStillOpen(
   return { ...intent, key };
 }
 
-/** The job id names the intent, its try and its build, so a repeated enqueue adds nothing. */
-export function enqueueBuild(actions: Queue<ActionJobData>, intentKey: string, tries: number, build: number) {
+/**
+ * The job id names the intent, its try and its build, so a repeated enqueue adds nothing. Only the
+ * routine sweep's intents wait behind the others (BUILD_PRIORITY).
+ */
+export function enqueueBuild(
+  actions: Queue<ActionJobData>,
+  intentKey: string,
+  tries: number,
+  build: number,
+  priority: number = BUILD_PRIORITY.first,
+) {
   return actions.add(
     "build",
     { intentKey, build },
-    { jobId: jobIds.action(`${intentKey}-t${tries}`, build) },
+    { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
   );
 }

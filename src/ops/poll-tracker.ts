@@ -69,7 +69,8 @@ export class PollTracker implements PollTimesSource {
 
   recordSuccess(wallet: string, atMs: number = this.#now()): void {
     const known = this.#times.get(wallet);
-    if (known && known.lastSuccessMs !== undefined && known.lastSuccessMs > atMs) return;
+    // The refresh from Redis repeats every wallet's time every few seconds: an unchanged one allocates nothing.
+    if (known && known.lastSuccessMs !== undefined && known.lastSuccessMs >= atMs) return;
     this.#times.set(wallet, { wallet, lastSuccessMs: atMs, sinceMs: known?.sinceMs ?? atMs });
   }
 

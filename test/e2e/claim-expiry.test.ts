@@ -31,7 +31,7 @@ describe("claims whose blockhash expires, end to end: the whole keeper rebuilds 
   const landedClaims = new Map<string, number>();
 
   beforeAll(async () => {
-    // One wallet, so every claim is signed at once (the signer's concurrency is 4).
+    // One wallet, so every claim is signed at once (the signer's concurrency is 16).
     ({ sandbox } = await startTestSandbox({ walletCount: 1 }));
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
     chain = sandbox.chain.chain;

@@ -57,7 +57,7 @@ describe("dca and limit-orders end to end: recurring and trigger orders through 
       extra,
       walletYaml: `wallets:\n  - pubkey: ${wallet}\n`,
     });
-    // The default signer concurrency (4): the recurring and the trigger order of this one wallet are
+    // The default signer concurrency (16): the recurring and the trigger order of this one wallet are
     // checked side by side, and neither may count the other's outflow as its own.
     config = await loadTestConfig(file);
     expect(config.signer.concurrency).toBeGreaterThan(1);

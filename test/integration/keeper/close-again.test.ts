@@ -96,7 +96,7 @@ describe("a close that confirmed but left its position open is asked for again, 
       status: "pending",
       intent: { positionPubkey: OPEN.pubkey },
     });
-    expect((await actions.getJobs(["waiting"])).map((j) => j.data.intentKey)).toContain(again);
+    expect((await actions.getJobs(["waiting", "prioritized"])).map((j) => j.data.intentKey)).toContain(again);
     // ...and not a third time while that one is in flight.
     now += RECLOSE_AFTER_SECONDS * 2;
     expect(await poll()).toMatchObject({ admitted: 0 });

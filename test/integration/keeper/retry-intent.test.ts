@@ -119,7 +119,11 @@ describe("retryIntent", () => {
     const before = await snapshot();
     expect(await retry("claim-nothing")).toEqual({ outcome: "unknown" });
     expect(await snapshot()).toEqual(before);
-    expect(await actions.getJobCounts("waiting", "delayed")).toEqual({ waiting: 0, delayed: 0 });
+    expect(await actions.getJobCounts("waiting", "prioritized", "delayed")).toEqual({
+      waiting: 0,
+      prioritized: 0,
+      delayed: 0,
+    });
   });
 
   it.each([
@@ -133,7 +137,11 @@ describe("retryIntent", () => {
     const before = await snapshot();
     expect(await retry()).toEqual({ outcome: "not_retryable", status });
     expect(await snapshot()).toEqual(before);
-    expect(await actions.getJobCounts("waiting", "delayed")).toEqual({ waiting: 0, delayed: 0 });
+    expect(await actions.getJobCounts("waiting", "prioritized", "delayed")).toEqual({
+      waiting: 0,
+      prioritized: 0,
+      delayed: 0,
+    });
   });
 
   it("admits a failed intent whose transaction was sent, keeping it for the signer to resume", async () => {

@@ -1,0 +1,111 @@
+import type { Connection, SignatureStatus } from "@solana/web3.js";
+import { describe, expect, it } from "vitest";
+import { withBatchedReads } from "../../src/chain/batched-reads.js";
+
+/** A fake RPC connection (outside the process): answers statuses by signature and counts calls. */
+function fakeConnection() {
+  const calls: Array<{ method: string; args: unknown[] }> = [];
+  let height = 100;
+  let failNext = false;
+  const status = (signature: string): SignatureStatus | null =>
+    signature.startsWith("landed")
+      ? { slot: 7, confirmations: 1, err: null, confirmationStatus: "confirmed" }
+      : null;
+  const connection = {
+    rpcEndpoint: "http://fake",
+    async getSignatureStatuses(signatures: string[], config?: unknown) {
+      calls.push({ method: "getSignatureStatuses", args: [signatures, config] });
+      if (failNext) {
+        failNext = false;
+        throw new Error("node unreachable");
+      }
+      return { context: { slot: 9 }, value: signatures.map(status) };
+    },
+    async getBlockHeight(commitment?: unknown) {
+      calls.push({ method: "getBlockHeight", args: [commitment] });
+      height += 1;
+      return height;
+    },
+  };
+  return {
+    connection: connection as unknown as Connection,
+    calls,
+    failOnce() {
+      failNext = true;
+    },
+  };
+}
+
+describe("the watcher's batched reads", () => {
+  it("status reads made together go out as one call, each caller getting its own answers", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { gatherMs: 5 });
+    const [a, b, c] = await Promise.all([
+      reads.getSignatureStatuses(["landed-1"]),
+      reads.getSignatureStatuses(["pending-2"]),
+      reads.getSignatureStatuses(["landed-3", "pending-4"]),
+    ]);
+    expect(fake.calls).toEqual([
+      {
+        method: "getSignatureStatuses",
+        args: [["landed-1", "pending-2", "landed-3", "pending-4"], undefined],
+      },
+    ]);
+    expect(a.value.map((s) => s?.slot ?? null)).toEqual([7]);
+    expect(b.value).toEqual([null]);
+    expect(c.value.map((s) => s?.slot ?? null)).toEqual([7, null]);
+    expect(c.context.slot).toBe(9);
+  });
+
+  it("never more than 256 signatures in one call", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { gatherMs: 5 });
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => reads.getSignatureStatuses([`landed-${i}`])),
+    );
+    expect(fake.calls.map((c) => (c.args[0] as string[]).length)).toEqual([256, 44]);
+    expect(answers.every((a) => a.value.length === 1 && a.value[0]?.slot === 7)).toBe(true);
+  });
+
+  it("a search of the history goes out on its own, at once", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { gatherMs: 60_000 });
+    const answer = await reads.getSignatureStatuses(["landed-1"], { searchTransactionHistory: true });
+    expect(answer.value[0]?.slot).toBe(7);
+    expect(fake.calls).toEqual([
+      { method: "getSignatureStatuses", args: [["landed-1"], { searchTransactionHistory: true }] },
+    ]);
+  });
+
+  it("a failed call fails every read in it; the next reads ask again", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { gatherMs: 5 });
+    fake.failOnce();
+    const results = await Promise.allSettled([
+      reads.getSignatureStatuses(["landed-1"]),
+      reads.getSignatureStatuses(["landed-2"]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect((await reads.getSignatureStatuses(["landed-1"])).value[0]?.slot).toBe(7);
+    expect(fake.calls).toHaveLength(2);
+  });
+
+  it("shares a fresh block height per commitment, and reads it again once it is old", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { heightMaxAgeMs: 50 });
+    const [first, second] = await Promise.all([
+      reads.getBlockHeight("confirmed"),
+      reads.getBlockHeight("confirmed"),
+    ]);
+    expect(second).toBe(first);
+    expect(await reads.getBlockHeight("processed")).toBe(first + 1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await reads.getBlockHeight("confirmed")).toBe(first + 2);
+    expect(fake.calls.filter((c) => c.method === "getBlockHeight")).toHaveLength(3);
+  });
+
+  it("leaves every other call to the connection", () => {
+    const fake = fakeConnection();
+    expect(withBatchedReads(fake.connection).rpcEndpoint).toBe("http://fake");
+  });
+});
