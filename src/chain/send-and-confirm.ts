@@ -206,6 +206,7 @@ async function sendToEvery(input: SendAndConfirmInput, log: Logger, sends: numbe
       log.debug({ err: result.reason, sendUrl: index - 1, sends }, "send to an extra RPC failed");
   });
   const [main] = results;
+  // Stryker disable next-line OptionalChaining: `nodes` always holds the main node, so `main` is never undefined
   if (main?.status === "rejected" && results.every((r) => r.status === "rejected")) throw main.reason;
 }
 

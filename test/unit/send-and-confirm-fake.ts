@@ -109,7 +109,7 @@ export class FakeChain {
   height = START_HEIGHT;
   heightStep = 1;
   /** Status reads allowed in all: a wait that never ends fails the test instead of hanging it. */
-  budget = 2_000;
+  budget = 400;
   reads = 0;
   readonly sends: { node: string; at: number; bytes: Uint8Array; options: unknown }[] = [];
   readonly statusReads: { node: string; history: boolean; at: number; height: number }[] = [];

@@ -74,7 +74,7 @@ describe("sendAndConfirm: several RPC nodes (rpc.sendUrls)", () => {
     expect(chain.sendTimes("main")).toEqual([300]);
     const [failed] = chain.logged(SEND_FAILED);
     expect(failed).toMatchObject({ level: 20, sends: 1, signature: SIGNATURE });
-    expect(JSON.stringify(failed?.err)).toContain("main refused");
+    expect(JSON.stringify(failed?.err)).toContain("sendTransaction: RPC error -32602: main refused");
     expect(chain.logged(SEND_FAILED)).toHaveLength(1);
   });
 
@@ -118,6 +118,17 @@ describe("sendAndConfirm: the execute endpoint (submit)", () => {
     expect(chain.sendTimes("main")).toEqual([300, 600]);
     expect(chain.sendTimes("extra-0")).toEqual([300, 600]);
     expect(chain.logs.records().filter((record) => Number(record.level) >= 40)).toEqual([]);
+  });
+
+  it("a failed rebroadcast to the RPC is not the endpoint's failure: logged at debug", async () => {
+    const chain = new FakeChain();
+    chain.main.faults.send = (n) => (n === 1 ? rpcError("node refused", -32602) : undefined);
+    chain.status = () => (chain.sendTimes().length >= 1 ? status("confirmed") : null);
+    const outcome = await chain.run({ submit: async () => ({ signature: SIGNATURE }) });
+    expect(outcome).toMatchObject({ outcome: "confirmed" });
+    expect(chain.logged(SEND_FAILED)).toMatchObject([{ level: 20, sends: 2 }]);
+    expect(chain.logs.records().filter((record) => Number(record.level) >= 40)).toEqual([]);
+    expect(chain.sendTimes()).toEqual([600]);
   });
 
   it("sendOnce with an execute endpoint sends through it only", async () => {
@@ -191,12 +202,20 @@ describe("sendAndConfirm: RPC errors and stopping", () => {
     },
   );
 
-  it("a status read failing past its retries is thrown (the caller resumes), not a failure", async () => {
-    const chain = new FakeChain();
-    chain.main.faults.status = () => rpcError("Invalid params", -32602);
-    await expect(chain.run()).rejects.toBeInstanceOf(PermanentError);
-    expect(chain.main.calls.status).toBe(1);
-  });
+  it.each([
+    { method: "status", named: "getSignatureStatuses" },
+    { method: "height", named: "getBlockHeight" },
+  ] as const)(
+    "a $named error no retry fixes is thrown, named (the caller resumes), not a failure",
+    async (row) => {
+      const chain = new FakeChain();
+      chain.main.faults[row.method] = () => rpcError("Invalid params", -32602);
+      const error = await chain.run().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(PermanentError);
+      expect((error as Error).message).toContain(`${row.named}: RPC error -32602`);
+      expect(chain.main.calls[row.method]).toBe(1);
+    },
+  );
 
   // The stop comes while the call keeps failing on a passing error: the retries end with it.
   it.each([{ method: "status" }, { method: "height" }, { method: "blockhash" }, { method: "send" }] as {

@@ -27,6 +27,8 @@ describe("sendAndConfirm: outcomes", () => {
       { node: "main", at: 0, bytes: BYTES, options: { skipPreflight: true, maxRetries: 0 } },
     ]);
     expect(chain.main.calls.status).toBe(1);
+    // Nothing went wrong: nothing to say.
+    expect(chain.logs.records()).toEqual([]);
   });
 
   it("reports the time from the start to the status that confirmed it", async () => {
