@@ -143,6 +143,7 @@ export async function loadWallets(
   }
   try {
     return Wallets.fromSecretKeys(secrets, labels);
+    // Stryker disable next-line BlockStatement: fromSecretKeys zeroes these same arrays in its own finally, whatever happens
   } finally {
     for (const secret of secrets) secret.fill(0);
   }
@@ -161,6 +162,7 @@ async function readKeyFile(path: string, logger: Logger): Promise<Uint8Array> {
         "key file is accessible by group or others; chmod 600 it",
       );
     }
+    // Stryker disable next-line StringLiteral: without an encoding readFile gives a Buffer, which JSON.parse reads as UTF-8 all the same
     text = await readFile(path, "utf8");
   } catch (error) {
     if (error instanceof ConfigError) throw error;

@@ -156,6 +156,14 @@ describe("Wallets: what it holds and what it says", () => {
     expect(Wallets.fromSecretKeys([]).size).toBe(0);
   });
 
+  it("lists every wallet in its text form", () => {
+    const a = Keypair.generate();
+    const b = Keypair.generate();
+    const wallets = Wallets.fromSecretKeys([a.secretKey.slice(), b.secretKey.slice()]);
+    expect(String(wallets)).toBe(`Wallets(${a.publicKey.toBase58()}, ${b.publicKey.toBase58()})`);
+    expect(inspect(wallets)).toBe(String(wallets));
+  });
+
   it("names the wallet it holds no key for", () => {
     const wallets = Wallets.fromSecretKeys([Keypair.generate().secretKey.slice()]);
     const stranger = Keypair.generate().publicKey.toBase58();

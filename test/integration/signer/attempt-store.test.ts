@@ -173,6 +173,26 @@ describe("RedisAttemptStore", () => {
     });
   });
 
+  it("a second finish of the same attempt keeps the details it does not repeat", async () => {
+    // Two watchers of one attempt (one lost to a crash and run again) may both finish it.
+    await store.recordSigned("claim-u", signed(1, "u"));
+    await store.finish("claim-u", "u", { status: "confirmed", slot: 77 });
+    await store.finish("claim-u", "u", { status: "confirmed" });
+    expect(await store.get("claim-u")).toMatchObject({ status: "confirmed", slot: 77 });
+    await store.recordSigned("claim-t", signed(1, "t"));
+    await store.finish("claim-t", "t", {
+      status: "failed",
+      reason: "onchain",
+      error: "custom program error: 0x1",
+    });
+    await store.finish("claim-t", "t", { status: "failed" });
+    expect(await store.get("claim-t")).toMatchObject({
+      status: "failed",
+      reason: "onchain",
+      error: "custom program error: 0x1",
+    });
+  });
+
   it("stamps records with the wall clock when given none", async () => {
     const wall = new RedisAttemptStore(env.redis, `${env.prefix}:`);
     const before = Date.now();
