@@ -155,12 +155,22 @@ describe("outcomes read from the attempt record", () => {
     const i = intent();
     const tx = await record(i.key, 1, "d");
     await attempts.finish(i.key, tx.signature, { status: "expired" });
-    expect(await signAndSend(input(i, tx.unsigned))).toStrictEqual({
+    const logs = captureLogger();
+    expect(await signAndSend({ ...input(i, tx.unsigned), logger: logs.logger })).toStrictEqual({
       outcome: "expired",
       signature: tx.signature,
       attempt: 1,
       resumed: true,
     });
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({
+        level: "info",
+        msg: "this transaction already finished",
+        intentKey: i.key,
+        attempt: 1,
+        status: "expired",
+      }),
+    );
   });
 
   it("a refusal answers its reason and detail; an empty detail stays empty", async () => {
@@ -187,12 +197,23 @@ describe("outcomes read from the attempt record", () => {
   it("an attempt in flight answers sent with its recorded signature, and signs nothing", async () => {
     const i = intent();
     const tx = await record(i.key, 1, "e");
-    expect(await signAndSend(input(i, transaction("fresh").unsigned))).toStrictEqual({
+    const logs = captureLogger();
+    expect(
+      await signAndSend({ ...input(i, transaction("fresh").unsigned), logger: logs.logger }),
+    ).toStrictEqual({
       outcome: "sent",
       signature: tx.signature,
       attempt: 1,
       resumed: true,
     });
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({
+        level: "info",
+        msg: "an attempt of this intent is in flight",
+        signature: tx.signature,
+        attempt: 1,
+      }),
+    );
   });
 
   it("refuses to follow an attempt in flight whose record lost its signature", async () => {

@@ -191,8 +191,20 @@ describe("the path of a signed transaction, as the log tells it", () => {
     expect(cap?.capped).toBe((cap?.blockHeight as number) + 151);
     expect((await env.attempts.get(intent.key))?.lastValidBlockHeight).toBe(cap?.capped);
     // Let it land, so that later tests find the wallet's balances as they were plus the payout.
-    const watched = await watchAttempt({ ...input(intent, built), intentKey: intent.key, resumed: false });
+    const watchLogs = captureLogger();
+    const watched = await watchAttempt({
+      ...input(intent, built, watchLogs.logger),
+      intentKey: intent.key,
+      resumed: false,
+    });
     expect(watched).toMatchObject({ outcome: "confirmed", resumed: false });
+    expect(watchLogs.lines()).toContainEqual(
+      expect.objectContaining({ msg: "watching a recorded transaction", attempt: 1 }),
+    );
+    // The record holds the capped height already: capping it again changes nothing and says nothing.
+    expect(messages(watchLogs.lines()).filter((m) => String(m).startsWith("lastValidBlockHeight"))).toEqual(
+      [],
+    );
   });
 
   it("an expired attempt is recorded and logged as such", async () => {
@@ -212,7 +224,71 @@ describe("the path of a signed transaction, as the log tells it", () => {
   });
 });
 
+describe("a transaction that fails on chain", () => {
+  it("is recorded failed with the chain's error, and logged as a warning", async () => {
+    // The chain holds the send until the vault is emptied, then lands it: the transfer fails.
+    env.chain.faults.landDelayMs = 600_000;
+    const intent = env.claimIntent();
+    const vault = env.chain.getAccount(env.vaultUsdc);
+    if (!vault) throw new Error("the sandbox's vault has no USDC account");
+    const sent = await signAndSend(input(intent, await claim()));
+    expect(sent.outcome).toBe("sent");
+    expect(env.chain.heldSends).toBe(1);
+    const emptied = Buffer.from(vault.data);
+    emptied.writeBigUInt64LE(0n, 64); // amount
+    env.chain.setAccount({
+      address: env.vaultUsdc,
+      lamports: vault.lamports,
+      owner: vault.owner,
+      data: emptied,
+    });
+    env.chain.landHeldSends();
+    const logs = captureLogger();
+    try {
+      const outcome = await watchAttempt({
+        ...input(intent, await claim(), logs.logger),
+        intentKey: intent.key,
+      });
+      const error = "instruction 0: custom program error 0x1";
+      expect(outcome).toMatchObject({ outcome: "failed", error, attempt: 1 });
+      expect(await env.attempts.get(intent.key)).toMatchObject({ status: "failed", error });
+      expect(logs.lines()).toContainEqual(
+        expect.objectContaining({
+          level: "warn",
+          msg: "transaction failed on chain",
+          signature: outcome.outcome === "failed" ? outcome.signature : "",
+          error: expect.objectContaining({ message: error }),
+        }),
+      );
+    } finally {
+      env.chain.setAccount({
+        address: env.vaultUsdc,
+        lamports: vault.lamports,
+        owner: vault.owner,
+        data: vault.data,
+      });
+      // A claim built in this same slot would be these very bytes, whose signature already failed.
+      env.chain.advanceSlots(1);
+    }
+  });
+});
+
 describe("refusals", () => {
+  it("bytes that are not a transaction, after an expired attempt: refused at the next attempt", async () => {
+    const intent = env.claimIntent();
+    await otherRunsAttempt(intent, "expired");
+    const outcome = await signAndSend({
+      ...input(intent, await claim()),
+      transactionBase64: Buffer.from("not a transaction").toString("base64"),
+    });
+    expect(outcome).toMatchObject({
+      outcome: "refused",
+      reason: "decode_failed",
+      attempt: 2,
+      resumed: false,
+    });
+  });
+
   it("a refusal is recorded, answered with its reason and detail, and logged for the operator", async () => {
     const intent = env.claimIntent();
     const logs = captureLogger();
