@@ -143,7 +143,6 @@ export async function loadWallets(
   }
   try {
     return Wallets.fromSecretKeys(secrets, labels);
-    // Stryker disable next-line BlockStatement: fromSecretKeys zeroes these same arrays in its own finally, whatever happens
   } finally {
     for (const secret of secrets) secret.fill(0);
   }
