@@ -277,6 +277,26 @@ describe("the bound on attempts", () => {
     });
   });
 
+  it("an expired record that lost its signed bytes is not taken for the transaction brought again", async () => {
+    const i = intent();
+    const tx = await record(i.key, 1, "k");
+    await attempts.finish(i.key, tx.signature, { status: "expired" });
+    await redis.redis.hdel(`${redis.prefix}:attempt:${i.key}`, "signedTransaction");
+    // Not "already finished": the next attempt is opened, here past the bound.
+    expect(await signAndSend({ ...input(i, tx.unsigned), maxAttempts: 1 })).toStrictEqual({
+      outcome: "failed",
+      error: "1 transactions tried, at most 1",
+      attempt: 1,
+      resumed: false,
+    });
+  });
+
+  it("a node that cannot be reached: the error names the call that failed, nothing is recorded", async () => {
+    const i = intent();
+    await expect(signAndSend(input(i, transaction("first").unsigned))).rejects.toThrow(/^getBlockHeight: /);
+    expect(await attempts.get(i.key)).toBeUndefined();
+  });
+
   it("a refusal uses up an attempt too", async () => {
     const i = intent();
     await attempts.recordRefused(i.key, 3, "outflow_sol", "x");

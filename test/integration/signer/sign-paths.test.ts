@@ -138,15 +138,18 @@ describe("the path of a signed transaction, as the log tells it", () => {
     // The service's height is within a blockhash's lifetime: nothing to cap, nothing to say.
     expect(messages(logs.lines()).filter((m) => String(m).startsWith("lastValidBlockHeight"))).toEqual([]);
 
-    // The keeper's watcher, in another process after a restart, is told nothing of who sent it.
+    // The keeper's watcher, in another process after a restart, is told nothing of who sent it. The
+    // send already landed: the watcher finds it without sending it again.
     const watchLogs = captureLogger("debug");
+    const sends = vi.spyOn(env.connection, "sendRawTransaction");
     const outcome = await watchAttempt({
       connection: env.connection,
       attempts: env.attempts,
       logger: watchLogs.logger,
-      send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
+      send: { rebroadcastIntervalMs: 600_000, pollIntervalMs: 50 },
       intentKey: intent.key,
     });
+    expect(sends).not.toHaveBeenCalled();
     expect(outcome).toMatchObject({
       outcome: "confirmed",
       signature: sent.signature,
@@ -349,6 +352,20 @@ describe("refusals", () => {
       expect.objectContaining({ msg: "another run recorded this intent first", attempt: 1, recorded: 1 }),
     );
     expect(await env.attempts.get(intent.key)).toMatchObject({ status: "confirmed", signature });
+  });
+
+  it("a refusal whose competing record is cleared (`keeper retry`) before it is read: refused", async () => {
+    const intent = env.claimIntent();
+    await otherRunsAttempt(intent, "expired");
+    const store = stalledStore({
+      recordRefused: async (key, attempt, reason, detail) => {
+        const recorded = await env.attempts.recordRefused(key, attempt, reason, detail);
+        await env.attempts.clearFinished(key); // a person's retry lands between the two calls
+        return recorded;
+      },
+    });
+    const outcome = await signAndSend({ ...input(intent, await foreignPayer()), attempts: store });
+    expect(outcome).toMatchObject({ outcome: "refused", reason: "fee_payer", attempt: 1, resumed: false });
   });
 });
 
