@@ -161,6 +161,7 @@ async function readKeyFile(path: string, logger: Logger): Promise<Uint8Array> {
         "key file is accessible by group or others; chmod 600 it",
       );
     }
+    // Stryker disable next-line StringLiteral: without an encoding readFile gives a Buffer, which JSON.parse reads as UTF-8 all the same
     text = await readFile(path, "utf8");
   } catch (error) {
     if (error instanceof ConfigError) throw error;

@@ -1,6 +1,7 @@
+import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
-import { testRedis } from "../../helpers/redis.js";
+import { REDIS_URL, testRedis } from "../../helpers/redis.js";
 
 let env: Awaited<ReturnType<typeof testRedis>>;
 let store: RedisAttemptStore;
@@ -8,6 +9,7 @@ let clock = 1_000;
 
 beforeEach(async () => {
   env = await testRedis("attempts");
+  clock = 1_000;
   store = new RedisAttemptStore(env.redis, `${env.prefix}:`, () => clock++);
 });
 afterEach(async () => {
@@ -94,5 +96,111 @@ describe("RedisAttemptStore", () => {
     const keys = await env.redis.keys(`${env.prefix}*`);
     expect(keys).toEqual([`${env.prefix}:attempt:claim-e`]);
     expect(await env.redis.type(keys[0] as string)).toBe("hash");
+  });
+
+  it("reads a record back exactly, through another connection (as after a crash)", async () => {
+    await store.recordSigned("claim-x", signed(1, "sig1")); // clock 1000
+    await store.finish("claim-x", "sig1", {
+      status: "failed",
+      error: "custom program error: 0x1",
+      reason: "onchain",
+    }); // 1001
+    // A new process: its own connection and store, nothing shared with the one that wrote.
+    const other = new Redis(REDIS_URL, { lazyConnect: true });
+    await other.connect();
+    try {
+      const reread = new RedisAttemptStore(other, `${env.prefix}:`);
+      expect(await reread.get("claim-x")).toStrictEqual({
+        intentKey: "claim-x",
+        attempt: 1,
+        status: "failed",
+        signature: "sig1",
+        lastValidBlockHeight: 501,
+        recentBlockhash: "hash1",
+        signedTransaction: "dHg1",
+        reason: "onchain",
+        error: "custom program error: 0x1",
+        createdAt: 1000,
+        updatedAt: 1001,
+      });
+    } finally {
+      other.disconnect();
+    }
+  });
+
+  it("keeps the first attempt's creation time and drops the previous outcome when the next attempt is signed", async () => {
+    await store.recordSigned("claim-y", signed(1, "a")); // 1000
+    await store.finish("claim-y", "a", { status: "confirmed", slot: 12 }); // 1001
+    expect(await store.get("claim-y")).toStrictEqual({
+      intentKey: "claim-y",
+      attempt: 1,
+      status: "confirmed",
+      signature: "a",
+      lastValidBlockHeight: 501,
+      recentBlockhash: "hash1",
+      signedTransaction: "dHg1",
+      slot: 12,
+      createdAt: 1000,
+      updatedAt: 1001,
+    });
+    await store.recordRefused("claim-z", 1, "outflow_sol", "drains 5 SOL"); // 1002
+    await store.recordSigned("claim-z", signed(2, "b")); // 1003
+    expect(await store.get("claim-z")).toStrictEqual({
+      intentKey: "claim-z",
+      attempt: 2,
+      status: "sent",
+      signature: "b",
+      lastValidBlockHeight: 502,
+      recentBlockhash: "hash2",
+      signedTransaction: "dHg2",
+      createdAt: 1002,
+      updatedAt: 1003,
+    });
+  });
+
+  it("a refusal after an expired attempt keeps no trace of its transaction", async () => {
+    await store.recordSigned("claim-w", signed(1, "w1")); // 1000
+    await store.finish("claim-w", "w1", { status: "expired" }); // 1001
+    expect(await store.recordRefused("claim-w", 2, "fee_payer", "not ours")).toBe(true); // 1002
+    expect(await store.get("claim-w")).toStrictEqual({
+      intentKey: "claim-w",
+      attempt: 2,
+      status: "refused",
+      reason: "fee_payer",
+      error: "not ours",
+      createdAt: 1000,
+      updatedAt: 1002,
+    });
+  });
+
+  it("a second finish of the same attempt keeps the details it does not repeat", async () => {
+    // Two watchers of one attempt (one lost to a crash and run again) may both finish it.
+    await store.recordSigned("claim-u", signed(1, "u"));
+    await store.finish("claim-u", "u", { status: "confirmed", slot: 77 });
+    await store.finish("claim-u", "u", { status: "confirmed" });
+    expect(await store.get("claim-u")).toMatchObject({ status: "confirmed", slot: 77 });
+    await store.recordSigned("claim-t", signed(1, "t"));
+    await store.finish("claim-t", "t", {
+      status: "failed",
+      reason: "onchain",
+      error: "custom program error: 0x1",
+    });
+    await store.finish("claim-t", "t", { status: "failed" });
+    expect(await store.get("claim-t")).toMatchObject({
+      status: "failed",
+      reason: "onchain",
+      error: "custom program error: 0x1",
+    });
+  });
+
+  it("stamps records with the wall clock when given none", async () => {
+    const wall = new RedisAttemptStore(env.redis, `${env.prefix}:`);
+    const before = Date.now();
+    await wall.recordSigned("claim-v", signed(1, "v"));
+    const after = Date.now();
+    const record = await wall.get("claim-v");
+    expect(record?.createdAt).toBeGreaterThanOrEqual(before);
+    expect(record?.createdAt).toBeLessThanOrEqual(after);
+    expect(record?.updatedAt).toBe(record?.createdAt);
   });
 });

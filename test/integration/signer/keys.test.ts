@@ -1,10 +1,12 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
+import { secretForms } from "../../../src/ops/secret-forms.js";
+import { REDACTED, SecretScrubber } from "../../../src/ops/secret-scrubber.js";
 import { loadWallets } from "../../../src/signer/keys.js";
 import { captureLogger } from "./helpers.js";
 
@@ -89,5 +91,101 @@ describe("loadWallets", () => {
       "env K3: not set or empty",
     ]);
     expect((error as Error).message).not.toContain(short);
+  });
+});
+
+describe("loadWallets from key files: every rule", () => {
+  const rule = "expected a JSON array of 64 integers from 0 to 255";
+
+  async function problemsOf(path: string): Promise<readonly string[]> {
+    const { logger } = captureLogger();
+    const error = await loadWallets([{ kind: "file", path }], { logger }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+
+  it("gives every form of a file's key to the scrubber", async () => {
+    const kp = Keypair.generate();
+    const path = await keyFile("scrubbed.json", JSON.stringify([...kp.secretKey]));
+    const scrubber = new SecretScrubber();
+    const { logger } = captureLogger();
+    await loadWallets([{ kind: "file", path }], { logger, scrubber });
+    const forms = secretForms(kp.secretKey);
+    expect(forms.length).toBeGreaterThan(0);
+    for (const form of forms) expect(scrubber.scrub(`leak: ${form}`)).toBe(`leak: ${REDACTED}`);
+  });
+
+  it("says how to fix a file others can read", async () => {
+    const path = await keyFile("group.json", JSON.stringify([...Keypair.generate().secretKey]), 0o640);
+    const { logger, lines } = captureLogger();
+    await loadWallets([{ kind: "file", path }], { logger });
+    expect(lines().filter((l) => l.level === "warn")).toEqual([
+      expect.objectContaining({
+        path,
+        mode: "0640",
+        msg: "key file is accessible by group or others; chmod 600 it",
+      }),
+    ]);
+  });
+
+  it("refuses a directory as a key file", async () => {
+    const path = join(dir, "a-directory");
+    await mkdir(path);
+    expect(await problemsOf(path)).toEqual([`${path}: not a regular file`]);
+  });
+
+  it("refuses a missing file, naming the path and the error code", async () => {
+    const path = join(dir, "nowhere.json");
+    expect(await problemsOf(path)).toEqual([`${path}: cannot read the key file (ENOENT)`]);
+  });
+
+  it.each([
+    ["broken JSON", "[1,2,", `not valid JSON; ${rule}`],
+    ["a JSON string", '"abc"', `${rule}, got string`],
+    ["an array of 63", JSON.stringify(Array(63).fill(1)), `${rule}, got an array of 63 items`],
+    ["an array of 65", JSON.stringify(Array(65).fill(1)), `${rule}, got an array of 65 items`],
+    ["a negative byte", JSON.stringify([-1, ...Array(63).fill(1)]), `${rule}, got an array of 64 items`],
+    ["a fraction", JSON.stringify([...Array(63).fill(1), 1.5]), `${rule}, got an array of 64 items`],
+    ["a byte as a string", JSON.stringify([...Array(63).fill(1), "1"]), `${rule}, got an array of 64 items`],
+  ])("refuses %s with the whole rule", async (name, content, message) => {
+    const path = await keyFile(`rule-${name.replace(/\W/g, "-")}.json`, content);
+    expect(await problemsOf(path)).toEqual([`${path}: ${message}`]);
+  });
+
+  it("accepts the bytes 0 and 255 at the ends of the range", async () => {
+    // A key whose bytes include both ends: search seeds until one does.
+    let kp = Keypair.generate();
+    while (!(kp.secretKey.includes(0) && kp.secretKey.includes(255))) kp = Keypair.generate();
+    const path = await keyFile("ends.json", JSON.stringify([...kp.secretKey]));
+    const { logger } = captureLogger();
+    const wallets = await loadWallets([{ kind: "file", path }], { logger });
+    expect(wallets.publicKeys()).toEqual([kp.publicKey.toBase58()]);
+  });
+
+  it("names the file whose key halves do not match, without the key", async () => {
+    const secret = Keypair.generate().secretKey.slice();
+    secret.set(Keypair.generate().publicKey.toBytes(), 32);
+    const path = await keyFile("mismatch.json", JSON.stringify([...secret]));
+    const problems = await problemsOf(path);
+    expect(problems).toEqual([`${path}: the public half of the key does not match its secret half`]);
+    for (const form of secretForms(secret)) expect(problems.join("\n")).not.toContain(form);
+  });
+
+  it("reports a bad file and a bad variable together, and removes the variable", async () => {
+    const path = join(dir, "absent.json");
+    const env: NodeJS.ProcessEnv = { K: "" };
+    const { logger } = captureLogger();
+    const error = await loadWallets(
+      [
+        { kind: "file", path },
+        { kind: "env", name: "K" },
+      ],
+      { logger, env },
+    ).catch((e: unknown) => e);
+    expect((error as ConfigError).problems).toEqual([
+      `${path}: cannot read the key file (ENOENT)`,
+      "env K: not set or empty",
+    ]);
+    expect(env).toEqual({});
   });
 });
