@@ -1,9 +1,13 @@
+import { type Connection, Keypair, PublicKey, SolanaJSONRPCError } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import {
   nonZeroPercentile,
   type PriorityFeeSettings,
   priorityFeePrice,
+  priorityFeeSettings,
+  recentPriorityFeesOn,
 } from "../../src/chain/priority-fee.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 
 const settings: PriorityFeeSettings = {
   percentile: 75,
@@ -76,5 +80,124 @@ describe("priorityFeePrice", () => {
   it("rises on every rebuild until a ceiling holds it", () => {
     const prices = [1, 2, 3, 4, 5].map((build) => priorityFeePrice({ samples: [100_000], build, settings }));
     expect(prices).toEqual([100_000, 150_000, 225_000, 337_500, 506_250]);
+  });
+});
+
+describe("priorityFeeSettings", () => {
+  it("takes each setting from its own key of the signer section", () => {
+    expect(
+      priorityFeeSettings({
+        priorityFeePercentile: 90,
+        minPriorityFeeMicroLamports: 2,
+        priorityFeeEscalation: 1.25,
+        maxComputeUnitPriceMicroLamports: 3,
+        maxPriorityFeeLamports: 4,
+      }),
+    ).toEqual({
+      percentile: 90,
+      minMicroLamports: 2,
+      escalation: 1.25,
+      maxUnitPriceMicroLamports: 3,
+      maxPriorityFeeLamports: 4,
+    });
+  });
+});
+
+describe("priorityFeePrice edges", () => {
+  it("bids the floor x escalation on the first build even when build is given as 0 or less", () => {
+    for (const build of [0, -1]) {
+      expect(priorityFeePrice({ samples: [4_000], build, settings })).toBe(4_000);
+    }
+  });
+
+  it("treats a unit limit below 1 as 1 and one above 1,400,000 as 1,400,000", () => {
+    // A 1-unit limit leaves the whole budget for that unit: only the per-unit ceiling holds the price.
+    expect(priorityFeePrice({ samples: [3_000_000], build: 1, settings, unitLimit: 0 })).toBe(2_000_000);
+    expect(
+      priorityFeePrice({
+        samples: [3_000_000],
+        build: 1,
+        settings: { ...settings, maxUnitPriceMicroLamports: Number.MAX_SAFE_INTEGER },
+        unitLimit: 0,
+      }),
+    ).toBe(3_000_000);
+    expect(priorityFeePrice({ samples: [900_000], build: 1, settings, unitLimit: 5_000_000 })).toBe(700_000);
+  });
+
+  it("bids 0 when the fee budget does not cover the base fee reserve", () => {
+    for (const maxPriorityFeeLamports of [20_000, 10_000]) {
+      expect(
+        priorityFeePrice({ samples: [5_000], build: 1, settings: { ...settings, maxPriorityFeeLamports } }),
+      ).toBe(0);
+    }
+    // One lamport above the reserve: 1e6 / 1,400,000 micro-lamports per unit, rounded down.
+    expect(
+      priorityFeePrice({
+        samples: [5_000],
+        build: 1,
+        settings: { ...settings, maxPriorityFeeLamports: 20_001 },
+      }),
+    ).toBe(0);
+    expect(
+      priorityFeePrice({
+        samples: [5_000],
+        build: 1,
+        settings: { ...settings, maxPriorityFeeLamports: 20_001 },
+        unitLimit: 1_000,
+      }),
+    ).toBe(1_000);
+  });
+});
+
+describe("recentPriorityFeesOn", () => {
+  const writable = [Keypair.generate().publicKey.toBase58(), Keypair.generate().publicKey.toBase58()];
+
+  function fakeConnection(answer: (calls: number) => Promise<{ slot: number; prioritizationFee: number }[]>) {
+    const asked: string[][] = [];
+    const connection = {
+      async getRecentPrioritizationFees(config?: { lockedWritableAccounts?: PublicKey[] }) {
+        asked.push((config?.lockedWritableAccounts ?? []).map((k) => k.toBase58()));
+        return answer(asked.length);
+      },
+    } as unknown as Connection;
+    return { connection, asked };
+  }
+
+  it("asks for the fees on the accounts the transaction writes and answers them per slot", async () => {
+    const { connection, asked } = fakeConnection(async () => [
+      { slot: 1, prioritizationFee: 0 },
+      { slot: 2, prioritizationFee: 7_000 },
+    ]);
+    const { logger, lines } = captureLogger();
+    expect(await recentPriorityFeesOn(connection, logger)(writable)).toEqual([0, 7_000]);
+    expect(asked).toEqual([writable]);
+    expect(asked[0]?.every((a) => new PublicKey(a).toBase58() === a)).toBe(true);
+    expect(lines()).toEqual([]);
+  });
+
+  it("retries a failed request once", async () => {
+    const { connection, asked } = fakeConnection(async (calls) => {
+      if (calls === 1) throw new Error("fetch failed");
+      return [{ slot: 3, prioritizationFee: 9 }];
+    });
+    const { logger } = captureLogger();
+    expect(await recentPriorityFeesOn(connection, logger)(writable)).toEqual([9]);
+    expect(asked).toHaveLength(2);
+  });
+
+  it("answers no samples and logs why when the node keeps failing, so the bid falls back to the floor", async () => {
+    const { connection, asked } = fakeConnection(async () => {
+      throw new SolanaJSONRPCError({ code: -32601, message: "Method not found" });
+    });
+    const { logger, lines } = captureLogger();
+    expect(await recentPriorityFeesOn(connection, logger)(writable)).toEqual([]);
+    expect(asked).toHaveLength(1);
+    expect(lines()).toMatchObject([
+      {
+        level: "warn",
+        msg: "recent priority fees unavailable: bidding the floor",
+        err: { message: "getRecentPrioritizationFees: RPC error -32601: Method not found" },
+      },
+    ]);
   });
 });

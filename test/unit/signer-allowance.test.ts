@@ -1,3 +1,4 @@
+import { ACCOUNT_SIZE } from "@solana/spl-token";
 import { describe, expect, it } from "vitest";
 import { allowanceFor, DEFAULT_RENT_LAMPORTS } from "../../src/chain/allowance.js";
 import { NATIVE_MINT } from "../../src/chain/programs.js";
@@ -77,6 +78,21 @@ describe("allowanceFor", () => {
     const allowance = allowanceFor(intent);
     expect(allowance.maxLamports).toBe(lamports);
     expect([...allowance.tokens]).toEqual(tokens);
+  });
+
+  it("lets an order leave by default the rent of two token accounts (its own and the escrow's)", () => {
+    // Rent exemption on Solana: (data + 128 bytes of account overhead) x 3,480 lamports a byte-year x 2 years.
+    const tokenAccountRent = BigInt((ACCOUNT_SIZE + 128) * 3_480 * 2);
+    const order: Intent = {
+      ...base,
+      key: "t",
+      kind: "createTrigger",
+      inputMint: usdc,
+      outputMint: out,
+      makingAmount: "1",
+      takingAmount: "1",
+    };
+    expect(allowanceFor(order).maxLamports).toBe(2n * tokenAccountRent);
   });
 
   it("takes an order's rent allowance from options, and gives claims none whatever the options", () => {
