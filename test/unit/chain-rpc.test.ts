@@ -126,6 +126,30 @@ describe("rpcCall", () => {
     expect((error as Error).message).toBe("getSlot: shutting down");
   });
 
+  it("does not hold the process open while it waits to retry (a shutdown need not wait for a backoff)", async () => {
+    const setTimeoutSpy = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const controller = new AbortController();
+      const outcome = rpcCall(
+        "getSlot",
+        async () => {
+          throw new Error("connection reset");
+        },
+        { minTimeoutMs: 60_000, maxTimeoutMs: 60_000, signal: controller.signal },
+      ).catch((e: unknown) => e);
+      const backoff = await vi.waitFor(() => {
+        const index = setTimeoutSpy.mock.calls.findIndex((call) => call[1] === 60_000);
+        expect(index).toBeGreaterThanOrEqual(0);
+        return setTimeoutSpy.mock.results[index]?.value as NodeJS.Timeout;
+      });
+      expect(backoff.hasRef()).toBe(false);
+      controller.abort(new Error("stop"));
+      expect(await outcome).toBeInstanceOf(TransientError);
+    } finally {
+      setTimeoutSpy.mockRestore();
+    }
+  });
+
   it("by default retries four times, waiting 200 ms then doubling up to 2 s", async () => {
     vi.useFakeTimers();
     const { state, call } = flaky(100);
