@@ -1,5 +1,7 @@
 import {
   AuthorityType,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createAssociatedTokenAccountInstruction,
   createRecoverNestedInstruction,
   createSetAuthorityInstruction,
 } from "@solana/spl-token";
@@ -78,6 +80,46 @@ describe("raw token data shorter than the builders make", () => {
     ).data;
     const short = rawEffect("0", TOKEN_PROGRAM, [account, authority], full.subarray(0, 34));
     expect(short.roles).toEqual({ account, authority });
+  });
+});
+
+describe("raw associated token account creation", () => {
+  it("names createIdempotent's accounts as create's", () => {
+    const [payer, account, owner, mint] = [key(), key(), key(), key()].map((k) => new PublicKey(k)) as [
+      PublicKey,
+      PublicKey,
+      PublicKey,
+      PublicKey,
+    ];
+    const read = (ix: { keys: { pubkey: PublicKey }[]; data: Buffer }) =>
+      rawEffect(
+        "0",
+        ASSOCIATED_TOKEN_PROGRAM,
+        ix.keys.map((k) => k.pubkey.toBase58()),
+        ix.data,
+      );
+    const create = read(createAssociatedTokenAccountInstruction(payer, account, owner, mint));
+    const idempotent = read(createAssociatedTokenAccountIdempotentInstruction(payer, account, owner, mint));
+    expect(idempotent.op).toBe("createIdempotent");
+    expect(idempotent.roles).toEqual(create.roles);
+    expect(Object.keys(idempotent.roles)).toHaveLength(6);
+  });
+});
+
+describe("raw setAuthority data", () => {
+  it("gives a newAuthority role only to a setAuthority that names one", () => {
+    const [account, authority] = [key(), key()];
+    // A removal (option byte 0) followed by bytes that look like an address is still a removal.
+    const removal = Uint8Array.from([6, 2, 0, ...new PublicKey(wallet).toBytes()]);
+    expect(rawEffect("0", TOKEN_PROGRAM, [account, authority], removal).roles).toEqual({
+      account,
+      authority,
+    });
+    // Another token instruction with as many bytes names no new authority.
+    const transfer = Uint8Array.from([3, 1, 1, ...new PublicKey(wallet).toBytes()]);
+    expect(
+      rawEffect("0", TOKEN_PROGRAM, [account, key(), authority], transfer).roles.newAuthority,
+    ).toBeUndefined();
   });
 });
 
