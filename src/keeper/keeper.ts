@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { Connection } from "@solana/web3.js";
 import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -482,6 +483,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       // attempt records. A stop does not wait out the watches (up to a blockhash's lifetime): they are
       // cut short and their jobs retried, by another signer process or at the next start.
       const stopping = new AbortController();
+      // Every watch in flight waits on this signal (its pause between polls, its retried reads): up to
+      // watchConcurrency of them at once is the design, not a leak, so Node's warning at 10 is lifted.
+      setMaxListeners(config.signer.watchConcurrency * 4, stopping.signal);
       // Hundreds of transactions watched at once after a burst of claims read their statuses together.
       const watchConnection = withBatchedReads(connection);
       const confirmWorker = new Worker(
