@@ -41,17 +41,22 @@ export function withBatchedReads(connection: Connection, options: BatchedReadsOp
     isScheduled = false;
     const batch = waiting;
     waiting = [];
-    for (let from = 0; from < batch.length; ) {
-      // Whole callers per call, up to the RPC's limit of signatures.
-      const part: typeof batch = [];
-      let count = 0;
-      while (from < batch.length) {
-        const next = batch[from];
-        if (!next || (part.length > 0 && count + next.signatures.length > MAX_SIGNATURES)) break;
-        part.push(next);
-        count += next.signatures.length;
-        from += 1;
+    // Whole callers per call, up to the RPC's limit of signatures (one caller's own list goes whole).
+    const parts: Array<typeof batch> = [];
+    let current: typeof batch = [];
+    let count = 0;
+    for (const caller of batch) {
+      if (current.length > 0 && count + caller.signatures.length > MAX_SIGNATURES) {
+        parts.push(current);
+        current = [];
+        count = 0;
       }
+      current.push(caller);
+      count += caller.signatures.length;
+    }
+    // A flush runs only when a read waits, so the last part is never empty.
+    parts.push(current);
+    for (const part of parts) {
       const signatures = part.flatMap((p) => p.signatures);
       connection.getSignatureStatuses(signatures).then(
         (answer) => {

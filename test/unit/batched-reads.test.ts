@@ -1,5 +1,5 @@
 import type { Connection, SignatureStatus } from "@solana/web3.js";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { withBatchedReads } from "../../src/chain/batched-reads.js";
 
 /** A fake RPC connection (outside the process): answers statuses by signature and counts calls. */
@@ -102,6 +102,90 @@ describe("the watcher's batched reads", () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await reads.getBlockHeight("confirmed")).toBe(first + 2);
     expect(fake.calls.filter((c) => c.method === "getBlockHeight")).toHaveLength(3);
+  });
+
+  it("one caller's own list goes out whole, even past 256 signatures", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { gatherMs: 5 });
+    const many = Array.from({ length: 300 }, (_, i) => `landed-${i}`);
+    const [alone, next] = await Promise.all([
+      reads.getSignatureStatuses(many),
+      reads.getSignatureStatuses(["landed-x"]),
+    ]);
+    expect(fake.calls.map((c) => (c.args[0] as string[]).length)).toEqual([300, 1]);
+    expect(alone.value).toHaveLength(300);
+    expect(next.value[0]?.slot).toBe(7);
+  });
+
+  it("a failed block height read is not shared: the next caller asks again", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { heightMaxAgeMs: 60_000 });
+    const original = fake.connection.getBlockHeight.bind(fake.connection);
+    let failures = 1;
+    fake.connection.getBlockHeight = async (commitment) => {
+      if (failures-- > 0) {
+        fake.calls.push({ method: "getBlockHeight", args: [commitment] });
+        throw new Error("node unreachable");
+      }
+      return original(commitment);
+    };
+    await expect(reads.getBlockHeight("confirmed")).rejects.toThrow("node unreachable");
+    const height = await reads.getBlockHeight("confirmed");
+    expect(await reads.getBlockHeight("confirmed")).toBe(height);
+    expect(fake.calls.filter((c) => c.method === "getBlockHeight")).toHaveLength(2);
+  });
+
+  describe("on a clock the test moves", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("gathers reads for 25 ms by default, from the first one waiting", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+      const fake = fakeConnection();
+      const reads = withBatchedReads(fake.connection);
+      const a = reads.getSignatureStatuses(["landed-a"]);
+      await vi.advanceTimersByTimeAsync(20);
+      const b = reads.getSignatureStatuses(["landed-b"]);
+      expect(fake.calls).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(5);
+      await Promise.all([a, b]);
+      expect(fake.calls.map((c) => c.args[0])).toEqual([["landed-a", "landed-b"]]);
+    });
+
+    it("a read after a flush waits its own full window, not the rest of another's", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+      const fake = fakeConnection();
+      const reads = withBatchedReads(fake.connection, { gatherMs: 25 });
+      const a = reads.getSignatureStatuses(["landed-a"]);
+      await vi.advanceTimersByTimeAsync(10);
+      const b = reads.getSignatureStatuses(["landed-b"]);
+      await vi.advanceTimersByTimeAsync(15);
+      await Promise.all([a, b]);
+      const c = reads.getSignatureStatuses(["landed-c"]);
+      await vi.advanceTimersByTimeAsync(10);
+      const d = reads.getSignatureStatuses(["landed-d"]);
+      // 10 ms after b's would-be window ended: c's window (25 ms from c) is still open.
+      await vi.advanceTimersByTimeAsync(10);
+      expect(fake.calls).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(5);
+      await Promise.all([c, d]);
+      expect(fake.calls.map((call) => call.args[0])).toEqual([
+        ["landed-a", "landed-b"],
+        ["landed-c", "landed-d"],
+      ]);
+    });
+
+    it("a block height exactly heightMaxAgeMs old is read again", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+      const fake = fakeConnection();
+      const reads = withBatchedReads(fake.connection, { heightMaxAgeMs: 200 });
+      const first = await reads.getBlockHeight("confirmed");
+      await vi.advanceTimersByTimeAsync(199);
+      expect(await reads.getBlockHeight("confirmed")).toBe(first);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await reads.getBlockHeight("confirmed")).toBe(first + 1);
+    });
   });
 
   it("leaves every other call to the connection", () => {
