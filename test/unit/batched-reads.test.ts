@@ -176,6 +176,51 @@ describe("the watcher's batched reads", () => {
       ]);
     });
 
+    it("a read that fails after a newer one succeeded leaves the newer one shared", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+      const answers: Array<{ resolve: (h: number) => void; reject: (e: Error) => void }> = [];
+      const connection = {
+        getBlockHeight: () =>
+          new Promise<number>((resolve, reject) => {
+            answers.push({ resolve, reject });
+          }),
+      } as unknown as Connection;
+      const reads = withBatchedReads(connection, { heightMaxAgeMs: 200 });
+      const slow = reads.getBlockHeight("confirmed");
+      await vi.advanceTimersByTimeAsync(200);
+      const fresh = reads.getBlockHeight("confirmed");
+      answers[1]?.resolve(500);
+      expect(await fresh).toBe(500);
+      answers[0]?.reject(new Error("node unreachable"));
+      await expect(slow).rejects.toThrow("node unreachable");
+      const again = reads.getBlockHeight("confirmed");
+      expect(answers).toHaveLength(2);
+      expect(await again).toBe(500);
+    });
+
+    it("two failed reads, the newer failing first: both callers hear it, the next caller asks again", async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+      const answers: Array<{ resolve: (h: number) => void; reject: (e: Error) => void }> = [];
+      const connection = {
+        getBlockHeight: () =>
+          new Promise<number>((resolve, reject) => {
+            answers.push({ resolve, reject });
+          }),
+      } as unknown as Connection;
+      const reads = withBatchedReads(connection, { heightMaxAgeMs: 200 });
+      const older = reads.getBlockHeight("confirmed");
+      await vi.advanceTimersByTimeAsync(200);
+      const newer = reads.getBlockHeight("confirmed");
+      answers[1]?.reject(new Error("second failure"));
+      await expect(newer).rejects.toThrow("second failure");
+      answers[0]?.reject(new Error("first failure"));
+      await expect(older).rejects.toThrow("first failure");
+      const again = reads.getBlockHeight("confirmed");
+      expect(answers).toHaveLength(3);
+      answers[2]?.resolve(600);
+      expect(await again).toBe(600);
+    });
+
     it("a block height exactly heightMaxAgeMs old is read again", async () => {
       vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
       const fake = fakeConnection();
