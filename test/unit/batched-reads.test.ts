@@ -36,6 +36,18 @@ function fakeConnection() {
   };
 }
 
+/** Block height reads that stay pending until the test answers them, in the order they were made. */
+function heightReadsAnsweredByTheTest() {
+  const answers: Array<{ resolve: (h: number) => void; reject: (e: Error) => void }> = [];
+  const connection = {
+    getBlockHeight: () =>
+      new Promise<number>((resolve, reject) => {
+        answers.push({ resolve, reject });
+      }),
+  } as unknown as Connection;
+  return { answers, reads: withBatchedReads(connection, { heightMaxAgeMs: 200 }) };
+}
+
 describe("the watcher's batched reads", () => {
   it("status reads made together go out as one call, each caller getting its own answers", async () => {
     const fake = fakeConnection();
@@ -178,14 +190,7 @@ describe("the watcher's batched reads", () => {
 
     it("a read that fails after a newer one succeeded leaves the newer one shared", async () => {
       vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
-      const answers: Array<{ resolve: (h: number) => void; reject: (e: Error) => void }> = [];
-      const connection = {
-        getBlockHeight: () =>
-          new Promise<number>((resolve, reject) => {
-            answers.push({ resolve, reject });
-          }),
-      } as unknown as Connection;
-      const reads = withBatchedReads(connection, { heightMaxAgeMs: 200 });
+      const { answers, reads } = heightReadsAnsweredByTheTest();
       const slow = reads.getBlockHeight("confirmed");
       await vi.advanceTimersByTimeAsync(200);
       const fresh = reads.getBlockHeight("confirmed");
@@ -200,14 +205,7 @@ describe("the watcher's batched reads", () => {
 
     it("two failed reads, the newer failing first: both callers hear it, the next caller asks again", async () => {
       vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
-      const answers: Array<{ resolve: (h: number) => void; reject: (e: Error) => void }> = [];
-      const connection = {
-        getBlockHeight: () =>
-          new Promise<number>((resolve, reject) => {
-            answers.push({ resolve, reject });
-          }),
-      } as unknown as Connection;
-      const reads = withBatchedReads(connection, { heightMaxAgeMs: 200 });
+      const { answers, reads } = heightReadsAnsweredByTheTest();
       const older = reads.getBlockHeight("confirmed");
       await vi.advanceTimersByTimeAsync(200);
       const newer = reads.getBlockHeight("confirmed");
