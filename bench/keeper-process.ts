@@ -14,6 +14,7 @@ import { loadConfig } from "../src/config/load-config.js";
 import { ALL_ROLES, type RunningKeeper, startKeeper } from "../src/keeper/keeper.js";
 import { deriveKeypair } from "../src/sandbox/world/rng.js";
 import { Wallets } from "../src/signer/keys.js";
+import { CpuProfiler } from "./cpu-profile.js";
 import {
   type FromKeeper,
   type KeeperStart,
@@ -182,13 +183,24 @@ async function stop(): Promise<void> {
   process.disconnect?.();
 }
 
+const profiler = new CpuProfiler();
+
+async function stopProfile(file: string | undefined): Promise<void> {
+  const summary = await profiler.stop(file ?? "keeper.cpuprofile");
+  await send({ type: "cpu-profile", summary });
+}
+
 process.on("message", (message: ToKeeper) => {
   const run =
     message.type === "start"
       ? start(message)
       : message.type === "heap-snapshot"
         ? Promise.resolve(heapSnapshot(message.file))
-        : stop();
+        : message.type === "cpu-profile-start"
+          ? profiler.start()
+          : message.type === "cpu-profile-stop"
+            ? stopProfile(message.file)
+            : stop();
   run.catch(async (error: unknown) => {
     await send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
     process.exit(1);

@@ -22,6 +22,8 @@ export interface BenchOptions {
   readonly keeperHeapMb: number | undefined;
   /** Write a V8 heap snapshot of the keeper here once the change's claims confirmed (after the peak was read). */
   readonly heapSnapshot: string | undefined;
+  /** Profile the keeper and the benchmark's process from the change until its samples confirmed, to PREFIX-keeper/-bench.cpuprofile. */
+  readonly cpuProfile: string | undefined;
   /** queues.actionConcurrency and signer.concurrency of the keeper (undefined: its defaults, 16). */
   readonly concurrency: number | undefined;
   /**
@@ -65,6 +67,9 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
   --heap-snapshot FILE write a heap snapshot of the keeper's process to FILE when the sample has
                        confirmed (a snapshot takes memory: the peak RSS printed is read before it)
+  --cpu-profile PREFIX CPU profiles from the change until the samples confirmed: the keeper's process to
+                       PREFIX-keeper.cpuprofile, the benchmark's (sandbox and chain) to PREFIX-bench.cpuprofile,
+                       each summarized in the output (markets mode, or wallets mode's keeper phase)
   --concurrency N      the keeper's builds and signings at once (queues.actionConcurrency and
                        signer.concurrency; default: the keeper's own, 16)
   --change-at W        when markets resolve and prices move: half (half of sweep 1 done, default;
@@ -125,6 +130,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
       "heap-snapshot": { type: "string" },
+      "cpu-profile": { type: "string" },
       concurrency: { type: "string" },
       "change-at": { type: "string" },
       "stagger-ms": { type: "string" },
@@ -172,6 +178,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     rps,
     keeperRps: positiveNumber(values["keeper-rps"], "keeper-rps", rps),
     heapSnapshot: values["heap-snapshot"],
+    cpuProfile: values["cpu-profile"],
     keeperHeapMb:
       values["keeper-heap-mb"] === undefined
         ? undefined

@@ -40,7 +40,13 @@ export interface KeeperHeapSnapshot {
   readonly file: string;
 }
 
-export type ToKeeper = KeeperStart | KeeperStop | KeeperHeapSnapshot;
+/** Start the CPU profiler; "cpu-profile-stop" writes the profile to `file` and answers its summary. */
+export interface KeeperCpuProfile {
+  readonly type: "cpu-profile-start" | "cpu-profile-stop";
+  readonly file?: string;
+}
+
+export type ToKeeper = KeeperStart | KeeperStop | KeeperHeapSnapshot | KeeperCpuProfile;
 
 export interface KeeperReady {
   readonly type: "ready";
@@ -75,4 +81,14 @@ export interface KeeperFailed {
   readonly error: string;
 }
 
-export type FromKeeper = KeeperReady | KeeperProgress | KeeperStopped | KeeperFailed;
+export interface KeeperCpuProfileWritten {
+  readonly type: "cpu-profile";
+  readonly summary: string;
+}
+
+export type FromKeeper =
+  | KeeperReady
+  | KeeperProgress
+  | KeeperStopped
+  | KeeperFailed
+  | KeeperCpuProfileWritten;

@@ -103,7 +103,7 @@ export function printReport(report: Report): void {
   }
   const floor = burstFloorMs(keeper.sample.positions, options.rps);
   row(
-    "  rate-limit floor of the burst",
+    options.staggerMs > 0 ? "  rate-limit floor of the largest burst" : "  rate-limit floor of the burst",
     `${floor.requests} req: ${formatMs(floor.planMs)} (${formatMs(floor.keeperMs)} at 90 %)`,
     "—",
   );

@@ -13,6 +13,7 @@ import { Redis } from "ioredis";
 import { intentKeys } from "../src/core/intent.js";
 import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
+import { CpuProfiler } from "./cpu-profile.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
 import type { FromKeeper, KeeperStart, MemoryAtPeak, RequestEvent, ToKeeper } from "./protocol.js";
@@ -213,6 +214,8 @@ async function runKeeperPhase(
       events.push(...message.events);
       progress.add(message.events);
       rss = message.rssBytes;
+    } else if (message.type === "cpu-profile") {
+      log(`${since(phaseStart)}  keeper's CPU profile:\n${message.summary}`);
     } else if (message.type === "stopped") {
       events.push(...message.events);
       progress.add(message.events);
@@ -251,6 +254,7 @@ async function runKeeperPhase(
     `claims ${watcher?.confirmedAt.size ?? 0}/${sample.positions.length}  ` +
     `closes ${closes?.confirmedAt.size ?? 0}/${closeSample.positions.length}  rss ${Math.round(rss / 1e6)} MB`;
   const broken = () => failure;
+  const benchProfiler = new CpuProfiler();
   try {
     await waitUntil("the keeper to start", () => ready, 180_000, status, broken);
     log(
@@ -266,6 +270,10 @@ async function runKeeperPhase(
       status,
       broken,
     ));
+    if (options.cpuProfile) {
+      child.send({ type: "cpu-profile-start" } satisfies ToKeeper);
+      await benchProfiler.start();
+    }
     sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs);
     log(
       `${since(phaseStart)}  resolved ${sample.marketIds.length} markets` +
@@ -285,6 +293,21 @@ async function runKeeperPhase(
       (sample.isComplete?.() ?? true) &&
       (watcher?.settled ?? 0) >= sample.positions.length &&
       (closes?.settled ?? 0) >= closeSample.positions.length;
+    if (options.cpuProfile) {
+      timedOut ||= !(await waitUntil(
+        "every sample claim confirmed",
+        claimsDone,
+        2 * intervalMs + 2 * boundMs + 60_000,
+        status,
+        broken,
+      ));
+      child.send({
+        type: "cpu-profile-stop",
+        file: `${options.cpuProfile}-keeper.cpuprofile`,
+      } satisfies ToKeeper);
+      const summary = await benchProfiler.stop(`${options.cpuProfile}-bench.cpuprofile`);
+      log(`${since(phaseStart)}  the benchmark's CPU profile (sandbox service and chain):\n${summary}`);
+    }
     timedOut ||= !(await waitUntil(
       "every sample claim confirmed and sweep 2 complete",
       () => claimsDone() && progress.polled(2) >= W,

@@ -204,12 +204,20 @@ export function claimStages(
 /**
  * The least time the rate limit allows for a burst of claims: each owner's positions read and each
  * claim's build request, at the plan's rate, and at the share Keeper aims at (it keeps a tenth free).
+ * Markets resolved apart (`resolvedAtMs` set) are bursts of their own: the floor is the largest one's.
  */
 export function burstFloorMs(
-  owners: ReadonlyArray<{ readonly ownerIndex: number }>,
+  owners: ReadonlyArray<{ readonly ownerIndex: number; readonly resolvedAtMs?: number }>,
   requestsPerSecond: number,
 ): { requests: number; planMs: number; keeperMs: number } {
-  const requests = new Set(owners.map((o) => o.ownerIndex)).size + owners.length;
+  const bursts = new Map<number | undefined, Set<number>>();
+  const claims = new Map<number | undefined, number>();
+  for (const o of owners) {
+    bursts.set(o.resolvedAtMs, (bursts.get(o.resolvedAtMs) ?? new Set()).add(o.ownerIndex));
+    claims.set(o.resolvedAtMs, (claims.get(o.resolvedAtMs) ?? 0) + 1);
+  }
+  let requests = 0;
+  for (const [at, wallets] of bursts) requests = Math.max(requests, wallets.size + (claims.get(at) ?? 0));
   return {
     requests,
     planMs: (requests / requestsPerSecond) * 1000,

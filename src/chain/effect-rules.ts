@@ -94,20 +94,34 @@ export function createdWalletTokenAccounts(
     if (effect.op !== "create" && effect.op !== "createIdempotent") continue;
     const tokenProgram = effect.roles.tokenProgram ?? TOKEN_PROGRAM;
     if (effect.roles.wallet !== wallet || !isTokenProgram(tokenProgram)) continue;
-    let derived: string;
-    try {
-      derived = getAssociatedTokenAddressSync(
-        new PublicKey(mint),
-        new PublicKey(wallet),
-        true,
-        new PublicKey(tokenProgram),
-      ).toBase58();
-    } catch {
-      continue; // not addresses: not an account of the wallet
-    }
-    if (derived === account) created.set(account, { mint });
+    if (associatedTokenAddress(mint, wallet, tokenProgram) === account) created.set(account, { mint });
   }
   return created;
+}
+
+/** Derivations already made: each costs ~0.5 ms of hashing, and a check derives the same ones 2-3 times. */
+const derivedAddresses = new Map<string, string | undefined>();
+const MAX_DERIVED_ADDRESSES = 4_096;
+
+/** The associated token address of `owner` for `mint`; undefined when an input is not an address. */
+function associatedTokenAddress(mint: string, owner: string, tokenProgram: string): string | undefined {
+  const key = `${mint} ${owner} ${tokenProgram}`;
+  if (derivedAddresses.has(key)) return derivedAddresses.get(key);
+  let derived: string | undefined;
+  try {
+    derived = getAssociatedTokenAddressSync(
+      new PublicKey(mint),
+      new PublicKey(owner),
+      true,
+      new PublicKey(tokenProgram),
+    ).toBase58();
+  } catch {
+    derived = undefined; // not addresses: not an account of the wallet
+  }
+  // Bounded by dropping all: a fleet's wallets and mints, derived again on a miss, not a leak.
+  if (derivedAddresses.size >= MAX_DERIVED_ADDRESSES) derivedAddresses.clear();
+  derivedAddresses.set(key, derived);
+  return derived;
 }
 
 export function checkEffect(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {

@@ -112,9 +112,10 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   await checkBlockhash(decoded, input.lastValidBlockHeight, connection, config, input.blockHeight);
 
   const keys = decoded.accountKeys.map((k) => k.pubkey);
+  const programs = programKeys(decoded, allowedPrograms(config));
   let steady: SteadySimulation | undefined;
   for (let round = 1; steady === undefined; round += 1) {
-    steady = await simulateOnSteadyState(input, allowance, keys, commitment);
+    steady = await simulateOnSteadyState(input, allowance, keys, programs, commitment);
     if (steady === undefined && round >= STEADY_STATE_ROUNDS) {
       // Not a refusal: nothing is wrong with the transaction, the wallet was busy. The job retries.
       throw new TransientError(
@@ -123,7 +124,8 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
     }
   }
   const { infos, walletTokens, topLevel, watched, sim } = steady;
-  const walletInfo = infos[0];
+  // The fee payer is never a program key (programKeys), so its account was read.
+  const walletInfo = infos[0] === PROGRAM ? null : infos[0];
 
   const allowed = allowedPrograms(config);
   const innerPrograms = new Set<string>();
@@ -209,8 +211,12 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
 /** Simulations tried before a wallet that keeps changing is left to the job's retry. */
 const STEADY_STATE_ROUNDS = 3;
 
+/** An account not read because it is a program (programKeys): its data is code, which no check reads. */
+const PROGRAM = "program";
+type AccountRead = AccountInfo<Buffer> | null | typeof PROGRAM;
+
 interface SteadySimulation {
-  infos: (AccountInfo<Buffer> | null)[];
+  infos: AccountRead[];
   walletTokens: Map<string, TokenAccountState>;
   topLevel: InstructionEffect[];
   watched: string[];
@@ -232,14 +238,16 @@ async function simulateOnSteadyState(
   input: PolicyInput,
   allowance: OutflowAllowance,
   keys: readonly PublicKey[],
+  programs: ReadonlySet<string>,
   commitment: Commitment,
 ): Promise<SteadySimulation | undefined> {
   const { decoded, connection } = input;
   const wallet = input.intent.wallet;
-  const infos = await getAccounts(connection, keys, commitment);
+  const infos = await getAccounts(connection, keys, programs, commitment);
   const walletTokens = new Map<string, TokenAccountState>();
   decoded.accountKeys.forEach((key, i) => {
-    const token = readTokenAccount(infos[i]);
+    const info = infos[i];
+    const token = info === PROGRAM ? null : readTokenAccount(info);
     if (token && token.owner === wallet) walletTokens.set(key.pubkey.toBase58(), token);
   });
 
@@ -286,7 +294,7 @@ async function simulateOnSteadyState(
   if (!sim.accounts || sim.accounts.length !== watched.length) {
     throw new TransientError("simulation: the node returned no post-state for the wallet's accounts");
   }
-  const again = await getAccounts(connection, keys, commitment);
+  const again = await getAccounts(connection, keys, programs, commitment);
   if (!infos.every((info, i) => sameAccount(info, again[i]))) return undefined;
   const { innerInstructions, accounts } = sim;
   return { infos, walletTokens, topLevel, watched, sim: { ...sim, innerInstructions, accounts } };
@@ -322,7 +330,8 @@ export function simulationError(err: unknown, logs?: readonly string[] | null): 
   return new PolicyRefusal("simulation_failed", `${JSON.stringify(err)}${tail ? `; logs: ${tail}` : ""}`);
 }
 
-function sameAccount(a: AccountInfo<Buffer> | null, b: AccountInfo<Buffer> | null | undefined): boolean {
+function sameAccount(a: AccountRead, b: AccountRead | undefined): boolean {
+  if (a === PROGRAM || b === PROGRAM) return a === b;
   if (!a || !b) return !a && !b;
   return a.lamports === b.lamports && a.owner.equals(b.owner) && a.data.equals(b.data);
 }
@@ -437,24 +446,44 @@ async function checkBlockhash(
 
 const MAX_ACCOUNTS_PER_CALL = 100;
 
+/**
+ * The account keys that are programs: those the top-level instructions invoke and the allow-listed
+ * ones (which inner instructions invoke), but never the fee payer. Their data is their code (the
+ * associated-token program's is ~105 KB here, the token program's ~134 KB on mainnet), read twice per
+ * check for nothing: a program is no token account of the wallet, exists (never new) and cannot be
+ * changed by the transaction.
+ */
+function programKeys(decoded: DecodedTransaction, allowed: ReadonlySet<string>): Set<string> {
+  const programs = new Set(decoded.instructions.map((ix) => ix.programId.toBase58()));
+  for (const key of decoded.accountKeys)
+    if (allowed.has(key.pubkey.toBase58())) programs.add(key.pubkey.toBase58());
+  programs.delete(decoded.accountKeys[0]?.pubkey.toBase58() ?? "");
+  return programs;
+}
+
+/** Each key's account, in order; a program key (in `programs`) is not read and stands as PROGRAM. */
 async function getAccounts(
   connection: Connection,
   keys: readonly PublicKey[],
+  programs: ReadonlySet<string>,
   commitment: Commitment,
-): Promise<(AccountInfo<Buffer> | null)[]> {
-  const out: (AccountInfo<Buffer> | null)[] = [];
-  for (let i = 0; i < keys.length; i += MAX_ACCOUNTS_PER_CALL) {
-    const chunk = keys.slice(i, i + MAX_ACCOUNTS_PER_CALL);
-    out.push(
+): Promise<AccountRead[]> {
+  const toRead = keys.filter((k) => !programs.has(k.toBase58()));
+  const read: (AccountInfo<Buffer> | null)[] = [];
+  for (let i = 0; i < toRead.length; i += MAX_ACCOUNTS_PER_CALL) {
+    const chunk = toRead.slice(i, i + MAX_ACCOUNTS_PER_CALL);
+    read.push(
       ...(await rpcCall("getMultipleAccountsInfo", () =>
         connection.getMultipleAccountsInfo(chunk, commitment),
       )),
     );
   }
-  return out;
+  let next = 0;
+  return keys.map((k) => (programs.has(k.toBase58()) ? PROGRAM : (read[next++] ?? null)));
 }
 
 /** No account yet: absent, or bare lamports (a System account without data, e.g. pre-funded). */
-function isBlank(info: AccountInfo<Buffer> | null | undefined): boolean {
+function isBlank(info: AccountRead | undefined): boolean {
+  if (info === PROGRAM) return false;
   return !info || (info.owner.toBase58() === SYSTEM_PROGRAM && info.data.length === 0);
 }

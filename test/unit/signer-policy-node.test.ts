@@ -22,7 +22,13 @@ import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { viewTransaction } from "../../src/chain/decode.js";
 import { checkTransaction, type PolicyConfig, type PolicyInput } from "../../src/chain/policy.js";
-import { MEMO_PROGRAM, NATIVE_MINT, SYSTEM_PROGRAM, TOKEN_PROGRAM } from "../../src/chain/programs.js";
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  MEMO_PROGRAM,
+  NATIVE_MINT,
+  SYSTEM_PROGRAM,
+  TOKEN_PROGRAM,
+} from "../../src/chain/programs.js";
 import { PermanentError, PolicyRefusal, StaleTransaction, TransientError } from "../../src/core/errors.js";
 import type { Intent } from "../../src/core/intent.js";
 
@@ -101,6 +107,8 @@ class FakeNode {
   reads = 0;
   /** How many accounts each getMultipleAccountsInfo call asked for. */
   chunks: number[] = [];
+  /** Every address a getMultipleAccountsInfo call asked for. */
+  read = new Set<string>();
   /** Methods that fail as a node that does not offer them (JSON-RPC -32601: not retried). */
   failing = new Set<string>();
   /** Accounts other than the wallet, by address, as the read numbered `read` (from 1) finds them. */
@@ -142,6 +150,7 @@ class FakeNode {
         this.fail("getMultipleAccountsInfo");
         this.reads += 1;
         this.chunks.push(keys.length);
+        for (const key of keys) this.read.add(key.toBase58());
         return keys.map(account);
       },
       simulateTransaction: async (_tx: unknown, options: { accounts: { addresses: string[] } }) => {
@@ -516,11 +525,19 @@ describe("policy: reads and retries", () => {
     [101, [100, 1]],
     [250, [100, 100, 50]],
   ])("reads %i accounts in calls of at most 100", async (count, chunks) => {
-    // The wallet and the memo program, then addresses from a lookup table.
-    const table = Array.from({ length: count - 2 }, () => Keypair.generate().publicKey);
+    // The wallet, then addresses from a lookup table (the memo program is not read: a program).
+    const table = Array.from({ length: count - 1 }, () => Keypair.generate().publicKey);
     const node = new FakeNode();
     await check(node, { decoded: decoded({ table }) });
     expect(node.chunks).toEqual([...chunks, ...chunks]);
+  });
+
+  it("reads no program's account: the invoked one, nor an allow-listed one named as an account", async () => {
+    // A program account's data is its code (the associated-token program's is ~105 KB): no check reads it.
+    const table = [new PublicKey(ASSOCIATED_TOKEN_PROGRAM), Keypair.generate().publicKey];
+    const node = new FakeNode();
+    await check(node, { decoded: decoded({ table }) });
+    expect([...node.read].sort()).toEqual([wallet.toBase58(), table[1]?.toBase58()].sort());
   });
 
   it.each(["getBlockHeight", "isBlockhashValid", "getMultipleAccountsInfo", "simulateTransaction"])(
