@@ -111,6 +111,8 @@ class FakeNode {
   read = new Set<string>();
   /** Methods that fail as a node that does not offer them (JSON-RPC -32601: not retried). */
   failing = new Set<string>();
+  /** The wallet's lamports as the read numbered `read` (from 1) finds them. */
+  walletLamports: (read: number) => number = () => LAMPORTS;
   /** Accounts other than the wallet, by address, as the read numbered `read` (from 1) finds them. */
   other: (address: string, read: number) => AccountInfo<Buffer> | null = () => null;
   blockhashValid = true;
@@ -132,7 +134,12 @@ class FakeNode {
   connection(): Connection {
     const account = (key: PublicKey): AccountInfo<Buffer> | null =>
       key.equals(wallet)
-        ? { owner: SystemProgram.programId, lamports: LAMPORTS, data: Buffer.alloc(0), executable: false }
+        ? {
+            owner: SystemProgram.programId,
+            lamports: this.walletLamports(this.reads),
+            data: Buffer.alloc(0),
+            executable: false,
+          }
         : this.other(key.toBase58(), this.reads);
     return {
       getBlockHeight: async (commitment: unknown) => {
@@ -494,22 +501,35 @@ describe("policy: accounts the transaction names", () => {
 
 describe("policy: reads and retries", () => {
   const extra = Keypair.generate().publicKey;
-  /** `extra` holds lamports that follow `value(read)`: a change between two reads is another transaction. */
+  /** The wallet holds LAMPORTS + `value(read)`: a change between two reads is another transaction of it. */
   function changing(value: (read: number) => number): FakeNode {
     const node = new FakeNode();
-    node.other = (address, read) =>
-      address === extra.toBase58()
-        ? { owner: SystemProgram.programId, lamports: value(read), data: Buffer.alloc(0), executable: false }
-        : null;
+    node.walletLamports = (read) => LAMPORTS + value(read);
     return node;
   }
   const simulations = (node: FakeNode) => node.methods().filter((m) => m === "simulateTransaction").length;
 
   it("simulates until the accounts hold still between the reads, up to three times", async () => {
     // Reads 1-2 and 3-4 differ, 5-6 agree: the third simulation stands.
-    const node = changing((read) => Math.min(read, 5));
+    const node = changing((read) => Math.max(0, 5 - read));
     await check(node, { decoded: decoded({ writable: extra }) });
     expect(simulations(node)).toBe(3);
+  });
+
+  it("simulates once when only a stranger's account changes between the reads (a vault paying other claims)", async () => {
+    const node = new FakeNode();
+    node.other = (address, read) =>
+      address === extra.toBase58()
+        ? {
+            owner: new PublicKey(TOKEN_PROGRAM),
+            lamports: 2_039_280 + read,
+            data: Buffer.alloc(ACCOUNT_SIZE, read),
+            executable: false,
+          }
+        : null;
+    const report = await check(node, { decoded: decoded({ writable: extra }) });
+    expect(simulations(node)).toBe(1);
+    expect(report.lamportsOut).toBe(5_000n);
   });
 
   it("leaves accounts that change during every simulation to the job's retry after three", async () => {
