@@ -43,5 +43,6 @@ export {
   PriorityLanes,
   type RateLimiterOptions,
   type RequestRateLimiter,
+  slowerWhile,
   withinShare,
 } from "./rate-limiter.js";

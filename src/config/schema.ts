@@ -107,6 +107,15 @@ export const configSchema = z.strictObject({
         .min(10, "expected a percent between 10 and 100")
         .max(100, "expected a percent between 10 and 100")
         .default(80),
+      /**
+       * While this process runs a targeted poll, a build or a signing, the sweep's polls use at most
+       * this percent of service.requestsPerSecond (never more than sweepSharePct).
+       */
+      sweepShareWhileActingPct: z
+        .number({ error: "expected a percent between 1 and 100" })
+        .min(1, "expected a percent between 1 and 100")
+        .max(100, "expected a percent between 1 and 100")
+        .default(20),
     })
     .prefault({}),
   strategies: z.array(strategyEntrySchema).default([{ name: "auto-claim", enabled: true }]),

@@ -12,6 +12,7 @@ import {
   iteratePositions,
   PriorityLanes,
   type RequestRateLimiter,
+  slowerWhile,
   withinShare,
 } from "../api/index.js";
 import { withBatchedReads } from "../chain/batched-reads.js";
@@ -52,6 +53,7 @@ import { processSign, type SignOutcome } from "./sign-worker.js";
 import { type SnapshotSource, snapshotNeeds } from "./snapshot.js";
 import { StrategyStateStore } from "./strategy-state.js";
 import { readTokenBalances } from "./token-balances.js";
+import { WorkInProgress } from "./work-in-progress.js";
 
 const WORKER_HEARTBEAT_MS = 10_000;
 
@@ -165,16 +167,22 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     const client = clientWith(lanes.first);
     // With the watcher on, the sweep's polls also keep to a share of the plan when nothing else waits,
     // so the watcher's reads always find room in the budget, however busy the sweep is.
+    const sweepShare = (pct: number, name: string) =>
+      createRateLimiter({
+        apiKey: apiKeyFor(config),
+        requestsPerSecond: (config.service.requestsPerSecond * pct) / 100,
+        redis,
+        keyPrefix: `${config.redis.prefix}:${name}`,
+      });
+    // Targeted polls, builds and signings running here: the sweep keeps to a smaller share meanwhile.
+    const acting = new WorkInProgress();
+    const { sweepSharePct, sweepShareWhileActingPct } = config.watcher;
     const sweepClient = clientWith(
       config.watcher.enabled
-        ? withinShare(
-            lanes.after,
-            createRateLimiter({
-              apiKey: apiKeyFor(config),
-              requestsPerSecond: (config.service.requestsPerSecond * config.watcher.sweepSharePct) / 100,
-              redis,
-              keyPrefix: `${config.redis.prefix}:api-rate-sweep`,
-            }),
+        ? slowerWhile(
+            () => acting.isBusy,
+            sweepShare(Math.min(sweepSharePct, sweepShareWhileActingPct), "api-rate-sweep-acting"),
+            withinShare(lanes.after, sweepShare(sweepSharePct, "api-rate-sweep")),
           )
         : lanes.after,
     );
@@ -315,51 +323,54 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         new Worker<PollJobData>(
           QUEUES.poll,
           async (job) => {
-            const result = await processPoll(job, {
-              mode: config.mode,
-              // A poll killed mid-way frees its wallet when its BullMQ lock would have expired too.
-              lockMs: config.queues.lockDurationMs,
-              strategies,
-              balanceMints: balanceMints(strategies),
-              // The watcher's polls read at the plan's rate; the sweep's within its share.
-              source: job.data.target ? source : sweepSource,
-              ledger,
-              states,
-              pause,
-              redis,
-              keys,
-              actions: queues.actions,
-              logger,
-              events: {
-                onPollSucceeded: (wallet, ms) => {
-                  polls.recordSuccess(wallet);
-                  metrics.pollDuration.observe({ kind: job.data.kind }, ms / 1000);
+            const poll = () =>
+              processPoll(job, {
+                mode: config.mode,
+                // A poll killed mid-way frees its wallet when its BullMQ lock would have expired too.
+                lockMs: config.queues.lockDurationMs,
+                strategies,
+                balanceMints: balanceMints(strategies),
+                // The watcher's polls read at the plan's rate; the sweep's within its share.
+                source: job.data.target ? source : sweepSource,
+                ledger,
+                states,
+                pause,
+                redis,
+                keys,
+                actions: queues.actions,
+                logger,
+                events: {
+                  onPollSucceeded: (wallet, ms) => {
+                    polls.recordSuccess(wallet);
+                    metrics.pollDuration.observe({ kind: job.data.kind }, ms / 1000);
+                  },
+                  onPollSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
+                  onIntent: (intent, admitted) => {
+                    if (admitted) metrics.recordIntent(intent.strategy, intent.kind);
+                  },
+                  onIntentNotAdmitted: (intent, reason) =>
+                    metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
+                  onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
+                  onProtections: (evaluation) => {
+                    for (const b of evaluation.breakers)
+                      if (b.isEnabled) metrics.setCircuitBreaker(b.name, b.isTripped);
+                  },
+                  onBreakerChange: (change) =>
+                    notifier?.notify({
+                      kind: "breaker",
+                      breaker: change.breaker,
+                      tripped: change.isTripped,
+                      detail: change.detail,
+                    }),
+                  onTargetedIntent: (trigger, seconds) =>
+                    metrics.marketReaction.observe({ trigger }, seconds),
                 },
-                onPollSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
-                onIntent: (intent, admitted) => {
-                  if (admitted) metrics.recordIntent(intent.strategy, intent.kind);
-                },
-                onIntentNotAdmitted: (intent, reason) =>
-                  metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
-                onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
-                onProtections: (evaluation) => {
-                  for (const b of evaluation.breakers)
-                    if (b.isEnabled) metrics.setCircuitBreaker(b.name, b.isTripped);
-                },
-                onBreakerChange: (change) =>
-                  notifier?.notify({
-                    kind: "breaker",
-                    breaker: change.breaker,
-                    tripped: change.isTripped,
-                    detail: change.detail,
-                  }),
-                onTargetedIntent: (trigger, seconds) => metrics.marketReaction.observe({ trigger }, seconds),
-              },
-              protections,
-              ...(config.watcher.enabled
-                ? { holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) } }
-                : {}),
-            });
+                protections,
+                ...(config.watcher.enabled
+                  ? { holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) } }
+                  : {}),
+              });
+            const result = job.data.target ? await acting.run(poll) : await poll();
             // The wallet's other poll may have read its positions before the market changed: a
             // targeted poll runs again once that one is done (its job's attempts, see jobOptions).
             if (result.skipped === "poll_running" && job.data.target)
@@ -373,19 +384,21 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       const actionsWorker = new Worker(
         QUEUES.actions,
         async (job) => {
-          await processAction(job, {
-            api: buildApi(client, connection),
-            ledger,
-            sign: queues.sign,
-            logger,
-            positions: source.positions,
-            closeAllSlippageBps: config.protections.closeAllSlippageBps,
-            priorityFees: {
-              recent: recentPriorityFeesOn(connection, logger),
-              settings: priorityFeeSettings(config.signer),
-            },
-            onPriorityFee: (kind, price) => metrics.priorityFee.observe({ kind }, price),
-          });
+          await acting.run(() =>
+            processAction(job, {
+              api: buildApi(client, connection),
+              ledger,
+              sign: queues.sign,
+              logger,
+              positions: source.positions,
+              closeAllSlippageBps: config.protections.closeAllSlippageBps,
+              priorityFees: {
+                recent: recentPriorityFeesOn(connection, logger),
+                settings: priorityFeeSettings(config.signer),
+              },
+              onPriorityFee: (kind, price) => metrics.priorityFee.observe({ kind }, price),
+            }),
+          );
         },
         { ...workerOptions, concurrency: config.queues.actionConcurrency },
       );
@@ -429,53 +442,57 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       };
       const signWorker = new Worker(
         QUEUES.sign,
-        async (job, token) => {
-          return processSign(
-            job,
-            {
-              ...outcomeDeps,
-              pause,
-              confirm: queues.confirm,
-              signAndSubmit: async (row) => {
-                const requestId = row.requestId;
-                const submit =
-                  requestId && (row.kind === "createTrigger" || row.kind === "cancelTrigger")
-                    ? async (signedTransaction: string) =>
-                        client.trigger.execute({ requestId, signedTransaction })
-                    : requestId && (row.kind === "createRecurring" || row.kind === "cancelRecurring")
+        async (job, token) =>
+          acting.run(() =>
+            processSign(
+              job,
+              {
+                ...outcomeDeps,
+                pause,
+                confirm: queues.confirm,
+                signAndSubmit: async (row) => {
+                  const requestId = row.requestId;
+                  const submit =
+                    requestId && (row.kind === "createTrigger" || row.kind === "cancelTrigger")
                       ? async (signedTransaction: string) =>
-                          client.recurring.execute({ requestId, signedTransaction })
-                      : undefined;
-                const inflow = expectedInflow(row.intent, row, {
-                  payoutMints: config.signer.payoutMints,
-                  toleranceBps: config.signer.inflowToleranceBps,
-                  settledLater: config.signer.settledLater,
-                });
-                return signAndSend({
-                  intent: row.intent,
-                  ...(inflow ? { inflow } : {}),
-                  transactionBase64: row.transaction ?? "",
-                  lastValidBlockHeight:
-                    row.lastValidBlockHeight ?? (await connection.getLatestBlockhash()).lastValidBlockHeight,
-                  wallets: keyring,
-                  connection,
-                  policyConfig: {
-                    extraPrograms: config.signer.allowedPrograms,
-                    maxComputeUnitPriceMicroLamports: BigInt(config.signer.maxComputeUnitPriceMicroLamports),
-                    maxPriorityFeeLamports: BigInt(config.signer.maxPriorityFeeLamports),
-                    commitment: config.rpc.commitment,
-                  },
-                  attempts,
-                  logger,
-                  maxAttempts: (maxRebuilds + 1) * 3,
-                  send,
-                  ...(submit ? { submit } : {}),
-                });
+                          client.trigger.execute({ requestId, signedTransaction })
+                      : requestId && (row.kind === "createRecurring" || row.kind === "cancelRecurring")
+                        ? async (signedTransaction: string) =>
+                            client.recurring.execute({ requestId, signedTransaction })
+                        : undefined;
+                  const inflow = expectedInflow(row.intent, row, {
+                    payoutMints: config.signer.payoutMints,
+                    toleranceBps: config.signer.inflowToleranceBps,
+                    settledLater: config.signer.settledLater,
+                  });
+                  return signAndSend({
+                    intent: row.intent,
+                    ...(inflow ? { inflow } : {}),
+                    transactionBase64: row.transaction ?? "",
+                    lastValidBlockHeight:
+                      row.lastValidBlockHeight ??
+                      (await connection.getLatestBlockhash()).lastValidBlockHeight,
+                    wallets: keyring,
+                    connection,
+                    policyConfig: {
+                      extraPrograms: config.signer.allowedPrograms,
+                      maxComputeUnitPriceMicroLamports: BigInt(
+                        config.signer.maxComputeUnitPriceMicroLamports,
+                      ),
+                      maxPriorityFeeLamports: BigInt(config.signer.maxPriorityFeeLamports),
+                      commitment: config.rpc.commitment,
+                    },
+                    attempts,
+                    logger,
+                    maxAttempts: (maxRebuilds + 1) * 3,
+                    send,
+                    ...(submit ? { submit } : {}),
+                  });
+                },
               },
-            },
-            token,
-          );
-        },
+              token,
+            ),
+          ),
         { ...workerOptions, concurrency: config.signer.concurrency },
       );
       // The watcher: sent attempts to their outcome, so a dropped transaction never holds a signing

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type RequestRateLimiter, withinShare } from "../../src/api/index.js";
+import { type RequestRateLimiter, slowerWhile, withinShare } from "../../src/api/index.js";
+import { WorkInProgress } from "../../src/keeper/work-in-progress.js";
 
 function recording(name: string, log: string[]): RequestRateLimiter {
   return {
@@ -19,5 +20,34 @@ describe("a share of the plan (the sweep's budget)", () => {
     await limiter.acquire();
     await limiter.backOff(1500);
     expect(log).toEqual(["share:acquire", "plan:acquire", "plan:backOff:1500"]);
+  });
+});
+
+describe("a smaller share while this process acts (the sweep during a burst of claims)", () => {
+  it("takes a turn of the smaller share first only while busy; a 429 backs the plan off", async () => {
+    const log: string[] = [];
+    const work = new WorkInProgress();
+    const limiter = slowerWhile(() => work.isBusy, recording("acting", log), recording("plan", log));
+    await limiter.acquire();
+    let release = () => {};
+    const building = work.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await limiter.acquire();
+    release();
+    await building;
+    await limiter.acquire();
+    await limiter.backOff(1000);
+    expect(log).toEqual([
+      "plan:acquire",
+      "acting:acquire",
+      "plan:acquire",
+      "plan:acquire",
+      "plan:backOff:1000",
+    ]);
+  });
+
+  it("counts work as done when it fails too", async () => {
+    const work = new WorkInProgress();
+    await expect(work.run(() => Promise.reject(new Error("build failed")))).rejects.toThrow("build failed");
+    expect(work.isBusy).toBe(false);
   });
 });
