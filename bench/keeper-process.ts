@@ -112,6 +112,7 @@ async function start(message: KeeperStart): Promise<void> {
       `  baseUrl: ${message.serviceUrl}`,
       `  apiKeyFile: ${apiKeyFile}`,
       `  requestsPerSecond: ${message.requestsPerSecond}`,
+      `  rateLimitWindowSeconds: ${message.windowSeconds}`,
       "rpc:",
       `  url: ${message.rpcUrl}`,
       "redis:",

@@ -17,6 +17,8 @@ export interface KeeperStart {
   readonly redisUrl: string;
   readonly prefix: string;
   readonly requestsPerSecond: number;
+  /** The keeper's service.rateLimitWindowSeconds: the sandbox's window. */
+  readonly windowSeconds: number;
   readonly pollCron: string;
   /** The market watcher on (mode markets) or off (mode wallets). */
   readonly watcher: boolean;

@@ -231,6 +231,7 @@ async function runKeeperPhase(
     redisUrl: options.redisUrl,
     prefix,
     requestsPerSecond: options.keeperRps,
+    windowSeconds: options.windowSeconds,
     pollCron: cronEvery(options.intervalSeconds),
     watcher: options.mode === "markets",
     takeProfitPriceUsd: TAKE_PROFIT_USD,

@@ -191,8 +191,12 @@ export class HttpTransport {
           await sleep(serverDelayMs, options.signal);
           serverDelayMs = 0;
         }
-        await this.#limiter?.acquire(options.signal);
-        return (await this.#attempt(def, url, bodyText, attempt, options.signal)) as ResponseOf<N>;
+        const grant = await this.#limiter?.acquire(options.signal);
+        try {
+          return (await this.#attempt(def, url, bodyText, attempt, options.signal)) as ResponseOf<N>;
+        } finally {
+          grant?.answered();
+        }
       },
       {
         retries: this.#retries,

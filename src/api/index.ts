@@ -41,8 +41,10 @@ export {
   apiKeyFingerprint,
   createRateLimiter,
   PriorityLanes,
+  type RateGrant,
   type RateLimiterOptions,
   type RequestRateLimiter,
   slowerWhile,
   withinShare,
 } from "./rate-limiter.js";
+export { SlidingWindowLimiter, type SlidingWindowOptions, slidingBudget } from "./sliding-window.js";

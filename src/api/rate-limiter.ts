@@ -9,10 +9,22 @@ import {
 import { TransientError } from "../core/errors.js";
 import { sleep } from "./sleep.js";
 
+/**
+ * A turn granted by a limiter that counts sends from when the service answered them: the service
+ * stamps a request when it arrives, which may be well after it was granted (a burst of a hundred
+ * requests reaches it over a few hundred ms), so a send counted from its grant would leave Keeper's
+ * window before it leaves the service's.
+ */
+export interface RateGrant {
+  /** The service answered (or the send failed): count the send from now. */
+  answered(): void;
+}
+
 /** What the transport needs of a rate limiter: wait for a turn; hold back after the service said 429. */
 export interface RequestRateLimiter {
   /** Resolves when one more request may be sent; waits (never fails) while the budget is spent. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a limiter that only paces grants nothing to answer.
+  acquire(signal?: AbortSignal): Promise<RateGrant | void>;
   /** The service answered 429: every sender of this key holds back for at least `ms`. */
   backOff(ms: number): Promise<void>;
 }
@@ -36,7 +48,7 @@ export const DEFAULT_RATE_LIMIT_PREFIX = "keeper:api-rate";
  * time there. Aiming at 90 % leaves a tenth of every window for such lateness: at 60 s, six seconds of
  * delay before the service sees one request too many.
  */
-const PLAN_SHARE = 0.9;
+export const PLAN_SHARE = 0.9;
 
 /**
  * The store counts fixed windows of this length. Ten seconds lets a plan of a few requests a second
@@ -179,7 +191,7 @@ export function withinShare(plan: RequestRateLimiter, share: RequestRateLimiter)
   return {
     async acquire(signal?: AbortSignal) {
       await share.acquire(signal);
-      await plan.acquire(signal);
+      return plan.acquire(signal);
     },
     backOff: (ms: number) => plan.backOff(ms),
   };
@@ -199,7 +211,7 @@ export function slowerWhile(
   return {
     async acquire(signal?: AbortSignal) {
       if (isBusy()) await whileBusy.acquire(signal);
-      await limiter.acquire(signal);
+      return limiter.acquire(signal);
     },
     backOff: (ms: number) => limiter.backOff(ms),
   };
@@ -227,7 +239,7 @@ export class PriorityLanes {
       acquire: async (signal?: AbortSignal) => {
         this.#firstWaiting += 1;
         try {
-          await plan.acquire(signal);
+          return await plan.acquire(signal);
         } finally {
           this.#firstWaiting -= 1;
           this.#wake();
@@ -240,7 +252,7 @@ export class PriorityLanes {
         while (this.#afterEntered) await this.#change(signal);
         this.#afterEntered = true;
         try {
-          await plan.acquire(signal);
+          return await plan.acquire(signal);
         } finally {
           this.#afterEntered = false;
           this.#wake();

@@ -53,6 +53,16 @@ export const configSchema = z.strictObject({
       timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
       retries: z.number().int().min(0).max(10).default(3),
       requestsPerSecond: z.number().min(0.1).max(1_000).default(10),
+      /**
+       * The window the service counts requestsPerSecond over (60 s live): a burst may spend at once
+       * what the window has left.
+       */
+      rateLimitWindowSeconds: z
+        .number({ error: "expected whole seconds from 1 to 3600" })
+        .int("expected whole seconds from 1 to 3600")
+        .min(1, "expected whole seconds from 1 to 3600")
+        .max(3_600, "expected whole seconds from 1 to 3600")
+        .default(60),
       pageSize: z.number().int().min(1).max(500).default(100),
     })
     .prefault({}),

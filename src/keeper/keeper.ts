@@ -12,6 +12,7 @@ import {
   iteratePositions,
   PriorityLanes,
   type RequestRateLimiter,
+  SlidingWindowLimiter,
   slowerWhile,
   withinShare,
 } from "../api/index.js";
@@ -137,11 +138,13 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         { baseUrl: config.service.baseUrl },
         "no API key (KEEPER_API_KEY or service.apiKeyFile): using the service's keyless limits",
       );
-    const planLimiter = createRateLimiter({
+    // The plan's window as the service counts it: targeted work spends what is left of it at once.
+    const planWindow = new SlidingWindowLimiter({
       apiKey: apiKeyFor(config),
       requestsPerSecond: config.service.requestsPerSecond,
+      windowSeconds: config.service.rateLimitWindowSeconds,
       redis,
-      keyPrefix: `${config.redis.prefix}:api-rate`,
+      keyPrefix: `${config.redis.prefix}:api-window`,
     });
     const clientWith = (rateLimiter: RequestRateLimiter) =>
       createApiClient({
@@ -161,13 +164,13 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
         },
       });
-    // Targeted work (the watcher's reads, its polls, every build) takes the plan's turns ahead of the
-    // sweep: a burst of claims after a market resolved does not wait behind routine reads.
-    const lanes = new PriorityLanes(planLimiter);
+    // Targeted work (the watcher's reads, its polls, every build) takes the window's turns ahead of
+    // the sweep, unpaced: a burst of claims after a market resolved does not wait behind routine reads.
+    const lanes = new PriorityLanes(planWindow);
     const client = clientWith(lanes.first);
-    // With the watcher on, the sweep's polls also keep to a share of the plan when nothing else waits,
-    // so the watcher's reads always find room in the budget, however busy the sweep is.
-    const sweepShare = (pct: number, name: string) =>
+    // The sweep is paced, evenly, at a share of the plan (its rest stays free for targeted work and
+    // builds up in the window for a burst), then takes its turn of the window behind targeted work.
+    const sweepPace = (pct: number, name: string) =>
       createRateLimiter({
         apiKey: apiKeyFor(config),
         requestsPerSecond: (config.service.requestsPerSecond * pct) / 100,
@@ -181,10 +184,10 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       config.watcher.enabled
         ? slowerWhile(
             () => acting.isBusy,
-            sweepShare(Math.min(sweepSharePct, sweepShareWhileActingPct), "api-rate-sweep-acting"),
-            withinShare(lanes.after, sweepShare(sweepSharePct, "api-rate-sweep")),
+            sweepPace(Math.min(sweepSharePct, sweepShareWhileActingPct), "api-rate-sweep-acting"),
+            withinShare(lanes.after, sweepPace(sweepSharePct, "api-rate-sweep")),
           )
-        : lanes.after,
+        : withinShare(lanes.after, sweepPace(100, "api-rate")),
     );
     const notifier = config.secrets.webhookUrl
       ? new Notifier({

@@ -1,0 +1,225 @@
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { TransientError } from "../core/errors.js";
+import { apiKeyFingerprint, PLAN_SHARE, type RateGrant, type RequestRateLimiter } from "./rate-limiter.js";
+import { sleep } from "./sleep.js";
+
+export interface SlidingWindowOptions {
+  /** Every process with the same key shares one budget; only a hash of it is ever stored. */
+  readonly apiKey: string | undefined;
+  /** The plan's rate (api-gaps: plans run from 1 to 150 a second). */
+  readonly requestsPerSecond: number;
+  /** The window the service counts the plan over (60 s live, api-gaps). */
+  readonly windowSeconds: number;
+  /** Shared budget across processes; without it the budget is this process's own. */
+  readonly redis?: Redis;
+  /** Redis key prefix; tests give each run its own. */
+  readonly keyPrefix?: string;
+  /** The clock of the in-memory log (tests move it); Redis keeps its own. */
+  readonly nowMs?: () => number;
+}
+
+/** At most `limit` sends in any `windowMs`: the plan's share of a window, or one send a longer window. */
+export function slidingBudget(
+  requestsPerSecond: number,
+  windowSeconds: number,
+): { limit: number; windowMs: number } {
+  if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))
+    throw new RangeError("requestsPerSecond must be a positive number");
+  if (!(windowSeconds > 0) || !Number.isFinite(windowSeconds))
+    throw new RangeError("windowSeconds must be a positive number");
+  const limit = Math.floor(requestsPerSecond * windowSeconds * PLAN_SHARE);
+  if (limit >= 1) return { limit, windowMs: windowSeconds * 1000 };
+  // A plan too small for one request a window: one request in the time the plan gives it.
+  return { limit: 1, windowMs: Math.ceil(1000 / (requestsPerSecond * PLAN_SHARE)) };
+}
+
+/**
+ * Grants a send, or answers how many ms until one may go. Clock: Redis's own (TIME), so processes on
+ * machines whose clocks disagree still share one window. A back-off (after a 429) blocks every sender.
+ * KEYS: the log (a sorted set of send times, µs), the back-off key. ARGV: window µs, limit, member tag.
+ */
+const RESERVE_SCRIPT = `
+local blocked = redis.call("PTTL", KEYS[2])
+if blocked > 0 then return blocked end
+local t = redis.call("TIME")
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local window = tonumber(ARGV[1])
+redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now - window)
+local used = redis.call("ZCARD", KEYS[1])
+local limit = tonumber(ARGV[2])
+if used < limit then
+  redis.call("ZADD", KEYS[1], now, ARGV[3])
+  redis.call("PEXPIRE", KEYS[1], math.ceil(window / 500))
+  return 0
+end
+local oldest = redis.call("ZRANGE", KEYS[1], used - limit, used - limit, "WITHSCORES")
+return math.max(1, math.ceil((tonumber(oldest[2]) + window - now) / 1000))
+`;
+
+/**
+ * Counts a send from now (its answer) instead of its grant, if it is still in the log. The log lives
+ * two windows past its last change (a window past its newest send would do; the second is margin).
+ * KEYS: the log. ARGV: window µs, member.
+ */
+const ANSWERED_SCRIPT = `
+local t = redis.call("TIME")
+local changed = redis.call("ZADD", KEYS[1], "XX", "CH", tonumber(t[1]) * 1000000 + tonumber(t[2]), ARGV[2])
+if changed > 0 then redis.call("PEXPIRE", KEYS[1], math.ceil(tonumber(ARGV[1]) / 500)) end
+return changed
+`;
+
+/** Sets the back-off unless a longer one is already set. KEYS: the back-off key. ARGV: ms. */
+const BLOCK_SCRIPT = `
+if redis.call("PTTL", KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call("SET", KEYS[1], "1", "PX", ARGV[1])
+return 1
+`;
+
+/** What the Redis client needs: the two scripts, defined once per client. */
+interface WindowScripts {
+  keeperWindowReserve(
+    log: string,
+    block: string,
+    windowUs: number,
+    limit: number,
+    member: string,
+  ): Promise<number>;
+  keeperWindowAnswered(log: string, windowUs: number, member: string): Promise<number>;
+  keeperWindowBlock(block: string, ms: number): Promise<number>;
+}
+
+function withScripts(redis: Redis): Redis & WindowScripts {
+  const client = redis as Redis & Partial<WindowScripts>;
+  if (client.keeperWindowReserve === undefined) {
+    redis.defineCommand("keeperWindowReserve", { numberOfKeys: 2, lua: RESERVE_SCRIPT });
+    redis.defineCommand("keeperWindowAnswered", { numberOfKeys: 1, lua: ANSWERED_SCRIPT });
+    redis.defineCommand("keeperWindowBlock", { numberOfKeys: 1, lua: BLOCK_SCRIPT });
+  }
+  return client as Redis & WindowScripts;
+}
+
+/**
+ * The plan as the service counts it: a sliding window (60 s live), of which Keeper uses `PLAN_SHARE`.
+ * A request may go as soon as the last window holds fewer sends than that, with no pacing, so a burst
+ * of claims after a market resolved spends at once what the routine traffic (the sweep, paced on its
+ * own share) left of the window, instead of waiting for evenly spaced turns. Once the window is
+ * full, a send waits for the oldest one in it to leave. A send is counted from its grant until the
+ * service answers it, and from the answer on: the service stamped it in between, so Keeper's window
+ * always holds at least what the service's holds, however late a burst's requests arrive.
+ *
+ * Written here rather than taken from a library: the sliding-window packages for ioredis found need
+ * ioredis 5 (Keeper's is 6) and have no back-off shared by every process, which a 429 needs.
+ */
+export class SlidingWindowLimiter implements RequestRateLimiter {
+  readonly #limit: number;
+  readonly #windowMs: number;
+  readonly #redis: (Redis & WindowScripts) | undefined;
+  readonly #logKey: string;
+  readonly #blockKey: string;
+  readonly #tag = randomBytes(6).toString("hex");
+  #sequence = 0;
+  /** This process's own log and back-off: the budget without Redis, or while Redis cannot answer. */
+  readonly #local: { at: number }[] = [];
+  #localBlockedUntil = 0;
+  readonly #nowMs: () => number;
+  /** Counters for tests and metrics: grants, and how often and how long senders waited. */
+  readonly stats = { acquired: 0, waits: 0, waitedMs: 0, redisFailures: 0 };
+
+  constructor(options: SlidingWindowOptions) {
+    const { limit, windowMs } = slidingBudget(options.requestsPerSecond, options.windowSeconds);
+    this.#limit = limit;
+    this.#windowMs = windowMs;
+    this.#redis = options.redis === undefined ? undefined : withScripts(options.redis);
+    const key = options.apiKey === undefined ? "keyless" : apiKeyFingerprint(options.apiKey);
+    const prefix = options.keyPrefix ?? "keeper:api-window";
+    this.#logKey = `${prefix}:${key}:log`;
+    this.#blockKey = `${prefix}:${key}:blocked`;
+    this.#nowMs = options.nowMs ?? (() => performance.now());
+  }
+
+  /** Sends allowed in any window, and the window. */
+  get budget(): { limit: number; windowMs: number } {
+    return { limit: this.#limit, windowMs: this.#windowMs };
+  }
+
+  async acquire(signal?: AbortSignal): Promise<RateGrant> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const grant = await this.#reserve();
+      if (typeof grant !== "number") {
+        this.stats.acquired += 1;
+        return grant;
+      }
+      // A little apart, so that waiters woken by the same send leaving do not all race for it.
+      const sleepMs = grant + Math.ceil(Math.random() * 10);
+      this.stats.waits += 1;
+      this.stats.waitedMs += sleepMs;
+      await sleep(sleepMs, signal);
+    }
+  }
+
+  async backOff(ms: number): Promise<void> {
+    if (!(ms > 0)) return;
+    this.#localBlockedUntil = Math.max(this.#localBlockedUntil, this.#nowMs() + ms);
+    if (this.#redis === undefined) return;
+    try {
+      await this.#redis.keeperWindowBlock(this.#blockKey, Math.ceil(ms));
+    } catch {
+      // This process holds back on its own (above); the others will meet the 429 themselves.
+      this.stats.redisFailures += 1;
+    }
+  }
+
+  /** A grant, or the ms until one may be. */
+  async #reserve(): Promise<RateGrant | number> {
+    const redis = this.#redis;
+    if (redis !== undefined && redis.status === "ready") {
+      try {
+        this.#sequence += 1;
+        const member = `${this.#tag}-${this.#sequence}`;
+        const windowUs = this.#windowMs * 1000;
+        const waitMs = Number(
+          await redis.keeperWindowReserve(this.#logKey, this.#blockKey, windowUs, this.#limit, member),
+        );
+        if (waitMs > 0) return waitMs;
+        return {
+          answered: () => {
+            // Not awaited: the send is counted from its grant meanwhile, which only ends it sooner.
+            redis.keeperWindowAnswered(this.#logKey, windowUs, member).catch(() => {
+              this.stats.redisFailures += 1;
+            });
+          },
+        };
+      } catch (error) {
+        if (redis.status === "ready") {
+          throw new TransientError(`rate limiter unavailable: ${(error as Error).message}`, { cause: error });
+        }
+        this.stats.redisFailures += 1;
+      }
+    }
+    return this.#reserveLocally();
+  }
+
+  #reserveLocally(): RateGrant | number {
+    const now = this.#nowMs();
+    if (now < this.#localBlockedUntil) return Math.ceil(this.#localBlockedUntil - now);
+    const log = this.#local;
+    while (log.length > 0 && (log[0]?.at as number) <= now - this.#windowMs) log.shift();
+    if (log.length >= this.#limit) {
+      return Math.max(1, Math.ceil((log[log.length - this.#limit]?.at as number) + this.#windowMs - now));
+    }
+    const entry = { at: now };
+    log.push(entry);
+    return {
+      answered: () => {
+        const i = log.indexOf(entry);
+        if (i < 0) return;
+        // The log stays in time order: every entry's time is at most now.
+        log.splice(i, 1);
+        entry.at = this.#nowMs();
+        log.push(entry);
+      },
+    };
+  }
+}
