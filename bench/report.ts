@@ -138,7 +138,9 @@ export function printReport(report: Report): void {
   row("phase duration", formatMs(keeper.durationMs), naive ? formatMs(naive.durationMs) : "—");
   out(
     "note: the floor is what the rate limit alone allows the claim burst: one positions read per winning wallet " +
-      "and one build request per claim, at the plan's rate (and at the 90 % Keeper aims at); the slowest claim cannot beat it",
+      "and one build request per claim, at the plan's rate (and at the 90 % Keeper aims at); the slowest claim cannot beat it " +
+      "when the window has no room left. Over a longer window (--window-seconds) the keeper spends at once what the paced " +
+      "sweep left of the window, and a burst smaller than that beats the floor",
   );
   for (const r of [keeper, naive]) {
     if (!r) continue;

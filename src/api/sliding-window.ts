@@ -123,6 +123,10 @@ export class SlidingWindowLimiter implements RequestRateLimiter {
   readonly #local: { at: number }[] = [];
   #localBlockedUntil = 0;
   readonly #nowMs: () => number;
+  /** The last waiter of this process in line for a full window (resolved once it went or gave up). */
+  #line: Promise<void> = Promise.resolve();
+  /** Waiters of this process in line now. */
+  #waiting = 0;
   /** Counters for tests and metrics: grants, and how often and how long senders waited. */
   readonly stats = { acquired: 0, waits: 0, waitedMs: 0, redisFailures: 0 };
 
@@ -144,19 +148,44 @@ export class SlidingWindowLimiter implements RequestRateLimiter {
   }
 
   async acquire(signal?: AbortSignal): Promise<RateGrant> {
-    for (;;) {
-      signal?.throwIfAborted();
-      const grant = await this.#reserve();
-      if (typeof grant !== "number") {
-        this.stats.acquired += 1;
-        return grant;
+    signal?.throwIfAborted();
+    const first = await this.#reserve();
+    if (typeof first !== "number") return this.#granted(first);
+    // The window is full: wait in line, so that one waiter of this process asks Redis again when a
+    // send leaves the window, not every waiter at once.
+    const ahead = this.#line;
+    const isFirstInLine = this.#waiting === 0;
+    let leave = () => {};
+    this.#line = new Promise<void>((resolve) => {
+      leave = resolve;
+    });
+    this.#waiting += 1;
+    try {
+      let grant: RateGrant | number = first;
+      if (!isFirstInLine) {
+        await untilResolvedOrAborted(ahead, signal);
+        // Whoever was ahead waited for the window already: ask again before sleeping.
+        grant = await this.#reserve();
       }
-      // A little apart, so that waiters woken by the same send leaving do not all race for it.
-      const sleepMs = grant + Math.ceil(Math.random() * 10);
-      this.stats.waits += 1;
-      this.stats.waitedMs += sleepMs;
-      await sleep(sleepMs, signal);
+      while (typeof grant === "number") {
+        // A little apart, so that processes woken by the same send leaving do not all race for it.
+        const sleepMs = grant + Math.ceil(Math.random() * 10);
+        this.stats.waits += 1;
+        this.stats.waitedMs += sleepMs;
+        await sleep(sleepMs, signal);
+        grant = await this.#reserve();
+      }
+      return this.#granted(grant);
+    } finally {
+      this.#waiting -= 1;
+      // The one behind goes once everyone ahead went, even when this waiter gave up early.
+      void ahead.then(leave);
     }
+  }
+
+  #granted(grant: RateGrant): RateGrant {
+    this.stats.acquired += 1;
+    return grant;
   }
 
   async backOff(ms: number): Promise<void> {
@@ -222,4 +251,18 @@ export class SlidingWindowLimiter implements RequestRateLimiter {
       },
     };
   }
+}
+
+/** Resolves when `promise` does; rejects with the signal's reason as soon as it aborts. */
+function untilResolvedOrAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return promise;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }

@@ -53,6 +53,8 @@ describe("sliding window limiter (one process, clock moved by the test)", () => 
     // And no slower than that: 200 sends are 4 full windows and a bit (plus up to 10 ms of spread per wait).
     expect(sorted.at(-1)).toBeLessThan(4 * 1_000 + 5 * 11);
     expect(limiter.stats).toMatchObject({ acquired: 200, redisFailures: 0 });
+    // The 155 that found the window full waited in line: one sleep a window, not one per waiter.
+    expect(limiter.stats.waits).toBeLessThan(10);
   });
 
   it("after a 429, holds every send back for the time asked, then spends the window again", async () => {
