@@ -77,6 +77,22 @@ describe("sliding window limiter (one process, clock moved by the test)", () => 
     expect(limiter.stats.acquired).toBe(2);
   });
 
+  it("a waiter that gives up in line holds nobody up behind it", async () => {
+    const limiter = limiterOf(1.2); // 1 a second
+    await limiter.acquire();
+    const granted: string[] = [];
+    const head = limiter.acquire().then(() => granted.push("head"));
+    const controller = new AbortController();
+    const quitter = limiter.acquire(controller.signal).catch((e: Error) => granted.push(e.name));
+    const last = limiter.acquire().then(() => granted.push("last"));
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(3_000);
+    await Promise.all([head, quitter, last]);
+    expect(granted).toEqual(["AbortError", "head", "last"]);
+    expect(limiter.stats.acquired).toBe(3);
+  });
+
   it("gives up waiting when the signal aborts, leaving no grant taken", async () => {
     const limiter = limiterOf(1.2); // 1 a second
     await limiter.acquire();
