@@ -91,19 +91,26 @@ export async function processPoll(
   }
   const started = performance.now();
   try {
-    const inFlight = await deps.ledger.inFlight(wallet);
+    // Independent reads side by side: a targeted poll's time is mostly round trips in a burst.
+    const [inFlight, triggerOrders] = await Promise.all([
+      deps.ledger.inFlight(wallet),
+      deps.ledger.triggerOrders(wallet),
+    ]);
     const snapshot = await takeSnapshot({
       wallet,
       withOrders: kind === "orders",
       source: deps.source,
       inFlight,
       nowSeconds: Math.floor(now.getTime() / 1000),
-      triggerOrders: await deps.ledger.triggerOrders(wallet),
+      triggerOrders,
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
     await indexHoldings(wallet, snapshot, deps, log);
-    const states = new Map<string, StrategyState>();
-    for (const { name } of deps.strategies) states.set(name, await deps.states.load(wallet, name));
+    const states = new Map<string, StrategyState>(
+      await Promise.all(
+        deps.strategies.map(async ({ name }) => [name, await deps.states.load(wallet, name)] as const),
+      ),
+    );
     const report = runStrategies({
       snapshot,
       strategies: deps.strategies,
@@ -123,8 +130,11 @@ export async function processPoll(
     // A strategy whose intent a breaker held back keeps its previous state: its new state would say
     // the order was placed (a DCA round, a limit order's start), and the order would never be asked
     // for again once the breaker resets.
-    for (const [name, state] of report.states)
-      if (!heldBackStrategies.has(name)) await deps.states.save(wallet, name, state);
+    await Promise.all(
+      [...report.states]
+        .filter(([name]) => !heldBackStrategies.has(name))
+        .map(([name, state]) => deps.states.save(wallet, name, state)),
+    );
 
     let admitted = 0;
     for (const candidate of intents) {
