@@ -146,6 +146,12 @@ export class MarketWatcher {
   private readonly peaks = new Map<string, Map<string, number>>();
   /** Per market: its state and prices when its holders were last read, and when. */
   private readonly lastRead = new Map<string, { key: string; atMs: number }>();
+  /**
+   * Providers whose last listing showed no held market, and when it was read: listed again once per
+   * `retriggerSeconds`, not every cycle (a provider the fleet holds nothing of cost a third of the
+   * watcher's reads). A market held there meanwhile is read through its event until then.
+   */
+  private readonly idleProviders = new Map<string, number>();
   /** When this watcher last made the index forget wallets gone from the config (undefined: never). */
   private forgotAtMs: number | undefined;
 
@@ -287,8 +293,12 @@ export class MarketWatcher {
     const listingCost = this.listingCost ?? KNOWN_EVENT_PROVIDERS.length;
     if (listingCost < heldEvents.size) {
       let requests = 0;
+      const nowMs = this.deps.now?.() ?? Date.now();
       for (const provider of KNOWN_EVENT_PROVIDERS) {
+        const idleSince = this.idleProviders.get(provider);
+        if (idleSince !== undefined && nowMs - idleSince < settings.retriggerSeconds * 1000) continue;
         try {
+          let holdsHere = false;
           const pages = paginate(
             (range) => {
               requests += 1;
@@ -299,7 +309,12 @@ export class MarketWatcher {
           );
           for await (const event of pages)
             for (const market of event.markets ?? [])
-              if (held.has(market.marketId)) found.set(market.marketId, market);
+              if (held.has(market.marketId)) {
+                found.set(market.marketId, market);
+                holdsHere = true;
+              }
+          if (holdsHere) this.idleProviders.delete(provider);
+          else this.idleProviders.set(provider, nowMs);
         } catch (error) {
           logger.warn({ provider, err: (error as Error).message }, "market watcher: events list unreadable");
         }
