@@ -128,9 +128,9 @@ async function start(message: KeeperStart): Promise<void> {
       "  - name: auto-claim",
       "  - name: exit-rules",
       `    takeProfitPriceUsd: "${message.takeProfitPriceUsd}"`,
-      ...(message.concurrency === undefined
-        ? []
-        : ["queues:", `  actionConcurrency: ${message.concurrency}`]),
+      ...(message.concurrency === undefined && message.pollConcurrency === undefined ? [] : ["queues:"]),
+      ...(message.concurrency === undefined ? [] : [`  actionConcurrency: ${message.concurrency}`]),
+      ...(message.pollConcurrency === undefined ? [] : [`  pollConcurrency: ${message.pollConcurrency}`]),
       "signer:",
       "  rebroadcastIntervalMs: 1000",
       ...(message.concurrency === undefined ? [] : [`  concurrency: ${message.concurrency}`]),

@@ -26,6 +26,8 @@ export interface BenchOptions {
   readonly cpuProfile: string | undefined;
   /** queues.actionConcurrency and signer.concurrency of the keeper (undefined: its defaults, 16). */
   readonly concurrency: number | undefined;
+  /** queues.pollConcurrency of the keeper (undefined: its default, 16). */
+  readonly pollConcurrency: number | undefined;
   /**
    * When the markets change: `half`, when half of sweep 1 is done (holders not swept yet are not in the
    * watcher's index: the sweep finds them); `swept`, once sweep 1 is complete (every holder indexed).
@@ -72,6 +74,7 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
                        each summarized in the output (markets mode, or wallets mode's keeper phase)
   --concurrency N      the keeper's builds and signings at once (queues.actionConcurrency and
                        signer.concurrency; default: the keeper's own, 16)
+  --poll-concurrency N the keeper's polls at once (queues.pollConcurrency; default: the keeper's own, 16)
   --change-at W        when markets resolve and prices move: half (half of sweep 1 done, default;
                        holders not swept yet are unknown to the watcher) or swept (sweep 1 complete)
   --stagger-ms MS      resolve the claim sample's markets one at a time, MS apart (default 0: at once);
@@ -132,6 +135,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "heap-snapshot": { type: "string" },
       "cpu-profile": { type: "string" },
       concurrency: { type: "string" },
+      "poll-concurrency": { type: "string" },
       "change-at": { type: "string" },
       "stagger-ms": { type: "string" },
       "keeper-runtime": { type: "string" },
@@ -187,6 +191,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       values.concurrency === undefined
         ? undefined
         : Math.round(positiveNumber(values.concurrency, "concurrency", 16)),
+    pollConcurrency:
+      values["poll-concurrency"] === undefined
+        ? undefined
+        : Math.round(positiveNumber(values["poll-concurrency"], "poll-concurrency", 16)),
     changeAt,
     staggerMs: values["stagger-ms"] === undefined ? 0 : positiveNumber(values["stagger-ms"], "stagger-ms", 0),
     keeperRuntime,

@@ -26,6 +26,8 @@ export interface KeeperStart {
   readonly takeProfitPriceUsd: string;
   /** queues.actionConcurrency and signer.concurrency (undefined: the keeper's defaults). */
   readonly concurrency: number | undefined;
+  /** queues.pollConcurrency (undefined: the keeper's default). */
+  readonly pollConcurrency: number | undefined;
   readonly seed: number;
   readonly walletCount: number;
   readonly logFile: string;

@@ -236,6 +236,7 @@ async function runKeeperPhase(
     watcher: options.mode === "markets",
     takeProfitPriceUsd: TAKE_PROFIT_USD,
     concurrency: options.concurrency,
+    pollConcurrency: options.pollConcurrency,
     seed: options.seed,
     walletCount: W,
     logFile,
@@ -491,7 +492,7 @@ async function main(): Promise<number> {
     `keeper sweep benchmark (mode ${options.mode}): ${options.wallets} wallets, ${options.rps} requests/s ` +
       (options.keeperRps === options.rps ? "" : `(keeper set to ${options.keeperRps}/s) `) +
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
-      `(concurrency ${options.concurrency ?? "keeper default"}) (change at ${options.changeAt === "swept" ? "sweep 1 complete" : "half of sweep 1"}) ` +
+      `(concurrency ${options.concurrency ?? "keeper default"}, polls ${options.pollConcurrency ?? "keeper default"}) (change at ${options.changeAt === "swept" ? "sweep 1 complete" : "half of sweep 1"}) ` +
       (options.staggerMs > 0 ? `(markets resolved ${options.staggerMs} ms apart) ` : "") +
       `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
       `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
