@@ -39,6 +39,7 @@ export {
 export {
   ApiRateLimiter,
   apiKeyFingerprint,
+  chargedTo,
   createRateLimiter,
   PriorityLanes,
   type RateGrant,

@@ -176,6 +176,11 @@ export class ApiRateLimiter implements RequestRateLimiter {
     // The store blocks in whole seconds; rounding up keeps us on the safe side of the server's reset.
     await this.#limiter.block(this.#key, Math.ceil(ms / 1000));
   }
+
+  /** Counts `points` turns as taken without waiting for them: what another limiter's callers spent. */
+  async charge(points: number): Promise<void> {
+    await this.#limiter.penalty(this.#key, points);
+  }
 }
 
 export function createRateLimiter(options: RateLimiterOptions): ApiRateLimiter {
@@ -194,6 +199,26 @@ export function withinShare(plan: RequestRateLimiter, share: RequestRateLimiter)
       return plan.acquire(signal);
     },
     backOff: (ms: number) => plan.backOff(ms),
+  };
+}
+
+/**
+ * A limiter whose every turn is also charged to `share`, without waiting for it: the market watcher's
+ * reads come out of the sweep's share of the plan, so the watcher adds nothing to the load of a keeper
+ * whose sweep runs at its share (the sweep takes one turn fewer for each read), and never waits for
+ * the sweep's pace. A failed charge only leaves the sweep that turn.
+ */
+export function chargedTo(
+  limiter: RequestRateLimiter,
+  share: { charge(points: number): Promise<void> },
+): RequestRateLimiter {
+  return {
+    async acquire(signal?: AbortSignal) {
+      const grant = await limiter.acquire(signal);
+      share.charge(1).catch(() => undefined);
+      return grant;
+    },
+    backOff: (ms: number) => limiter.backOff(ms),
   };
 }
 

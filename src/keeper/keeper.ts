@@ -5,6 +5,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   type ApiClient,
+  chargedTo,
   collectUnique,
   createApiClient,
   createRateLimiter,
@@ -180,15 +181,19 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     // Targeted polls, builds and signings running here: the sweep keeps to a smaller share meanwhile.
     const acting = new WorkInProgress();
     const { sweepSharePct, sweepShareWhileActingPct } = config.watcher;
+    const sweepShare = sweepPace(config.watcher.enabled ? sweepSharePct : 100, "api-rate-sweep");
     const sweepClient = clientWith(
       config.watcher.enabled
         ? slowerWhile(
             () => acting.isBusy,
             sweepPace(Math.min(sweepSharePct, sweepShareWhileActingPct), "api-rate-sweep-acting"),
-            withinShare(lanes.after, sweepPace(sweepSharePct, "api-rate-sweep")),
+            withinShare(lanes.after, sweepShare),
           )
-        : withinShare(lanes.after, sweepPace(100, "api-rate")),
+        : withinShare(lanes.after, sweepShare),
     );
+    // The watcher's reads are charged to the sweep's share: a keeper at rest sends no more with the
+    // watcher on than its sweep alone would.
+    const watcherClient = clientWith(chargedTo(lanes.first, sweepShare));
     const notifier = config.secrets.webhookUrl
       ? new Notifier({
           webhookUrl: config.secrets.webhookUrl,
@@ -245,7 +250,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     let scheduler: Scheduler | undefined;
     if (roles.has("scheduler")) {
       const watcher = new MarketWatcher({
-        client,
+        client: watcherClient,
         index: holdings,
         redis,
         keys,

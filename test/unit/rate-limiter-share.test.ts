@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type RequestRateLimiter, slowerWhile, withinShare } from "../../src/api/index.js";
+import {
+  ApiRateLimiter,
+  chargedTo,
+  type RequestRateLimiter,
+  slowerWhile,
+  withinShare,
+} from "../../src/api/index.js";
 import { WorkInProgress } from "../../src/keeper/work-in-progress.js";
 
 function recording(name: string, log: string[]): RequestRateLimiter {
@@ -49,5 +55,43 @@ describe("a smaller share while this process acts (the sweep during a burst of c
     const work = new WorkInProgress();
     await expect(work.run(() => Promise.reject(new Error("build failed")))).rejects.toThrow("build failed");
     expect(work.isBusy).toBe(false);
+  });
+});
+
+describe("turns charged to the sweep's share (the watcher's reads)", () => {
+  it("takes a turn of the plan and charges one to the share without waiting for it", async () => {
+    const log: string[] = [];
+    const charges: number[] = [];
+    const limiter = chargedTo(recording("plan", log), {
+      charge: async (points) => {
+        charges.push(points);
+      },
+    });
+    await limiter.acquire();
+    await limiter.acquire();
+    await limiter.backOff(2000);
+    expect(log).toEqual(["plan:acquire", "plan:acquire", "plan:backOff:2000"]);
+    expect(charges).toEqual([1, 1]);
+  });
+
+  it("a charge that fails costs the read nothing", async () => {
+    const log: string[] = [];
+    const limiter = chargedTo(recording("plan", log), { charge: () => Promise.reject(new Error("down")) });
+    await expect(limiter.acquire()).resolves.toBeUndefined();
+    expect(log).toEqual(["plan:acquire"]);
+  });
+
+  it("a share charged with its whole window makes its next caller wait", async () => {
+    const share = new ApiRateLimiter({ apiKey: "k", requestsPerSecond: 1 }); // 9 a 10 s window
+    await share.charge(9);
+    const controller = new AbortController();
+    const waiting = share.acquire(controller.signal).then(
+      () => "granted",
+      (e: Error) => e.name,
+    );
+    while (share.stats.waits === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect(await waiting).toBe("AbortError");
+    expect(share.stats.waitedMs).toBeGreaterThan(1_000);
   });
 });
