@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../../src/api/client.js";
 import { ApiRateLimiter, apiKeyFingerprint } from "../../../src/api/rate-limiter.js";
-import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { testRedis } from "../../helpers/redis.js";
+import { sandboxOnPlan as sharedSandboxOnPlan } from "./plan-sandbox.js";
 import { json, startStub } from "./stub-server.js";
 
 const API_KEY = "shared-plan-key-55e1";
@@ -29,17 +29,7 @@ afterEach(async () => {
 const PLAN = { requestsPerSecond: 20, windowSeconds: 10, retryAfter: true } as const;
 const WINDOW_LIMIT = PLAN.requestsPerSecond * PLAN.windowSeconds;
 
-async function sandboxOnPlan() {
-  const sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: PLAN });
-  cleanups.push(() => sandbox.close());
-  const probe = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
-  const events = await probe.prediction.listEvents({ includeMarkets: true, end: 1 });
-  const marketId = events.data[0]?.markets?.[0]?.marketId;
-  if (marketId === undefined) throw new Error("the sandbox listed no market");
-  sandbox.server.rateLimiter.reset();
-  const counts = () => sandbox.server.rateLimiter.countsOf(sandbox.apiKey);
-  return { sandbox, marketId, counts };
-}
+const sandboxOnPlan = () => sharedSandboxOnPlan(PLAN, cleanups);
 
 describe("rate limiter shared through Redis", () => {
   it("keeps two clients (two processes) with one key under the plan together, as the service counts", async () => {

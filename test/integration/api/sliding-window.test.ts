@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApiClient } from "../../../src/api/client.js";
 import { apiKeyFingerprint } from "../../../src/api/rate-limiter.js";
 import { SlidingWindowLimiter } from "../../../src/api/sliding-window.js";
-import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { testRedis } from "../../helpers/redis.js";
+import { sandboxOnPlan as sharedSandboxOnPlan } from "./plan-sandbox.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -19,16 +19,7 @@ const PLAN = { requestsPerSecond: 20, windowSeconds: 10, retryAfter: true } as c
 const SERVICE_LIMIT = PLAN.requestsPerSecond * PLAN.windowSeconds;
 const KEEPER_LIMIT = 180;
 
-async function sandboxOnPlan() {
-  const sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: PLAN });
-  cleanups.push(() => sandbox.close());
-  const probe = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
-  const events = await probe.prediction.listEvents({ includeMarkets: true, end: 1 });
-  const marketId = events.data[0]?.markets?.[0]?.marketId;
-  if (marketId === undefined) throw new Error("the sandbox listed no market");
-  sandbox.server.rateLimiter.reset();
-  return { sandbox, marketId, counts: () => sandbox.server.rateLimiter.countsOf(sandbox.apiKey) };
-}
+const sandboxOnPlan = () => sharedSandboxOnPlan(PLAN, cleanups);
 
 /** Two "processes": a Redis connection and a limiter each, one key prefix between them. */
 async function twoProcesses(apiKey: string) {

@@ -6,23 +6,11 @@ import { MarketWatcher } from "../../../src/keeper/market-watcher.js";
 import { redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
 import { OTHER_WALLET, WALLET } from "../../helpers/fixtures.js";
+import { testHolding } from "../../helpers/holdings.js";
 import { testRedis } from "../../helpers/redis.js";
 
 function holding(wallet: string, marketId: string, position: string): Holding {
-  return {
-    wallet,
-    position,
-    marketId,
-    eventId: `evt-of-${marketId}`,
-    side: "yes",
-    sizeUsd: "1000000",
-    costUsd: "1010000",
-    claimable: false,
-    resolvedSeen: false,
-    markUsd: "500000",
-    exit: { above: "900000" },
-    sweptAt: 1_700_000_000,
-  };
+  return testHolding({ wallet, marketId, eventId: `evt-of-${marketId}`, position });
 }
 
 describe("holdings index in Redis", () => {

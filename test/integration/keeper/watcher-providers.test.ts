@@ -9,23 +9,17 @@ import { PauseSwitch } from "../../../src/keeper/pause.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { WALLET } from "../../helpers/fixtures.js";
+import { testHolding } from "../../helpers/holdings.js";
 import { testRedis } from "../../helpers/redis.js";
 
 function holding(market: Market, eventId: string, position: string): Holding {
-  return {
+  return testHolding({
     wallet: WALLET,
-    position,
     marketId: market.marketId,
     eventId,
-    side: "yes",
-    sizeUsd: "1000000",
-    costUsd: "1010000",
-    claimable: false,
-    resolvedSeen: false,
-    markUsd: "500000",
+    position,
     exit: { above: "990000" },
-    sweptAt: 1_700_000_000,
-  };
+  });
 }
 
 /**
