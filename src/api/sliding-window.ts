@@ -142,11 +142,6 @@ export class SlidingWindowLimiter implements RequestRateLimiter {
     this.#nowMs = options.nowMs ?? (() => performance.now());
   }
 
-  /** Sends allowed in any window, and the window. */
-  get budget(): { limit: number; windowMs: number } {
-    return { limit: this.#limit, windowMs: this.#windowMs };
-  }
-
   async acquire(signal?: AbortSignal): Promise<RateGrant> {
     signal?.throwIfAborted();
     const first = await this.#reserve();
