@@ -6,7 +6,7 @@
 #     -e KEEPER_API_KEY_FILE=/run/secrets/api-key -e KEEPER_REDIS_URL=redis://redis:6379 \
 #     -e KEEPER_OPS_HOST=0.0.0.0 keeper start --config /config/keeper.yaml
 
-FROM node:20.19-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # As .ci/run installs: the registry lacks other platforms' optional binaries (litesvm's), which npm ci
@@ -22,7 +22,7 @@ COPY config ./config
 RUN npm run build
 RUN npm prune --omit=dev
 
-FROM node:20.19-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 RUN groupadd --system keeper && useradd --system --gid keeper --home-dir /app --shell /usr/sbin/nologin keeper
