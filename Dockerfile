@@ -9,6 +9,8 @@
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The stand-in for bigint-buffer (package.json "overrides") installs from here.
+COPY vendor ./vendor
 # As .ci/run installs: the registry lacks other platforms' optional binaries (litesvm's), which npm ci
 # counts as a lockfile mismatch; npm install then installs the same locked, exactly pinned versions.
 # No package's install script runs: none is needed (native parts come prebuilt as optional packages).
@@ -27,6 +29,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 RUN groupadd --system keeper && useradd --system --gid keeper --home-dir /app --shell /usr/sbin/nologin keeper
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/vendor ./vendor
 COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/dist/src ./dist/src
 COPY --from=build --chown=root:root /app/dist/strategies ./dist/strategies
