@@ -1,7 +1,7 @@
 import type { ConfiguredStrategy } from "../config/load-config.js";
 import { TOKEN_FIELDS } from "../config/resolve-tokens.js";
 import type { ParsedConfig } from "../config/schema.js";
-import { type AllowedMints, SPENDING_KINDS, type SignerLimitSettings, type SpendingKind } from "./limits.js";
+import { type AllowedMints, type SignerLimitSettings, SPENDING_KINDS, type SpendingKind } from "./limits.js";
 
 type LimitsConfig = ParsedConfig["signer"]["limits"];
 
