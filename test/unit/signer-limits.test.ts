@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { sweep } from "../../strategies/sweep.js";
+import { formatIssues } from "../../src/config/format-issues.js";
 import type { ConfiguredStrategy } from "../../src/config/load-config.js";
 import { configSchema } from "../../src/config/schema.js";
-import { formatIssues } from "../../src/config/format-issues.js";
 import { PolicyRefusal } from "../../src/core/errors.js";
 import type { Intent } from "../../src/core/intent.js";
 import { limitSettingsFrom, needsStrategyMints } from "../../src/signer/limit-settings.js";
 import { checkSpend, type SignerLimitSettings, type Spend, spendOf } from "../../src/signer/limits.js";
+import { sweep } from "../../strategies/sweep.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -167,6 +167,7 @@ describe("limitSettingsFrom: the config's limits, or the mints its strategies na
     if (!parsed.success) throw new Error(formatIssues(parsed.error).join("; "));
     return parsed.data.signer.limits;
   };
+  // Only each entry's name and config are read: the strategy object is any built-in.
   const strategies: ConfiguredStrategy[] = [
     {
       name: "sweep",
