@@ -23,8 +23,17 @@ const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
 const PCT_DEVIATION_RULE = "expected a percent between 0.01 and 50";
 const CAP_RULE = "expected an integer string of raw units of the mint";
 /** Raw units per mint: `{ <mint>: "<raw>" }`. */
-const capsByMint = z.record(pubkey, z.string({ error: CAP_RULE }).regex(/^\d+$/, CAP_RULE)).default({});
-const mintSides = z.strictObject({ input: z.array(pubkey), output: z.array(pubkey) });
+const MINT_KEY_RULE = "expected mint addresses (base58 public keys) as keys";
+const capsByMint = z
+  .record(pubkey, z.string({ error: CAP_RULE }).regex(/^\d+$/, CAP_RULE), {
+    error: (issue) => (issue.code === "invalid_key" ? MINT_KEY_RULE : undefined),
+  })
+  .default({});
+const MINT_LIST_RULE = "expected a list of mint addresses";
+const mintSides = z.strictObject({
+  input: z.array(pubkey, { error: MINT_LIST_RULE }),
+  output: z.array(pubkey, { error: MINT_LIST_RULE }),
+});
 const signerLimitsSchema = z
   .strictObject({
     /** Mints each spending kind may take and bring; a kind left out allows the mints its strategies name. */

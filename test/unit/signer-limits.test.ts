@@ -213,7 +213,14 @@ describe("limitSettingsFrom: the config's limits, or the mints its strategies na
   });
 
   it.each([
-    [{ limits: { perDay: { "not-a-mint": "5" } } }, "signer.limits.perDay"],
+    [
+      { limits: { perDay: { "not-a-mint": "5" } } },
+      "signer.limits.perDay.not-a-mint: expected mint addresses",
+    ],
+    [
+      { limits: { allowedMints: { swap: { input: [usdc] } } } },
+      "signer.limits.allowedMints.swap.output: expected a list",
+    ],
     [{ limits: { perIntent: { [usdc]: "1.5" } } }, "expected an integer string of raw units of the mint"],
     [{ limits: { perIntent: { [usdc]: 5 } } }, "signer.limits.perIntent"],
     [
