@@ -17,6 +17,8 @@ export interface InflowExpectation {
    * InflowOptions.settledLater); a transaction that does pay must pay the minimum.
    */
   noneAllowed?: boolean;
+  /** The refusal's reason when short (default `inflow_short`). */
+  reason?: string;
 }
 
 /** USDC and JupUSD on mainnet: 6 decimals, one raw unit is one micro-USD. */
@@ -100,6 +102,25 @@ export function expectedInflow(
   }
 }
 
+/**
+ * A swap's expectation held to Keeper's floor (the signer's, see src/signer/swap-floor.ts): the output
+ * mint only, at least the floor, refused below it as `swap_below_floor`. Whether nothing at all may come
+ * in at once (settledLater) stays as the expectation had it.
+ */
+export function heldToSwapFloor(
+  expectation: InflowExpectation | undefined,
+  floor: { outputMint: string; minRaw: bigint; what: string },
+): InflowExpectation {
+  const minRaw = expectation && expectation.minRaw > floor.minRaw ? expectation.minRaw : floor.minRaw;
+  return {
+    what: floor.what,
+    mints: [floor.outputMint],
+    minRaw,
+    reason: "swap_below_floor",
+    ...(expectation?.noneAllowed ? { noneAllowed: true } : {}),
+  };
+}
+
 function later(kind: SettledLaterKind, options: InflowOptions): { noneAllowed?: true } {
   return options.settledLater?.includes(kind) ? { noneAllowed: true } : {};
 }
@@ -123,7 +144,7 @@ export function checkInflow(expectation: InflowExpectation, gained: ReadonlyMap<
   if (total >= expectation.minRaw) return;
   if (total === 0n && expectation.noneAllowed) return;
   throw new PolicyRefusal(
-    "inflow_short",
+    expectation.reason ?? "inflow_short",
     `simulation: the ${expectation.what} brings the wallet ${total} of mint ${expectation.mints.join(" or ")}, expected at least ${expectation.minRaw}`,
   );
 }

@@ -20,6 +20,37 @@ const seconds = z
   .max(31_536_000, SECONDS_RULE);
 const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
 
+const PCT_DEVIATION_RULE = "expected a percent between 0.01 and 50";
+const CAP_RULE = "expected an integer string of raw units of the mint";
+/** Raw units per mint: `{ <mint>: "<raw>" }`. */
+const MINT_KEY_RULE = "expected mint addresses (base58 public keys) as keys";
+const capsByMint = z
+  .record(pubkey, z.string({ error: CAP_RULE }).regex(/^\d+$/, CAP_RULE), {
+    error: (issue) => (issue.code === "invalid_key" ? MINT_KEY_RULE : undefined),
+  })
+  .default({});
+const MINT_LIST_RULE = "expected a list of mint addresses";
+const mintSides = z.strictObject({
+  input: z.array(pubkey, { error: MINT_LIST_RULE }),
+  output: z.array(pubkey, { error: MINT_LIST_RULE }),
+});
+const signerLimitsSchema = z
+  .strictObject({
+    /** Mints each spending kind may take and bring; a kind left out allows the mints its strategies name. */
+    allowedMints: z
+      .strictObject({
+        swap: mintSides.optional(),
+        createTrigger: mintSides.optional(),
+        createRecurring: mintSides.optional(),
+      })
+      .prefault({}),
+    /** Most one intent may spend of an input mint. */
+    perIntent: capsByMint,
+    /** Most the signer signs for of an input mint in one UTC day. */
+    perDay: capsByMint,
+  })
+  .prefault({});
+
 const walletSchema = z
   .strictObject({
     pubkey: pubkey,
@@ -167,6 +198,17 @@ export const configSchema = z.strictObject({
       settledLater: z.array(z.enum(SETTLED_LATER_KINDS)).default(["close"]),
       /** An intent `sending` this long is alerted, and resumed by housekeeping if no sign job runs it. */
       stuckSendingSeconds: seconds.default(300),
+      /**
+       * A swap's quote may stray this far from the service's token prices (either way), and Keeper's
+       * floor is at least the fair output less this much (see docs/security.md).
+       */
+      maxPriceDeviationPct: z
+        .number({ error: PCT_DEVIATION_RULE })
+        .min(0.01, PCT_DEVIATION_RULE)
+        .max(50, PCT_DEVIATION_RULE)
+        .default(5),
+      /** The signer's own limits on what intents spend, from this file only (see docs/security.md). */
+      limits: signerLimitsSchema,
     })
     .prefault({}),
   queues: z

@@ -87,6 +87,7 @@ export async function processAction(
     requestId: built.requestId,
     amountMicroUsd: built.amountMicroUsd,
     minInflowRaw: built.minInflowRaw,
+    swapQuote: built.swapQuote,
     order: built.order,
   });
   if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);

@@ -25,6 +25,7 @@ import {
 } from "../chain/priority-fee.js";
 import { PermanentError } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
+import type { SwapQuote } from "../core/swap-quote.js";
 import { assembleSwap, type SimulateUnits } from "./assemble-swap.js";
 
 /** The service calls a build needs; the API client provides them. */
@@ -68,6 +69,8 @@ export interface BuiltTransaction {
   minInflowRaw?: string;
   /** The order account a create built, for the ledger (the live service may leave it out). */
   order?: string;
+  /** A swap's quote, for the signer's floor (it checks it against the intent and the service's prices). */
+  swapQuote?: SwapQuote;
   /** The compute-unit price Keeper asked for (micro-lamports), where the build takes one. */
   computeUnitPrice?: number;
 }
@@ -210,11 +213,15 @@ export async function buildTransaction(
         taker: intent.wallet,
         ...(intent.slippageBps !== undefined ? { slippageBps: intent.slippageBps } : {}),
       });
-      // The threshold is a minimum of the output mint: one of another mint would check nothing.
-      if (built.outputMint !== intent.outputMint)
-        throw new PermanentError(
-          `swap build: outputMint ${built.outputMint} is not the intent's outputMint ${intent.outputMint}`,
-        );
+      // The quote must be of this swap: the threshold is a minimum of the output mint (one of another
+      // mint checks nothing), and the signer's floor is taken from the quote's figures.
+      for (const [field, quoted, asked] of [
+        ["inputMint", built.inputMint, intent.inputMint],
+        ["inAmount", built.inAmount, intent.amount],
+        ["outputMint", built.outputMint, intent.outputMint],
+      ] as const)
+        if (quoted !== asked)
+          throw new PermanentError(`swap build: ${field} ${quoted} is not the intent's ${field} ${asked}`);
       const unitPrice = await priceFor(intent, options);
       const assembled = await assembleSwap(built, {
         taker: intent.wallet,
@@ -225,6 +232,13 @@ export async function buildTransaction(
         transaction: assembled.transaction,
         lastValidBlockHeight: assembled.lastValidBlockHeight,
         minInflowRaw: built.otherAmountThreshold,
+        swapQuote: {
+          inputMint: built.inputMint,
+          inAmount: built.inAmount,
+          outputMint: built.outputMint,
+          outAmount: built.outAmount,
+          otherAmountThreshold: built.otherAmountThreshold,
+        },
         ...(assembled.computeUnitPrice !== undefined ? { computeUnitPrice: assembled.computeUnitPrice } : {}),
       };
     }

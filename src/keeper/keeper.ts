@@ -33,6 +33,7 @@ import { PollTracker } from "../ops/poll-tracker.js";
 import { redisReachable, rpcReachable } from "../ops/readiness-checks.js";
 import { Watchdog } from "../ops/watchdog.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
+import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
 import { signAndSend, watchAttempt } from "../signer/sign-transaction.js";
 import { processAction } from "./action-worker.js";
@@ -420,6 +421,13 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       for (const wallet of walletList)
         if (!keyring.has(wallet)) throw new ConfigError([`wallets: no key loaded for ${wallet}`]);
       const attempts = new RedisAttemptStore(redis, keys.attemptsPrefix);
+      // The signer's limits and swap floor: from this process's config file and its own service reads.
+      const guard = await signerGuardFor(
+        config,
+        clientWith(lanes.first).tokens.search,
+        redis,
+        keys.signerSpent,
+      );
       const maxRebuilds = config.signer.maxRebuilds;
       const send = {
         commitment: config.rpc.commitment,
@@ -476,6 +484,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   return signAndSend({
                     intent: row.intent,
                     ...(inflow ? { inflow } : {}),
+                    guard,
+                    swapQuote: row.swapQuote,
                     transactionBase64: row.transaction ?? "",
                     lastValidBlockHeight:
                       row.lastValidBlockHeight ??

@@ -38,6 +38,8 @@ export interface LedgerRow {
   amountMicroUsd?: string;
   /** The least the current build's transaction may bring in, raw units (see BuiltTransaction). */
   minInflowRaw?: string;
+  /** A swap build's quote (stored as JSON; the signer trusts none of it, see src/core/swap-quote.ts). */
+  swapQuote?: unknown;
   /** The unsigned transaction of the current build (base64): public data, kept for the signer. */
   transaction?: string;
   /** The order account a create built (the service has no list endpoint for them). */
@@ -91,7 +93,7 @@ if status then
   if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return {0, status} end
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
     'intent', ARGV[3], 'reason', ARGV[4])
-  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw')
+  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
   if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
   return {1, tostring(tries + 1)}
 end
@@ -111,7 +113,7 @@ if status ~= 'refused' and status ~= 'failed' then return {0, status} end
 local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
 redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0, 'updatedAt', ARGV[2],
   'reason', ARGV[3])
-redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw')
+redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
 redis.call('SADD', KEYS[2], ARGV[1])
 return {1, tostring(tries + 1)}
 `;
@@ -173,7 +175,8 @@ export class Ledger {
     if (!row) throw new Error(`ledger: no intent ${key}`);
     const now = this.nowSeconds();
     const flat: Record<string, string> = { updatedAt: String(now) };
-    for (const [name, value] of Object.entries(fields)) if (value !== undefined) flat[name] = String(value);
+    for (const [name, value] of Object.entries(fields))
+      if (value !== undefined) flat[name] = typeof value === "object" ? JSON.stringify(value) : String(value);
     if (fields.status === "confirmed") flat.confirmedAt = String(now);
     const tx = this.redis.multi().hset(this.keys.ledgerIntent(key), flat);
     if (fields.status && (TERMINAL_STATUSES as readonly string[]).includes(fields.status))
@@ -260,10 +263,21 @@ function toRow(hash: Record<string, string>): LedgerRow {
     error: optionalString(hash.error),
     amountMicroUsd: optionalString(hash.amountMicroUsd),
     minInflowRaw: optionalString(hash.minInflowRaw),
+    swapQuote: optionalJson(hash.swapQuote),
     transaction: optionalString(hash.transaction),
     order: optionalString(hash.order),
     createdAt: Number(hash.createdAt ?? 0),
     updatedAt: Number(hash.updatedAt ?? 0),
     confirmedAt: optionalNumber(hash.confirmedAt),
   };
+}
+
+/** A JSON field as written, or undefined where it is absent or not JSON (the reader checks its shape). */
+function optionalJson(value: string | undefined): unknown {
+  if (value === undefined || value === "") return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -35,6 +35,8 @@ export interface RedisKeys {
   readonly watchStates: string;
   /** The market watcher: a holder polled for a market, not polled again for it before this expires. */
   watchCooldown(wallet: string, marketId: string): string;
+  /** The signer's tally of what it signed per UTC day and input mint (src/signer/day-tally.ts). */
+  readonly signerSpent: string;
 }
 
 /** Every key starts with the configured prefix; dry-run keeps storage of its own. */
@@ -63,6 +65,7 @@ export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
     holdingsWallets: `${p}:holdings:wallets`,
     watchStates: `${p}:watch:states`,
     watchCooldown: (wallet, marketId) => `${p}:watch:cooldown:${wallet}:${marketId}`,
+    signerSpent: `${p}:signer:spent`,
   };
 }
 

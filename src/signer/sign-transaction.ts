@@ -4,7 +4,7 @@ import bs58 from "bs58";
 import type { Logger } from "pino";
 import { capLastValidBlockHeight } from "../chain/blockhash-lifetime.js";
 import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
-import type { InflowExpectation } from "../chain/inflow-rules.js";
+import { heldToSwapFloor, type InflowExpectation } from "../chain/inflow-rules.js";
 import { checkTransaction, type PolicyConfig } from "../chain/policy.js";
 import { rpcCall } from "../chain/rpc.js";
 import {
@@ -17,7 +17,9 @@ import {
 import { PolicyRefusal, StaleTransaction } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 import type { AttemptRecord, AttemptStore } from "./attempt-store.js";
+import type { IntentGuard } from "./intent-guard.js";
 import type { Signer } from "./signer.js";
+import { describeFloor } from "./swap-floor.js";
 
 export type SignOutcome =
   | {
@@ -65,6 +67,13 @@ export interface SignAndSubmitInput {
   policyConfig: PolicyConfig;
   /** What the transaction must bring in (expectedInflow of the intent and its build). */
   inflow?: InflowExpectation;
+  /**
+   * The signer's own checks (its limits, a swap's floor), run before the policy; a swap's inflow is
+   * then held to the floor. The keeper's sign worker always gives one.
+   */
+  guard?: IntentGuard;
+  /** A swap's quote as its build recorded it on the ledger row (untrusted: checked by the guard). */
+  swapQuote?: unknown;
   attempts: AttemptStore;
   logger: Logger;
   /** Trigger/recurring execute endpoints; claims and closes go straight to the RPC. */
@@ -127,6 +136,8 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
   const lastValidBlockHeight = believed(input.lastValidBlockHeight, blockHeight, log);
   let signed: { bytes: Uint8Array; signature: string; recentBlockhash: string };
   try {
+    // The signer's own limits first: an intent it does not allow is refused before anything is read.
+    const inflow = await guardedInflow(input);
     const decoded = await decodeTransaction(
       input.transactionBase64,
       input.loadLookupTable ??
@@ -144,7 +155,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
       config: input.policyConfig,
       lastValidBlockHeight,
       blockHeight,
-      ...(input.inflow ? { inflow: input.inflow } : {}),
+      ...(inflow ? { inflow } : {}),
     });
     log.debug(
       {
@@ -155,6 +166,8 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
       },
       "transaction passed the policy",
     );
+    // Counted before the key signs: a sign that fails after it leaves the day's tally high, never low.
+    await input.guard?.count(intent);
     const signature = await wallets.sign(intent.wallet, decoded.messageBytes);
     decoded.transaction.addSignature(new PublicKey(intent.wallet), signature);
     if (decoded.transaction.signatures.some((s) => s.every((b) => b === 0))) {
@@ -207,6 +220,21 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     ...(input.submit ? { submit: input.submit } : {}),
   });
   return { outcome: "sent", signature: signed.signature, attempt, resumed: false };
+}
+
+/**
+ * The guard's checks of the intent (refusing what its limits do not allow), and what the transaction
+ * must bring in: a swap's expectation held to Keeper's floor.
+ */
+async function guardedInflow(input: SignAndSubmitInput): Promise<InflowExpectation | undefined> {
+  if (!input.guard) return input.inflow;
+  const { swapFloor } = await input.guard.check(input.intent, input.swapQuote);
+  if (!swapFloor || input.intent.kind !== "swap") return input.inflow;
+  return heldToSwapFloor(input.inflow, {
+    outputMint: input.intent.outputMint,
+    minRaw: swapFloor.minRaw,
+    what: `swap output (${describeFloor(swapFloor)})`,
+  });
 }
 
 /**

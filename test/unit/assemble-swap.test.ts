@@ -195,6 +195,36 @@ describe("building a swap intent", () => {
     );
   });
 
+  it.each([
+    [
+      "inputMint",
+      { inputMint: looked },
+      `swap build: inputMint ${looked} is not the intent's inputMint ${taker}`,
+    ],
+    ["inAmount", { inAmount: "2" }, "swap build: inAmount 2 is not the intent's inAmount 1"],
+  ] as const)(
+    "fails a build whose %s is not the intent's (the signer's floor is taken from it)",
+    async (_f, over, message) => {
+      await expect(buildTransaction(api(build({ outputMint: output, ...over })), intent)).rejects.toThrow(
+        message,
+      );
+    },
+  );
+
+  it("records the quote's figures for the signer's floor", async () => {
+    const built = await buildTransaction(
+      api(build({ outputMint: output, outAmount: "5000", otherAmountThreshold: "4975" })),
+      intent,
+    );
+    expect(built.swapQuote).toEqual({
+      inputMint: taker,
+      inAmount: "1",
+      outputMint: output,
+      outAmount: "5000",
+      otherAmountThreshold: "4975",
+    });
+  });
+
   it("bids on every build and raises the bid on each rebuild after an expiry", async () => {
     const askedAbout: string[][] = [];
     const priorityFees = {
