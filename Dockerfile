@@ -4,6 +4,7 @@
 # mounted, never baked in:
 #   docker run -v $PWD/keeper.yaml:/config/keeper.yaml:ro -v $PWD/keys:/keys:ro \
 #     -e KEEPER_API_KEY_FILE=/run/secrets/api-key -e KEEPER_REDIS_URL=redis://redis:6379 \
+#     -e KEEPER_REDIS_PASSWORD_FILE=/run/secrets/redis-password \
 #     -e KEEPER_OPS_HOST=0.0.0.0 keeper start --config /config/keeper.yaml
 
 # Pinned by digest (the multi-platform index of node:24.21.0-bookworm-slim built 2026-09-19), so a
