@@ -7,6 +7,7 @@ import { z } from "zod";
 import { builtInStrategies } from "../../strategies/index.js";
 import { ConfigError } from "../core/errors.js";
 import type { Strategy } from "../core/strategy.js";
+import { urlHasPassword } from "../ops/secret-forms.js";
 import { formatIssues, formatPath } from "./format-issues.js";
 import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
 
@@ -244,15 +245,6 @@ async function readRedisPassword(
       "redis.passwordFile: redis.url already holds a password; give it in one place (the file keeps it out of the config)",
     );
   return password;
-}
-
-/** Whether a redis:// URL carries a password (`redis://:pw@host`, `redis://user:pw@host`). */
-export function urlHasPassword(url: string): boolean {
-  try {
-    return new URL(url).password !== "";
-  } catch {
-    return false;
-  }
 }
 
 async function resolveStrategies(

@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { type KeeperConfig, urlHasPassword } from "../config/load-config.js";
+import type { KeeperConfig } from "../config/load-config.js";
 import { ConfigError, TransientError } from "../core/errors.js";
+import { urlHasPassword } from "../ops/secret-forms.js";
 
 /** Where Keeper's Redis is and the password it requires, if any (never logged). */
 export interface RedisTarget {
