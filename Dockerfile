@@ -4,9 +4,12 @@
 # mounted, never baked in:
 #   docker run -v $PWD/keeper.yaml:/config/keeper.yaml:ro -v $PWD/keys:/keys:ro \
 #     -e KEEPER_API_KEY_FILE=/run/secrets/api-key -e KEEPER_REDIS_URL=redis://redis:6379 \
+#     -e KEEPER_REDIS_PASSWORD_FILE=/run/secrets/redis-password \
 #     -e KEEPER_OPS_HOST=0.0.0.0 keeper start --config /config/keeper.yaml
 
-FROM node:24.21.0-bookworm-slim AS build
+# Pinned by digest (the multi-platform index of node:24.21.0-bookworm-slim built 2026-09-19), so a
+# rebuild of the tag cannot change what is built on; bump tag and digest together.
+FROM node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The stand-in for bigint-buffer (package.json "overrides") installs from here.
@@ -24,7 +27,7 @@ COPY config ./config
 RUN npm run build
 RUN npm prune --omit=dev
 
-FROM node:24.21.0-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6 AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 RUN groupadd --system keeper && useradd --system --gid keeper --home-dir /app --shell /usr/sbin/nologin keeper

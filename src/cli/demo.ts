@@ -7,10 +7,11 @@ import { isLoopback, type KeeperConfig, KeeperSecrets, loadConfig } from "../con
 import { TransientError } from "../core/errors.js";
 import { formatUsd } from "../core/money.js";
 import { ALL_ROLES, type RunningKeeper, startKeeper } from "../keeper/keeper.js";
-import { connectRedis } from "../keeper/redis-connection.js";
+import { connectRedis, type RedisTarget, redactUrl, redisTargetOf } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { startSandbox } from "../sandbox/index.js";
 import { Wallets } from "../signer/keys.js";
+import { scrubberFor } from "./config-scrubber.js";
 import { demoRedisPrefix } from "./context.js";
 import {
   chooseExitTargets,
@@ -38,14 +39,17 @@ const MOVE_AFTER_MS: Record<ExitTarget["rule"], number> = { "take-profit": 15_00
 export async function runDemo(print: (line: string) => void): Promise<void> {
   const base = await loadConfig({});
   let privateRedis: ChildProcess | undefined;
-  if (!(await redisAnswers(base.redis.url))) {
+  const redisTarget = redisTargetOf(base);
+  // The URL may hold a password: messages show only its scheme, host and port.
+  const redisAt = redactUrl(base.redis.url);
+  if (!(await redisAnswers(redisTarget))) {
     if (!isLocalRedis(base.redis.url) || !redisServerInstalled())
       throw new TransientError(
-        `no Redis answers at ${base.redis.url}: install one (apt-get install redis-server, or docker run -p 6379:6379 redis) or set KEEPER_REDIS_URL`,
+        `no Redis answers at ${redisAt}: install one (apt-get install redis-server, or docker run -p 6379:6379 redis) or set KEEPER_REDIS_URL`,
       );
-    privateRedis = await startPrivateRedis(base.redis.url);
+    privateRedis = await startPrivateRedis(redisTarget);
     print(
-      `demo: no Redis answered at ${base.redis.url}; started a private in-memory redis-server there (it stops with the demo)`,
+      `demo: no Redis answered at ${redisAt}; started a private in-memory redis-server there (it stops with the demo)`,
     );
   }
   const servicePort = Number(new URL(base.service.baseUrl).port || 8787);
@@ -64,7 +68,7 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
     sandbox.wallets.map((_, i) => sandbox.world.walletKeypair(i).secretKey),
   );
   const prefix = demoRedisPrefix();
-  await wipeDemoState(base.redis.url, prefix);
+  await wipeDemoState(redisTarget, prefix);
   const targets = chooseExitTargets(sandbox.world, sandbox.wallets.length);
   const config: KeeperConfig = {
     ...base,
@@ -77,10 +81,11 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
     signer: { ...base.signer, rebroadcastIntervalMs: 1_000, settledLater: ["close", "swap"] },
     // The demo talks to its own sandbox, whose key is the sandbox's: a KEEPER_API_KEY meant for
     // another service would be refused by it on every request.
-    secrets: new KeeperSecrets(undefined, base.secrets.webhookUrl),
+    secrets: new KeeperSecrets(undefined, base.secrets.webhookUrl, undefined, base.secrets.redisPassword),
   };
   const logger = createLogger({
     level: process.env.KEEPER_LOG_LEVEL === undefined ? "warn" : base.ops.logLevel,
+    scrubber: scrubberFor(config),
   });
   const keeper = await startKeeper({ config, roles: new Set(ALL_ROLES), logger, wallets });
   print(
@@ -157,8 +162,8 @@ function resolveOneMarket(sandbox: Sandbox, skip: ReadonlySet<string>, print: (l
   }
 }
 
-async function wipeDemoState(redisUrl: string, prefix: string): Promise<void> {
-  const redis = await connectRedis(redisUrl);
+async function wipeDemoState(target: RedisTarget, prefix: string): Promise<void> {
+  const redis = await connectRedis(target);
   try {
     for (const pattern of [`${prefix}:*`, `${prefix}-*`]) {
       let cursor = "0";

@@ -5,7 +5,7 @@ import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.
 import { Ledger, type LedgerRow } from "../keeper/ledger.js";
 import { redisKeys } from "../keeper/names.js";
 import { pauseKeeper, resumeKeeper, retryKeeperIntent, retryRefusal } from "../keeper/operator-actions.js";
-import { connectRedis } from "../keeper/redis-connection.js";
+import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
 import { readKeeperStatus } from "../keeper/status-report.js";
 import type { CliContext } from "./context.js";
 import { UsageError } from "./errors.js";
@@ -30,7 +30,7 @@ const LEDGER_COLUMNS = [
 ] as const;
 
 async function withRedis<T>(config: KeeperConfig, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(redisTargetOf(config));
   try {
     return await work(redis);
   } finally {

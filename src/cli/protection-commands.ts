@@ -12,7 +12,7 @@ import { redisKeys } from "../keeper/names.js";
 import { enqueueBuild } from "../keeper/poll-worker.js";
 import { Protections } from "../keeper/protections.js";
 import { createQueues } from "../keeper/queues.js";
-import { connectRedis } from "../keeper/redis-connection.js";
+import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
 import type { CliContext } from "./context.js";
 import { formatJson, formatTable, isoTime } from "./output.js";
 
@@ -20,7 +20,7 @@ import { formatJson, formatTable, isoTime } from "./output.js";
 export const OPERATOR_STRATEGY = "operator";
 
 async function withRedis<T>(config: KeeperConfig, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(redisTargetOf(config));
   try {
     return await work(redis);
   } finally {

@@ -3,11 +3,10 @@ import { createApiClient } from "../api/index.js";
 import { apiKeyFor } from "../config/api-key.js";
 import { loadConfig } from "../config/load-config.js";
 import { ALL_ROLES, type Role, startKeeper } from "../keeper/keeper.js";
-import { connectRedis } from "../keeper/redis-connection.js";
+import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
-import { urlSecrets } from "../ops/secret-forms.js";
-import { SecretScrubber } from "../ops/secret-scrubber.js";
 import { dropKeyVariables, keySourcesOf, loadWallets } from "../signer/keys.js";
+import { scrubberFor } from "./config-scrubber.js";
 import { checkRpcReachable, checkServiceReachable } from "./preflight.js";
 
 /** Resolves when SIGINT or SIGTERM arrives. */
@@ -42,15 +41,9 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       // keys are loaded and their variables gone: the config is first checked without importing it.
       const checked = await loadConfig({ file, strategyModules: "check" });
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
-      const scrubber = new SecretScrubber(
-        [checked.secrets.apiKey, checked.secrets.webhookUrl, checked.secrets.adminToken].filter(
-          (s): s is string => s !== undefined,
-        ),
-      );
-      // RPC URLs often carry a provider's key in their path or query.
-      for (const url of [checked.rpc.url, ...checked.rpc.sendUrls]) scrubber.add(urlSecrets(url));
+      const scrubber = scrubberFor(checked);
       const logger = createLogger({ level: checked.ops.logLevel, scrubber });
-      (await connectRedis(checked.redis.url)).disconnect();
+      (await connectRedis(redisTargetOf(checked))).disconnect();
       if (roles.has("worker"))
         await checkServiceReachable(
           createApiClient({

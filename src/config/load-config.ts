@@ -7,6 +7,7 @@ import { z } from "zod";
 import { builtInStrategies } from "../../strategies/index.js";
 import { ConfigError } from "../core/errors.js";
 import type { Strategy } from "../core/strategy.js";
+import { urlHasPassword } from "../ops/secret-forms.js";
 import { formatIssues, formatPath } from "./format-issues.js";
 import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
 
@@ -52,6 +53,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{
   { env: "KEEPER_RPC_URL", path: ["rpc", "url"], type: "string" },
   { env: "KEEPER_REDIS_URL", path: ["redis", "url"], type: "string" },
   { env: "KEEPER_REDIS_PREFIX", path: ["redis", "prefix"], type: "string" },
+  { env: "KEEPER_REDIS_PASSWORD_FILE", path: ["redis", "passwordFile"], type: "string" },
   { env: "KEEPER_LOG_LEVEL", path: ["ops", "logLevel"], type: "string" },
   { env: "KEEPER_OPS_HOST", path: ["ops", "host"], type: "string" },
   { env: "KEEPER_OPS_PORT", path: ["ops", "port"], type: "number" },
@@ -87,10 +89,17 @@ export class KeeperSecrets {
   readonly #apiKey: string | undefined;
   readonly #webhookUrl: string | undefined;
   readonly #adminToken: string | undefined;
-  constructor(apiKey: string | undefined, webhookUrl: string | undefined, adminToken?: string) {
+  readonly #redisPassword: string | undefined;
+  constructor(
+    apiKey: string | undefined,
+    webhookUrl: string | undefined,
+    adminToken?: string,
+    redisPassword?: string,
+  ) {
     this.#apiKey = apiKey;
     this.#webhookUrl = webhookUrl;
     this.#adminToken = adminToken;
+    this.#redisPassword = redisPassword;
   }
   get apiKey(): string | undefined {
     return this.#apiKey;
@@ -102,12 +111,17 @@ export class KeeperSecrets {
   get adminToken(): string | undefined {
     return this.#adminToken;
   }
+  /** The password of every Redis connection (redis.passwordFile). */
+  get redisPassword(): string | undefined {
+    return this.#redisPassword;
+  }
   toJSON(): Record<string, string> {
     const shown = (value: string | undefined) => (value ? "[set]" : "[unset]");
     return {
       apiKey: shown(this.#apiKey),
       webhookUrl: shown(this.#webhookUrl),
       adminToken: shown(this.#adminToken),
+      redisPassword: shown(this.#redisPassword),
     };
   }
   [Symbol.for("nodejs.util.inspect.custom")](): string {
@@ -181,6 +195,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     "ops.adminTokenFile",
     problems,
   );
+  const redisPassword = await readRedisPassword(parsed.data?.redis, problems);
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push("ops.adminTokenFile: expected a token of at least 16 characters");
   if (webhookUrl !== undefined && !z.url({ protocol: /^https?$/ }).safeParse(webhookUrl).success)
@@ -198,7 +213,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     strategies: Object.freeze(strategies.map((s) => Object.freeze({ ...s, config: freezeData(s.config) }))),
     strategyModules,
     sources: Object.freeze(sources),
-    secrets: new KeeperSecrets(apiKey, webhookUrl, adminToken),
+    secrets: new KeeperSecrets(apiKey, webhookUrl, adminToken, redisPassword),
   });
 }
 
@@ -214,6 +229,22 @@ export function resolveMode(mode: ParsedConfig["mode"], baseUrl: string): "live"
 export function isLoopback(url: string): boolean {
   const host = new URL(url).hostname;
   return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** redis.passwordFile's password, checked against the rules and against a password in redis.url. */
+async function readRedisPassword(
+  redis: ParsedConfig["redis"] | undefined,
+  problems: string[],
+): Promise<string | undefined> {
+  const password = await readSecret(undefined, redis?.passwordFile, "redis.passwordFile", problems);
+  // Short ones are guessable, and every log line is scrubbed of the password: "redis" would go too.
+  if (password && password.length < 16)
+    problems.push("redis.passwordFile: expected a password of at least 16 characters");
+  if (password !== undefined && redis && urlHasPassword(redis.url))
+    problems.push(
+      "redis.passwordFile: redis.url already holds a password; give it in one place (the file keeps it out of the config)",
+    );
+  return password;
 }
 
 async function resolveStrategies(

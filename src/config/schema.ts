@@ -111,6 +111,11 @@ export const configSchema = z.strictObject({
         .string()
         .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
         .default("redis://127.0.0.1:6379"),
+      /**
+       * A file holding the password Redis requires (`requirepass`, or the ACL user's named in the URL).
+       * Used by every connection Keeper opens; never logged.
+       */
+      passwordFile: z.string().min(1).optional(),
       /** Every key Keeper writes starts with this, so several deployments can share a Redis. */
       prefix: z
         .string()

@@ -49,7 +49,7 @@ import { PauseSwitch } from "./pause.js";
 import { processPoll } from "./poll-worker.js";
 import { Protections } from "./protections.js";
 import { createQueues, type KeeperQueues, type PollJobData } from "./queues.js";
-import { checkRedisForKeeper, connectRedis } from "./redis-connection.js";
+import { checkRedisForKeeper, connectRedis, redisTargetOf } from "./redis-connection.js";
 import { Scheduler } from "./scheduler.js";
 import { orderListsFor } from "./service-orders.js";
 import { processSign, type SignOutcome } from "./sign-worker.js";
@@ -107,7 +107,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     throw new ConfigError(["wallets: at least one wallet is required to run the keeper"]);
   const walletList = wallets.length > 0 ? wallets : (options.wallets?.publicKeys() ?? []);
 
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(redisTargetOf(config));
   const cleanups: Array<() => Promise<unknown>> = [async () => redis.quit()];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) {

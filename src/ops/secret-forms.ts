@@ -64,3 +64,12 @@ function decoded(text: string): string {
     return text; // a stray "%": the text as written is the form that can leak
   }
 }
+
+/** Whether a URL carries a password (`redis://:pw@host`, `redis://user:pw@host`). */
+export function urlHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== "";
+  } catch {
+    return false;
+  }
+}

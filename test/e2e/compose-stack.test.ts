@@ -1,11 +1,16 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { readDockerignore } from "../helpers/dockerignore.js";
 import { eventually, runCli, spawnCli } from "../helpers/keeper-harness.js";
+import { freePort } from "../helpers/password-redis.js";
 import { promqlReferences } from "../helpers/promql-references.js";
-import { REDIS_URL, testRedis } from "../helpers/redis.js";
 
 /**
  * compose.yaml, checked without a Docker engine (none runs where the tests run, and the Docker client
@@ -20,17 +25,29 @@ const ROOT = process.cwd();
 interface Service {
   image?: string;
   build?: string | { context: string; dockerfile?: string };
+  user?: string;
   command?: string[];
   environment?: Record<string, string>;
+  secrets?: string[];
+  networks?: string[];
   ports?: string[];
   volumes?: string[];
+  tmpfs?: string[];
+  read_only?: boolean;
+  cap_drop?: string[];
+  security_opt?: string[];
   depends_on?: string[] | Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
 }
 const compose = parseYaml(readFileSync(join(ROOT, "compose.yaml"), "utf8")) as {
   services: Record<string, Service>;
+  secrets?: Record<string, { file: string }>;
+  networks?: Record<string, { internal?: boolean } | null>;
   volumes?: Record<string, unknown>;
 };
+const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+/** `name:tag@sha256:<64 hex>`: the tag says which version, the digest makes it that exact build. */
+const PINNED = /^[\w./-]+:v?\d+(\.\d+)+[\w.-]*@sha256:[0-9a-f]{64}$/;
 const services = compose.services;
 const service = (name: string): Service => {
   const found = services[name];
@@ -62,21 +79,37 @@ function hostPort(url: string): { host: string; port: string } {
   return { host: parsed.hostname, port: parsed.port };
 }
 
+/** Where a service's secret is mounted: /run/secrets/<name>, when the service mounts it. */
+function secretPath(name: string, secret: string): string | undefined {
+  return (service(name).secrets ?? []).includes(secret) ? `/run/secrets/${secret}` : undefined;
+}
+
+/** A command or healthcheck as the container gets it: compose turns `$$` into `$` (and no other `$` is used). */
+function interpolated(text: string): string {
+  expect(text.replaceAll("$$", "")).not.toContain("$");
+  return text.replaceAll("$$", "$");
+}
+
+/** A copy of a secret file on this machine, mode 0600 as a secret file must be. */
+async function writeSecret(value: string): Promise<{ file: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "keeper-compose-secret-"));
+  const file = join(dir, "secret");
+  await writeFile(file, `${value}\n`, { mode: 0o600 });
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
 describe("compose.yaml, statically", () => {
-  it("runs Keeper, Redis, Prometheus and Grafana, each image pinned by a version tag", () => {
+  it("runs Keeper, Redis, Prometheus and Grafana, each image pinned by a version tag and a digest", () => {
     expect(Object.keys(services).sort()).toEqual(["grafana", "keeper", "prometheus", "redis"]);
     for (const [name, s] of Object.entries(services)) {
       if (s.build !== undefined) continue;
-      expect(s.image, name).toMatch(/^[\w./-]+:v?\d+(\.\d+)+[\w.-]*$/);
+      expect(s.image, name).toMatch(PINNED);
     }
-    // Keeper is built from the repo's Dockerfile, whose base images are pinned too.
+    // Keeper is built from the repo's Dockerfile, whose base images (both stages) are pinned the same way.
     expect(service("keeper").build).toBe(".");
-    expect(existsSync(join(ROOT, "Dockerfile"))).toBe(true);
-    const bases = [...readFileSync(join(ROOT, "Dockerfile"), "utf8").matchAll(/^FROM\s+(\S+)/gm)].map(
-      (m) => m[1],
-    );
-    expect(bases.length).toBeGreaterThan(0);
-    for (const base of bases) expect(base).toMatch(/:\d+(\.\d+)+/);
+    const bases = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
+    expect(bases).toHaveLength(2);
+    for (const base of bases) expect(base).toMatch(PINNED);
   });
 
   it("publishes every port on loopback only", () => {
@@ -86,17 +119,76 @@ describe("compose.yaml, statically", () => {
   });
 
   it("keeps Redis's data on a volume, with AOF persistence and noeviction, and Keeper waits for it", () => {
-    const redis = service("redis");
-    const command = (redis.command ?? []).join(" ");
-    expect(command).toMatch(/^redis-server /);
-    expect(command).toContain("--appendonly yes");
-    expect(command).toContain("--maxmemory-policy noeviction");
+    const [shell, flag, script = ""] = service("redis").command ?? [];
+    expect([shell, flag]).toEqual(["sh", "-c"]);
+    expect(interpolated(script)).toMatch(/^exec redis-server - /);
+    expect(script).toContain("--appendonly yes");
+    expect(script).toContain("--maxmemory-policy noeviction");
     const data = mountsOf("redis").find((m) => m.target === "/data");
     expect(data?.bind).toBe(false);
     expect(Object.keys(compose.volumes ?? {})).toContain(data?.source);
-    expect(redis.healthcheck?.test).toEqual(["CMD", "redis-cli", "ping"]);
     expect(service("keeper").depends_on).toEqual({ redis: { condition: "service_healthy" } });
     expect(hostPort(keeperEnv.KEEPER_REDIS_URL ?? "")).toEqual({ host: "redis", port: "6379" });
+  });
+
+  it("has Redis require the password in its secret file, and Keeper read the same file", () => {
+    const passwordFile = secretPath("redis", "redis-password");
+    expect(passwordFile).toBeDefined();
+    expect(interpolated(service("redis").command?.[2] ?? "")).toContain(`requirepass $(cat ${passwordFile})`);
+    expect(keeperEnv.KEEPER_REDIS_PASSWORD_FILE).toBe(secretPath("keeper", "redis-password"));
+    // The URL holds no password: it lives in the file alone.
+    expect(new URL(keeperEnv.KEEPER_REDIS_URL ?? "").password).toBe("");
+    // Compose mounts a file secret with the host file's owner and mode: its two readers share a user.
+    expect(service("redis").user).toBe("999:999");
+    expect(service("keeper").user).toBe(service("redis").user);
+    const [kind, check = ""] = service("redis").healthcheck?.test ?? [];
+    expect(kind).toBe("CMD-SHELL");
+    expect(interpolated(check)).toContain(`REDISCLI_AUTH="$(cat ${passwordFile})" redis-cli ping`);
+  });
+
+  it("reads every secret from a file under secrets/, which neither git nor the build context holds", () => {
+    const declared = Object.entries(compose.secrets ?? {});
+    expect(declared.map(([name]) => name).sort()).toEqual(["grafana-admin-password", "redis-password"]);
+    const excluded = readDockerignore(join(ROOT, ".dockerignore"));
+    for (const [name, { file }] of declared) {
+      expect(file, name).toMatch(/^\.\/secrets\/[\w-]+$/);
+      // git check-ignore exits 0 for a path git ignores, 1 for one it would track.
+      expect(spawnSync("git", ["check-ignore", "-q", file], { cwd: ROOT }).status, file).toBe(0);
+      expect(excluded(file), file).toBe(true);
+    }
+    for (const [name, s] of Object.entries(services))
+      for (const secret of s.secrets ?? [])
+        expect(Object.keys(compose.secrets ?? {}), name).toContain(secret);
+    // Grafana's admin password comes from its file; none (admin/admin) is given in the clear.
+    const grafanaEnv = service("grafana").environment ?? {};
+    expect(grafanaEnv.GF_SECURITY_ADMIN_PASSWORD__FILE).toBe(secretPath("grafana", "grafana-admin-password"));
+    expect(Object.keys(grafanaEnv)).not.toContain("GF_SECURITY_ADMIN_PASSWORD");
+  });
+
+  it("puts Redis on an internal network that only Keeper joins", () => {
+    const networks = compose.networks ?? {};
+    const redisNetworks = service("redis").networks ?? [];
+    expect(redisNetworks).toHaveLength(1);
+    const [redisNetwork = ""] = redisNetworks;
+    expect(networks[redisNetwork]?.internal).toBe(true);
+    const members = Object.entries(services).filter(([, s]) => (s.networks ?? []).includes(redisNetwork));
+    expect(members.map(([name]) => name).sort()).toEqual(["keeper", "redis"]);
+    // Prometheus reaches Keeper, and Grafana Prometheus, on a network Keeper shares and Redis is not on.
+    for (const name of ["prometheus", "grafana"]) {
+      const joined = service(name).networks ?? [];
+      expect(joined.length, name).toBeGreaterThan(0);
+      for (const network of joined) expect(service("keeper").networks, name).toContain(network);
+    }
+    for (const [name, s] of Object.entries(services))
+      for (const network of s.networks ?? []) expect(Object.keys(networks), name).toContain(network);
+  });
+
+  it("runs every container read-only, with no capabilities and no privilege gain", () => {
+    for (const [name, s] of Object.entries(services)) {
+      expect(s.read_only, name).toBe(true);
+      expect(s.cap_drop, name).toEqual(["ALL"]);
+      expect(s.security_opt, name).toContain("no-new-privileges:true");
+    }
   });
 
   it("declares every named volume it mounts", () => {
@@ -172,10 +264,61 @@ describe("compose.yaml, statically", () => {
 
   it("gives Keeper only KEEPER_* settings that its config check accepts", async () => {
     expect(Object.keys(keeperEnv).every((name) => name.startsWith("KEEPER_"))).toBe(true);
-    const check = await runCli(["config", "check"], { ...keeperEnv, KEEPER_CONFIG: "" });
-    expect(check.stderr).toBe("");
-    expect(check.stdout).toContain("valid: mode");
-    expect(check.code).toBe(0);
+    const secret = await writeSecret(randomBytes(32).toString("hex"));
+    try {
+      // The secret's path swapped for this machine's copy of it; everything else as the file says.
+      const check = await runCli(["config", "check"], {
+        ...keeperEnv,
+        KEEPER_REDIS_PASSWORD_FILE: secret.file,
+        KEEPER_CONFIG: "",
+      });
+      expect(check.stderr).toBe("");
+      expect(check.stdout).toContain("valid: mode");
+      expect(check.code).toBe(0);
+    } finally {
+      await secret.remove();
+    }
+  });
+});
+
+describe(".dockerignore", () => {
+  const excluded = readDockerignore(join(ROOT, ".dockerignore"));
+  const copySources = [...dockerfile.matchAll(/^COPY\s+(.+)$/gm)]
+    .map((m) => (m[1] ?? "").split(/\s+/))
+    .filter((words) => !words.some((w) => w.startsWith("--from=")))
+    .flatMap((words) => words.filter((w) => !w.startsWith("--")).slice(0, -1));
+
+  it("keeps every file the Dockerfile copies in the build context", () => {
+    expect(copySources).toEqual(expect.arrayContaining(["package.json", "src", "config"]));
+    for (const source of copySources) {
+      expect(existsSync(join(ROOT, source)), source).toBe(true);
+      expect(excluded(source), source).toBe(false);
+      // Nor any file git tracks below it (a pattern too broad would drop part of the sources).
+      const tracked = spawnSync("git", ["ls-files", "--", source], { cwd: ROOT, encoding: "utf8" }).stdout;
+      for (const file of tracked.split("\n").filter(Boolean)) expect(excluded(file), file).toBe(false);
+    }
+  });
+
+  it("keeps installed modules, git, Keeper's state, secrets, keys, logs and build output out", () => {
+    for (const path of [
+      "node_modules",
+      "node_modules/ioredis/package.json",
+      "strategies/node_modules/x",
+      ".git",
+      ".git/config",
+      ".keeper",
+      ".keeper/state.json",
+      "secrets/redis-password",
+      "keys/wallet.json",
+      "dist/src/cli.js",
+      "coverage/index.html",
+      "reports/mutation.html",
+      "keeper.log",
+      "src/debug.log",
+      ".env",
+      "compose.override.yaml",
+    ])
+      expect(excluded(path), path).toBe(true);
   });
 });
 
@@ -205,30 +348,101 @@ describe("README's compose lines", () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === "object" && address ? address.port : 0;
+/**
+ * Redis started by compose.yaml's own command and checked by its own healthcheck, swapped for this
+ * machine only where they must be: the secret file's path, a free loopback port (redis-server's and
+ * redis-cli's), and a temporary directory for /data.
+ */
+async function startComposeRedis(secretFile: string) {
+  const [shell = "sh", flag = "-c", script = ""] = service("redis").command ?? [];
+  const [, check = ""] = service("redis").healthcheck?.test ?? [];
+  const secretInContainer = secretPath("redis", "redis-password") ?? "";
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), "keeper-compose-redis-"));
+  const forThisMachine = (text: string) => interpolated(text).replaceAll(secretInContainer, secretFile);
+  const local = forThisMachine(script).replace(
+    "exec redis-server - ",
+    `exec redis-server - --bind 127.0.0.1 --port ${port} `,
+  );
+  const child: ChildProcess = spawn(shell, [flag, local], { cwd: dir, stdio: "ignore" });
+  const healthcheck = forThisMachine(check).replace("redis-cli ping", `redis-cli -p ${port} ping`);
+  const healthy = () => spawnSync("sh", ["-c", healthcheck], { cwd: dir }).status === 0;
+  await eventually("compose's redis is healthy", async () => (healthy() ? true : undefined), 10_000);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: child.pid ?? 0,
+    healthy,
+    async stop() {
+      child.kill();
+      await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve(null)));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-describe("Keeper's service as compose.yaml starts it", () => {
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+describe("Redis as compose.yaml starts it", () => {
+  const password = randomBytes(32).toString("hex");
+  let secret: Awaited<ReturnType<typeof writeSecret>>;
+  let redis: Awaited<ReturnType<typeof startComposeRedis>>;
   beforeAll(async () => {
-    redis = await testRedis("e2e-compose");
-  });
+    secret = await writeSecret(password);
+    redis = await startComposeRedis(secret.file);
+  }, 20_000);
   afterAll(async () => {
-    await redis?.cleanup();
+    await redis?.stop();
+    await secret?.remove();
   });
 
-  it("runs the embedded demo, serves every metric the dashboard and the alert rules read, and confirms claims", async () => {
+  it("refuses a client without the password, lets one with it in, and keeps it off its command line", async () => {
+    const anonymous = spawnSync("redis-cli", ["-p", String(redis.port), "ping"], { encoding: "utf8" });
+    expect(anonymous.stdout.trim()).toBe("NOAUTH Authentication required.");
+
+    const client = new Redis(redis.url, { password, lazyConnect: true });
+    await client.connect();
+    try {
+      expect(await client.config("GET", "appendonly")).toEqual(["appendonly", "yes"]);
+      expect(await client.config("GET", "maxmemory-policy")).toEqual(["maxmemory-policy", "noeviction"]);
+    } finally {
+      client.disconnect();
+    }
+    // The process the shell exec'd into: its arguments are what ps and `docker top` show.
+    const cmdline = await readFile(`/proc/${redis.pid}/cmdline`, "utf8");
+    expect(cmdline).toContain("redis-server");
+    expect(cmdline).not.toContain(password);
+  });
+
+  it("is healthy by its healthcheck only with the right password in the file", async () => {
+    expect(redis.healthy()).toBe(true);
+    await writeFile(secret.file, "a-password-redis-does-not-have\n");
+    try {
+      expect(redis.healthy()).toBe(false);
+    } finally {
+      await writeFile(secret.file, `${password}\n`);
+    }
+  });
+});
+
+describe("Keeper's service as compose.yaml starts it", () => {
+  const password = randomBytes(32).toString("hex");
+  let secret: Awaited<ReturnType<typeof writeSecret>>;
+  let redis: Awaited<ReturnType<typeof startComposeRedis>>;
+  beforeAll(async () => {
+    secret = await writeSecret(password);
+    redis = await startComposeRedis(secret.file);
+  }, 20_000);
+  afterAll(async () => {
+    await redis?.stop();
+    await secret?.remove();
+  });
+
+  it("runs the embedded demo against the password-protected Redis, serves every metric the dashboard and the alert rules read, and confirms claims", async () => {
     const opsPort = await freePort();
     const env = {
       ...keeperEnv,
-      // Swapped for this machine: the test's Redis and prefix, free ports, loopback.
-      KEEPER_REDIS_URL: REDIS_URL,
-      KEEPER_REDIS_PREFIX: redis.prefix,
+      // Swapped for this machine: Redis as compose starts it, its secret file, free ports, loopback.
+      KEEPER_REDIS_URL: redis.url,
+      KEEPER_REDIS_PASSWORD_FILE: secret.file,
       KEEPER_OPS_HOST: "127.0.0.1",
       KEEPER_OPS_PORT: String(opsPort),
       KEEPER_SERVICE_URL: `http://127.0.0.1:${await freePort()}`,
@@ -291,5 +505,6 @@ describe("Keeper's service as compose.yaml starts it", () => {
     }
     run.child.kill("SIGTERM");
     expect(await run.exited, run.output()).toBe(0);
+    expect(run.output()).not.toContain(password);
   }, 240_000);
 });

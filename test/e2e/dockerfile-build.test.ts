@@ -2,8 +2,9 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readDockerignore } from "../helpers/dockerignore.js";
 import { recordTestOutput } from "../helpers/test-secrets.js";
 
 /**
@@ -11,9 +12,11 @@ import { recordTestOutput } from "../helpers/test-secrets.js";
  * RUN of the Dockerfile's `build` stage, in order, in a temporary copy (WORKDIR is that copy), with
  * this machine's npm and the registry. Then every path the runtime stage copies from it must exist and
  * the built CLI must run. A Dockerfile whose install or build step fails here fails the same way there.
+ * COPY takes only what .dockerignore leaves in the build context, as `docker build` would.
  */
 const ROOT = process.cwd();
 const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+const excludedFromContext = readDockerignore(join(ROOT, ".dockerignore"));
 
 interface Step {
   instruction: string;
@@ -56,7 +59,10 @@ describe("the Dockerfile's build stage, replayed in a temporary copy", () => {
             destination.endsWith("/") || parts.length > 1
               ? join(workdir, destination, source)
               : join(workdir, destination);
-          cpSync(join(ROOT, source), resolve(workdir, target), { recursive: true });
+          cpSync(join(ROOT, source), resolve(workdir, target), {
+            recursive: true,
+            filter: (path) => !excludedFromContext(relative(ROOT, path)),
+          });
         }
         continue;
       }

@@ -7,12 +7,12 @@ import { REDIS_URL } from "../helpers/redis.js";
  * the run stops at once with one line saying how to get it.
  */
 export default async function setup(): Promise<(() => void) | undefined> {
-  if (await redisAnswers(REDIS_URL)) return undefined;
+  if (await redisAnswers({ url: REDIS_URL })) return undefined;
   if (!redisServerInstalled())
     throw new Error(
       `no Redis answers at ${REDIS_URL} and redis-server is not installed (apt-get install redis-server)`,
     );
-  const child = await startPrivateRedis(REDIS_URL);
+  const child = await startPrivateRedis({ url: REDIS_URL });
   process.stdout.write(`tests: started a private redis-server at ${REDIS_URL} for this run\n`);
   return () => {
     child.kill();

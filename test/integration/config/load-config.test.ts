@@ -179,6 +179,35 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("reads the Redis password from redis.passwordFile or KEEPER_REDIS_PASSWORD_FILE, never shows it, and checks it", async () => {
+    const password = "redis-password-5e1f9c2a7b";
+    const passwordFile = await file("redis-password", `${password}\n`);
+    await chmod(passwordFile, 0o600);
+    const fromFile = await loadConfig({
+      file: await file("r.yaml", `redis:\n  passwordFile: ${passwordFile}\n`),
+      env: {},
+    });
+    expect(fromFile.secrets.redisPassword).toBe(password);
+    expect(JSON.stringify(fromFile)).not.toContain(password);
+    expect(inspect(fromFile, { depth: 10 })).not.toContain(password);
+    const fromEnv = await loadConfig({ env: { KEEPER_REDIS_PASSWORD_FILE: passwordFile } });
+    expect(fromEnv.secrets.redisPassword).toBe(password);
+    expect((await loadConfig({ env: {} })).secrets.redisPassword).toBeUndefined();
+
+    const short = await file("short-redis-password", "redis\n");
+    expect(await problemsOf(`redis:\n  passwordFile: ${short}\n`)).toEqual([
+      "redis.passwordFile: expected a password of at least 16 characters",
+    ]);
+    expect(await problemsOf("", { KEEPER_REDIS_PASSWORD_FILE: join(dir, "absent") })).toEqual([
+      `redis.passwordFile: cannot read ${join(dir, "absent")} (ENOENT)`,
+    ]);
+    const both = `redis:\n  url: redis://:in-the-url-0123456789@127.0.0.1:6379\n  passwordFile: ${passwordFile}\n`;
+    const problems = await problemsOf(both);
+    expect(problems).toEqual([
+      "redis.passwordFile: redis.url already holds a password; give it in one place (the file keeps it out of the config)",
+    ]);
+  });
+
   it.each([
     ["http://127.0.0.1:8787", "auto", "live"],
     ["http://localhost:8787", "auto", "live"],
