@@ -282,6 +282,8 @@ export class HttpTransport {
           ...(bodyText === undefined ? {} : { "content-type": "application/json" }),
         },
         body: bodyText,
+        // A redirect is never followed: fetch would send the x-api-key header on to wherever it points.
+        redirect: "manual",
         signal,
       });
     } catch (error) {
@@ -300,6 +302,10 @@ export class HttpTransport {
     const requestId =
       response.headers.get("x-api-gateway-request-id") ?? response.headers.get("x-request-id") ?? undefined;
 
+    if (isRedirect(response.status)) {
+      observe(response.status, "http_error", requestId);
+      throw this.#redirectError(def, response, url, requestId);
+    }
     if (!response.ok) {
       observe(response.status, "http_error", requestId);
       const failure = this.#httpError(def, response, text, requestId);
@@ -370,6 +376,36 @@ export class HttpTransport {
     return new PermanentApiError(details, message);
   }
 
+  /**
+   * A redirect, refused: the service has no reason to send one, and following it would hand the key
+   * to another origin. The message names only where it pointed (scheme, host, port), never its path
+   * or query, which may carry a token of its own.
+   */
+  #redirectError(def: EndpointDef, response: Response, url: URL, requestId: string | undefined): Error {
+    const location = response.headers.get("location");
+    let target = "no Location";
+    if (location !== null)
+      try {
+        target = new URL(location, url).origin;
+      } catch {
+        target = "an unreadable Location";
+      }
+    const details = {
+      status: response.status,
+      code: "redirect_refused",
+      endpoint: def.name,
+      area: def.area,
+      requestId,
+      param: undefined,
+    };
+    return new PermanentApiError(
+      details,
+      this.#redact(
+        `the service answered with a redirect (to ${target}); not followed, so that the API key goes only to service.baseUrl`,
+      ),
+    );
+  }
+
   /** Tells the shared limiter about a 429, so every sender of this key holds back, not only this one. */
   async #holdBackSenders(def: EndpointDef, error: RateLimitedError): Promise<void> {
     try {
@@ -389,6 +425,10 @@ export class HttpTransport {
   #redact(text: string): string {
     return this.#apiKey === undefined ? text : text.split(this.#apiKey).join("[redacted]");
   }
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
 }
 
 /** Up to 10 % (at most 1 s) on top of a server-stated wait, so a fleet does not return all at once. */

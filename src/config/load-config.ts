@@ -44,7 +44,8 @@ function ensureTypeScriptLoader(): Promise<void> {
 export const ENV_OVERRIDES: ReadonlyArray<{
   env: string;
   path: readonly string[];
-  type: "string" | "number";
+  /** `list`: comma-separated, blanks dropped. */
+  type: "string" | "number" | "list";
 }> = [
   { env: "KEEPER_MODE", path: ["mode"], type: "string" },
   { env: "KEEPER_SERVICE_URL", path: ["service", "baseUrl"], type: "string" },
@@ -57,6 +58,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{
   { env: "KEEPER_LOG_LEVEL", path: ["ops", "logLevel"], type: "string" },
   { env: "KEEPER_OPS_HOST", path: ["ops", "host"], type: "string" },
   { env: "KEEPER_OPS_PORT", path: ["ops", "port"], type: "number" },
+  { env: "KEEPER_OPS_ALLOWED_HOSTS", path: ["ops", "allowedHosts"], type: "list" },
 ];
 
 export interface ConfiguredStrategy {
@@ -416,7 +418,7 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, problems
   for (const { env: name, path, type } of ENV_OVERRIDES) {
     const value = env[name];
     if (value === undefined || value === "") continue;
-    const parsed = type === "number" ? Number(value) : value;
+    const parsed = type === "number" ? Number(value) : type === "list" ? listOf(value) : value;
     if (type === "number" && !Number.isFinite(parsed)) {
       problems.push(`${name}: expected a number`);
       continue;
@@ -429,6 +431,13 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, problems
     node[path[path.length - 1] as string] = parsed;
   }
   return out;
+}
+
+function listOf(value: string): string[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }
 
 /** Mappings merge key by key; arrays and scalars replace. */

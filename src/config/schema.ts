@@ -2,6 +2,7 @@ import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { pubkey } from "../api/schemas/common.js";
 import { DEFAULT_PAYOUT_MINTS, SETTLED_LATER_KINDS } from "../chain/inflow-rules.js";
+import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
 
 /** Names that hold secrets: refused in the YAML, accepted only from the environment or files. */
 export const SECRET_KEYS = ["apiKey", "secretKey", "privateKey", "webhookUrl", "key", "keypair"] as const;
@@ -239,6 +240,13 @@ export const configSchema = z.strictObject({
        * and /queues (bull-board) is served; without it the ops server is read-only.
        */
       adminTokenFile: z.string().min(1).optional(),
+      /**
+       * Host names the ops server answers to besides loopback, its own address and IP addresses
+       * (a DNS-rebound page's Host is refused): e.g. the compose service name Prometheus scrapes.
+       */
+      allowedHosts: z.array(z.string().refine(isHostName, HOST_NAME_RULE)).default([]),
+      /** bull-board at /queues may change jobs (add, retry, clean, promote...); read-only otherwise. */
+      queuesWritable: z.boolean().default(false),
       /** A wallet whose last successful poll is older than this is stale (readyz, notification). */
       stalePollSeconds: z.number().int().min(1).default(120),
       logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),

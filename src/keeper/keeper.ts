@@ -570,6 +570,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       ops = await startOpsServer({
         host: config.ops.host,
         port: config.ops.port,
+        allowedHosts: config.ops.allowedHosts,
         metrics,
         logger,
         liveness: () => watchdog.check(),
@@ -584,7 +585,11 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           onRefused: (reason) => metrics.opsRequestsRefused.inc({ reason }),
           ...(config.secrets.adminToken === undefined
             ? {}
-            : { adminToken: config.secrets.adminToken, queues: queues.all() }),
+            : {
+                adminToken: config.secrets.adminToken,
+                queues: queues.all(),
+                queuesWritable: config.ops.queuesWritable,
+              }),
         },
       });
       cleanups.push(() => ops?.close() ?? Promise.resolve());

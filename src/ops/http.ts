@@ -1,5 +1,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { HostAllowList } from "./allowed-hosts.js";
+import { registerFrameHeaders } from "./frame-headers.js";
+import { registerHostGuard } from "./host-guard.js";
 import { registerStatusRoutes, type StatusPageRoutesOptions } from "./status-routes.js";
 import type { HealthVerdict } from "./watchdog.js";
 import { OpsTimeoutError, withTimeout } from "./with-timeout.js";
@@ -28,6 +31,11 @@ export interface OpsServerOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /**
+   * Host names answered besides loopback, `host` and IP addresses (ops.allowedHosts): any other Host
+   * header is refused with 421.
+   */
+  allowedHosts?: readonly string[];
   metrics: MetricsSource;
   checks: ReadinessChecks;
   /** The liveness verdict, usually `() => watchdog.check()`. */
@@ -83,6 +91,14 @@ export async function buildOpsApp(options: OpsServerOptions): Promise<FastifyIns
   // Fastify's own request logging is off: three fixed routes, scraped every few seconds, would drown
   // the logs; failures are logged below with context.
   const app = Fastify({ logger: false });
+  // First, so that no route of any plugin below runs for a refused host, and every answer carries them.
+  registerHostGuard(
+    app,
+    new HostAllowList({ boundHost: options.host ?? "127.0.0.1", names: options.allowedHosts ?? [] }),
+    logger,
+    () => options.statusPage?.onRefused?.("host"),
+  );
+  registerFrameHeaders(app);
 
   app.get("/metrics", async (_request, reply) => {
     const text = await metrics.render();

@@ -262,7 +262,7 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
   });
   const opsRequestsRefused = new Counter({
     name: "keeper_ops_requests_refused_total",
-    help: "Requests to the ops server's operator routes and /queues refused, by reason (token, cross_site)",
+    help: "Requests to the ops server refused, by reason (token, cross_site, host, read_only)",
     labelNames: ["reason"] as const,
     registers,
   });

@@ -1,4 +1,5 @@
 import type { IntentKind } from "../core/intent.js";
+import { type ChatEscaping, DISCORD, inertText, SLACK } from "./chat-text.js";
 
 /** The events worth a message to a person; the same names as `notifications.events` in the config. */
 export type NotificationEvent =
@@ -37,11 +38,17 @@ export type NotificationEvent =
 export type NotificationKind = NotificationEvent["kind"];
 
 export interface WebhookPayload {
-  /** Slack reads `text`. */
+  /** Slack reads `text` (mrkdwn: what came from outside Keeper is escaped in it). */
   text: string;
   /** Discord reads `content` (at most 2,000 characters). */
   content: string;
-  /** The same facts as fields, for receivers that parse them. */
+  /** Discord: no mention in the message pings anyone, whatever it says. */
+  allowed_mentions: { parse: [] };
+  /** Slack: no `@name` is turned into a mention, and no link is unfurled into a preview. */
+  link_names: false;
+  unfurl_links: false;
+  unfurl_media: false;
+  /** The same facts as fields, for receivers that parse them (their text made inert too). */
   keeper: Record<string, string | number | boolean> & { event: NotificationKind; at: string };
 }
 
@@ -69,37 +76,52 @@ export function dedupeKey(event: NotificationEvent): string {
   }
 }
 
-/** Builds the message from the event's own fields only: nothing else can leak into it. */
+/**
+ * Builds the message from the event's own fields only: nothing else can leak into it. Every value is
+ * data: it goes into Keeper's sentence through the receiver's own escaping, so a service error that
+ * says `@everyone` or `<https://evil|click>` pings no one and links nowhere.
+ */
 export function buildPayload(event: NotificationEvent, at: Date): WebhookPayload {
-  const text = truncate(`Keeper: ${describe(event)}`, MAX_TEXT);
   const fields: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(event)) {
     if (name === "kind") continue;
-    if (typeof value === "string") fields[name] = truncate(value, MAX_FREE_TEXT);
+    if (typeof value === "string") fields[name] = inertText(truncate(value, MAX_FREE_TEXT));
     else if (typeof value === "number" || typeof value === "boolean") fields[name] = value;
   }
-  return { text, content: text, keeper: { ...fields, event: event.kind, at: at.toISOString() } };
+  return {
+    text: truncate(`Keeper: ${describe(event, SLACK)}`, MAX_TEXT),
+    content: truncate(`Keeper: ${describe(event, DISCORD)}`, MAX_TEXT),
+    allowed_mentions: { parse: [] },
+    link_names: false,
+    unfurl_links: false,
+    unfurl_media: false,
+    keeper: { ...fields, event: event.kind, at: at.toISOString() },
+  };
 }
 
-function describe(event: NotificationEvent): string {
+/** The sentence, with every value of the event written through the receiver's escaping. */
+function describe(event: NotificationEvent, escaping: ChatEscaping): string {
+  const show = escaping.text;
+  const free = (text: string) => show(truncate(text, MAX_FREE_TEXT));
+  const shortened = (text: string) => show(short(text));
   switch (event.kind) {
     case "confirmed": {
-      const amount = event.amountUsd === undefined ? "" : ` for $${event.amountUsd}`;
-      return `${event.intentKind} confirmed${amount}, wallet ${short(event.wallet)}, signature ${short(event.signature)}`;
+      const amount = event.amountUsd === undefined ? "" : ` for $${show(event.amountUsd)}`;
+      return `${show(event.intentKind)} confirmed${amount}, wallet ${shortened(event.wallet)}, signature ${shortened(event.signature)}`;
     }
     case "refused": {
-      const detail = event.detail === undefined ? "" : ` (${truncate(event.detail, MAX_FREE_TEXT)})`;
-      return `${event.intentKind} refused by policy: ${event.reason}${detail}, wallet ${short(event.wallet)}, intent ${event.intent}. ${untouched(event.intentKind)} Keeper will not try it again by itself: look at why, then run \`keeper retry ${event.intent}\`.`;
+      const detail = event.detail === undefined ? "" : ` (${free(event.detail)})`;
+      return `${show(event.intentKind)} refused by policy: ${show(event.reason)}${detail}, wallet ${shortened(event.wallet)}, intent ${show(event.intent)}. ${untouched(event.intentKind)} Keeper will not try it again by itself: look at why, then run \`keeper retry ${escaping.code(event.intent)}\`.`;
     }
     case "failed":
-      return `${event.intentKind} failed: ${truncate(event.error, MAX_FREE_TEXT)}, wallet ${short(event.wallet)}, intent ${event.intent}`;
+      return `${show(event.intentKind)} failed: ${free(event.error)}, wallet ${shortened(event.wallet)}, intent ${show(event.intent)}`;
     case "stuck":
-      return `${event.intentKind} stuck sending for ${event.sendingSeconds} s, wallet ${short(event.wallet)}, intent ${event.intent}; housekeeping resumes its recorded transaction unless a sign job still runs it`;
+      return `${show(event.intentKind)} stuck sending for ${event.sendingSeconds} s, wallet ${shortened(event.wallet)}, intent ${show(event.intent)}; housekeeping resumes its recorded transaction unless a sign job still runs it`;
     case "stale":
       return `${event.staleWallets} of ${event.totalWallets} wallets not polled successfully for ${event.oldestAgeSeconds} s`;
     case "breaker": {
-      const detail = event.detail === undefined ? "" : `: ${truncate(event.detail, MAX_FREE_TEXT)}`;
-      return `circuit breaker ${event.breaker} ${event.tripped ? "tripped" : "reset"}${detail}`;
+      const detail = event.detail === undefined ? "" : `: ${free(event.detail)}`;
+      return `circuit breaker ${show(event.breaker)} ${event.tripped ? "tripped" : "reset"}${detail}`;
     }
   }
 }

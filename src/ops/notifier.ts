@@ -146,12 +146,27 @@ export class Notifier {
     }
     this.#forgetExpired(nowMs, windowMs);
     this.#lastAccepted.set(key, nowMs);
-    const json = JSON.stringify(buildPayload(event, new Date(nowMs)));
+    const json = JSON.stringify(buildPayload(this.#scrubbed(event), new Date(nowMs)));
+    // Again on the whole body: what the message adds around the values is Keeper's, but cheap to check.
     const body = this.#options.scrubber ? this.#options.scrubber.scrub(json) : json;
     this.#queue.push({ kind: event.kind, key, body });
     this.#draining ??= this.#drain().finally(() => {
       this.#draining = undefined;
     });
+  }
+
+  /**
+   * The event with known secrets cut out of its values, before the message escapes them: an escaped
+   * or defanged secret (`rpc[.]example/<key>`) would no longer be found in the body.
+   */
+  #scrubbed(event: NotificationEvent): NotificationEvent {
+    const scrubber = this.#options.scrubber;
+    if (scrubber === undefined) return event;
+    const entries = Object.entries(event).map(([name, value]) => [
+      name,
+      typeof value === "string" && name !== "kind" ? scrubber.scrub(value) : value,
+    ]);
+    return Object.fromEntries(entries) as NotificationEvent;
   }
 
   /** Keeps the duplicate map as small as the window allows. */

@@ -17,10 +17,12 @@ export interface StatusPageRoutesOptions {
   adminToken?: string;
   /** The queues bull-board shows at /queues (with the token only). */
   queues?: readonly Queue[];
+  /** bull-board may change jobs (ops.queuesWritable); read-only otherwise. Default false. */
+  queuesWritable?: boolean;
   logger: Logger;
   /** Counts: an operator action taken, a request refused (no or wrong token, another site's page). */
   onOperatorAction?: (action: "pause" | "resume" | "retry") => void;
-  onRefused?: (reason: "token" | "cross_site") => void;
+  onRefused?: (reason: "token" | "cross_site" | "host" | "read_only") => void;
 }
 
 export const QUEUES_PATH = "/queues";
@@ -60,6 +62,22 @@ function ledgerFilterOf(query: Record<string, string | undefined>): LedgerFilter
     ...(kind ? { kind } : {}),
     ...(wallet ? { wallet } : {}),
     page: Number(pageText),
+  };
+}
+
+/** bull-board reads with GET only: any other method is a change, refused while the board is read-only. */
+function refuseQueueWrites(logger: Logger, onRefused: StatusPageRoutesOptions["onRefused"]) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (request.method === "GET" || request.method === "HEAD") return undefined;
+    logger.warn(
+      { path: request.url.split("?")[0], from: request.ip },
+      "a change through /queues refused: read-only",
+    );
+    onRefused?.("read_only");
+    return reply.code(405).header("allow", "GET, HEAD").send({
+      ok: false,
+      detail: "refused: /queues is read-only (set ops.queuesWritable: true to change jobs from it)",
+    });
   };
 }
 
@@ -147,15 +165,20 @@ export async function registerStatusRoutes(app: FastifyInstance, options: Status
   });
 
   if (options.queues && options.queues.length > 0) {
+    const writable = options.queuesWritable === true;
     const serverAdapter = new FastifyAdapter();
     serverAdapter.setBasePath(QUEUES_PATH);
     createBullBoard({
-      queues: options.queues.map((queue) => new BullMQAdapter(queue)),
+      // Read-only hides bull-board's buttons and makes its API refuse them (405).
+      queues: options.queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: !writable })),
       serverAdapter,
       options: { uiConfig: { boardTitle: "Keeper queues" } },
     });
     await app.register(async (board) => {
       board.addHook("onRequest", requireToken('Basic realm="keeper queues", charset="UTF-8"', true));
+      // And every change is refused here too, whatever bull-board's own checks cover: its API grows
+      // with each release, and a new write route must not be open by default.
+      if (!writable) board.addHook("onRequest", refuseQueueWrites(logger, options.onRefused));
       await board.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
     });
   }

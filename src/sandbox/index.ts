@@ -18,6 +18,8 @@ export interface StartSandboxOptions {
   readonly port?: number;
   /** Default 127.0.0.1: the sandbox is for this machine. */
   readonly host?: string;
+  /** Host names answered besides loopback, `host` and IP addresses; any other Host gets 421. */
+  readonly allowedHosts?: readonly string[];
   /** Default `sandbox-key`. */
   readonly apiKey?: string;
   /** `"wall"` follows real time (demos); a DrivenClock moves only when the test says. Default: driven. */
@@ -146,6 +148,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(responseCheck === undefined ? {} : { responseCheck }),
     driver: createSandboxDriver(world, chain),
+    boundHost: options.host ?? "127.0.0.1",
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
   });
   let url: string;
   try {

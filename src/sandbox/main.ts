@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ConfigError } from "../core/errors.js";
+import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
 import { registerDriveCommands } from "./drive-commands.js";
 import { OPENAPI_PATH } from "./http/openapi-route.js";
 import type { RunningSandbox } from "./index.js";
@@ -21,6 +22,8 @@ export interface SandboxCommandOptions {
   readonly seed?: number;
   /** Where to write the wallets' key files and a ready config (`--keys-dir`). */
   readonly keysDir?: string;
+  /** Host names answered besides loopback and IP addresses (`--allowed-host`, repeatable). */
+  readonly allowedHosts?: readonly string[];
 }
 
 export interface SandboxCommandIo {
@@ -77,6 +80,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     apiKey: options.apiKey ?? SANDBOX_DEFAULTS.apiKey,
     seed: options.seed ?? SANDBOX_DEFAULTS.seed,
     clock: "wall",
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.chainPort === undefined ? {} : { chain: { port: options.chainPort } }),
   }).catch((error: unknown) => {
     // A taken port is the operator's to fix, not a crash: say which flag changes it.
@@ -122,6 +126,12 @@ const integerIn =
     return parsed;
   };
 
+/** Repeatable: each `--allowed-host` adds one name to the list. */
+const hostNames = (value: string, previous: string[] = []): string[] => {
+  if (!isHostName(value)) throw new InvalidArgumentError(HOST_NAME_RULE);
+  return [...previous, value];
+};
+
 const nonEmpty = (value: string): string => {
   if (value.trim().length === 0) throw new InvalidArgumentError("must not be empty");
   return value;
@@ -153,9 +163,25 @@ export function registerSandboxCommand(
     .option("--api-key <key>", "API key the service accepts", nonEmpty, SANDBOX_DEFAULTS.apiKey)
     .option("--seed <seed>", "seed of the simulated world", integerIn(0, 2 ** 32 - 1), SANDBOX_DEFAULTS.seed)
     .option("--keys-dir <dir>", "write the wallets' key files and a ready keeper.yaml there", nonEmpty)
+    .option(
+      "--allowed-host <name>",
+      "a Host name to answer besides localhost and IP addresses (repeatable); others get 421",
+      hostNames,
+    )
     .action(
-      async (opts: { port: number; chainPort?: number; apiKey: string; seed: number; keysDir?: string }) => {
-        await runSandboxCommand(opts, { ...io, print });
+      async (opts: {
+        port: number;
+        chainPort?: number;
+        apiKey: string;
+        seed: number;
+        keysDir?: string;
+        allowedHost?: string[];
+      }) => {
+        const { allowedHost, ...rest } = opts;
+        await runSandboxCommand(
+          { ...rest, ...(allowedHost === undefined ? {} : { allowedHosts: allowedHost }) },
+          { ...io, print },
+        );
       },
     );
   registerDriveCommands(sandbox, print);

@@ -8,6 +8,7 @@ import Fastify, {
 import type { z } from "zod";
 import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints.js";
 import { buildOpenApiDocument } from "../api/openapi.js";
+import { HostAllowList } from "../ops/allowed-hosts.js";
 import type { SandboxDriver } from "./drive.js";
 import { registerAdminRoutes } from "./http/admin.js";
 import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
@@ -50,6 +51,10 @@ export interface SandboxServerOptions {
   readonly responseCheck?: ResponseCheck;
   /** The world's levers for the loopback drive routes (`/__sandbox/markets/...`); none: no such routes. */
   readonly driver?: SandboxDriver;
+  /** The address the server listens on: a Host naming it is answered (with loopback names and IPs). */
+  readonly boundHost?: string;
+  /** More Host names to answer (`keeper sandbox --allowed-host`); any other Host gets 421. */
+  readonly allowedHosts?: readonly string[];
 }
 
 export type SandboxServer = FastifyInstance & {
@@ -87,10 +92,23 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
     routerOptions: { maxParamLength: 2048 },
   });
 
+  const hosts = new HostAllowList({
+    ...(options.boundHost === undefined ? {} : { boundHost: options.boundHost }),
+    names: options.allowedHosts ?? [],
+  });
   app.addHook("onRequest", async (request, reply) => {
     // The live gateway's header, and the spec's.
     reply.header("x-api-gateway-request-id", request.id);
     reply.header("x-request-id", request.id);
+    // Before the key, the rate limit and the fault knobs: a page whose name was rebound to this
+    // machine reads nothing, changes nothing and uses up nothing.
+    if (!hosts.allows(request.headers.host))
+      return sendProblem(
+        reply,
+        areaOfUrl(request.url),
+        new HttpProblem(421, "misdirected_request", "is not a name this sandbox answers to", "Host"),
+      );
+    return undefined;
   });
 
   // Bodies a fault knob broke on purpose are not the sandbox drifting from the document.

@@ -228,6 +228,10 @@ describe("compose.yaml, statically", () => {
     ]);
     // Bound to every interface inside the container, or Prometheus's connection is refused.
     expect(keeperEnv.KEEPER_OPS_HOST).toBe("0.0.0.0");
+    // And answering to the name Prometheus scrapes by, or each scrape is refused (421).
+    const scrapedHosts = keeperJob?.static_configs.flatMap((c) => c.targets).map((t) => t.split(":")[0]);
+    const allowed = (keeperEnv.KEEPER_OPS_ALLOWED_HOSTS ?? "").split(",").map((h) => h.trim());
+    for (const host of scrapedHosts ?? []) expect(allowed).toContain(host);
     expect(service("keeper").ports).toEqual([
       `127.0.0.1:${keeperEnv.KEEPER_OPS_PORT}:${keeperEnv.KEEPER_OPS_PORT}`,
     ]);

@@ -65,6 +65,35 @@ describe("buildPayload", () => {
     expect(close).toContain("run `keeper retry close-P`");
   });
 
+  it("keeps the intent exact inside the retry command, and inert in the sentence", () => {
+    const event: NotificationEvent = {
+      kind: "refused",
+      wallet,
+      intent: "dca-weekly.sol-@2",
+      intentKind: "swap",
+      reason: "outflow_token",
+    };
+    const payload = buildPayload(event, at);
+    for (const text of [payload.text, payload.content]) {
+      expect(text).toContain("run `keeper retry dca-weekly.sol-@2`");
+      expect(text).toContain("intent dca-weekly[.]sol-@\u200b2.");
+    }
+  });
+
+  it.each([
+    ["<!channel> <@U1>", "&lt;!channel&gt; &lt;@\u200bU1&gt;", "<\u200b!channel> <\u200b@\u200bU1>"],
+    ["@everyone & @here", "@\u200beveryone &amp; @\u200bhere", "@\u200beveryone & @\u200bhere"],
+    ["[x](https://a.example/p)", "[x]\u200b(https[:]//a[.]example/p)", "[x]\u200b(https[:]//a[.]example/p)"],
+    ["price 0.55 of 1.5", "price 0.55 of 1.5", "price 0.55 of 1.5"],
+  ])("service text %j reaches Slack as %j and Discord as %j", (error, slack, discord) => {
+    const payload = buildPayload(
+      { kind: "failed", wallet, intent: "claim-P", intentKind: "claim", error },
+      at,
+    );
+    expect(payload.text).toBe(`Keeper: claim failed: ${slack}, wallet 7xKX…gAsU, intent claim-P`);
+    expect(payload.content).toBe(`Keeper: claim failed: ${discord}, wallet 7xKX…gAsU, intent claim-P`);
+  });
+
   it("keeps messages within Discord's 2,000 characters", () => {
     const payload = buildPayload(
       { kind: "failed", wallet, intent: "claim-P", intentKind: "claim", error: "x".repeat(10_000) },

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { isFromAnotherSite } from "../../ops/allowed-hosts.js";
 import type { SandboxDriver } from "../drive.js";
 import { registerDriveRoutes } from "./drive-routes.js";
 import { type FaultController, faultSettingsSchema } from "./faults.js";
@@ -11,6 +12,14 @@ export const ADMIN_PREFIX = "/__sandbox";
 export function isLoopback(request: FastifyRequest): boolean {
   const address = request.socket.remoteAddress ?? "";
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+function takesBody(method: string): boolean {
+  return method === "POST" || method === "PUT" || method === "PATCH";
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim());
 }
 
 /**
@@ -29,6 +38,14 @@ export function registerAdminRoutes(
       admin.addHook("onRequest", async (request, reply) => {
         if (!isLoopback(request))
           return reply.code(403).send({ error: "admin routes answer on loopback only" });
+        // A page of another site open in the operator's browser is on loopback too.
+        if (isFromAnotherSite(request.headers))
+          return reply.code(403).send({ error: "refused: a request from another site's page" });
+        // A browser sends a JSON body to another origin only after asking (a preflight this server
+        // never grants); a form or a body-less POST it sends without asking, so neither is taken.
+        if (takesBody(request.method) && !isJson(request.headers["content-type"]))
+          return reply.code(415).send({ error: "content-type: must be application/json" });
+        return undefined;
       });
       admin.get("/faults", async () => faults.current());
       admin.post("/faults", async (request, reply) => {

@@ -403,6 +403,60 @@ describe("the API key", () => {
   });
 });
 
+describe("redirects", () => {
+  /** A second listener (another origin) the service's answer points to; it records what reaches it. */
+  async function elsewhere() {
+    const other = await startStub((_q, r) => json(r, 200, market));
+    return other;
+  }
+
+  it.each([301, 302, 303, 307, 308])(
+    "a %i is a PermanentApiError naming the status, not followed: the key never reaches the other origin",
+    async (status) => {
+      const other = await elsewhere();
+      try {
+        const { client, arrivals, observations } = await setup((_q, r) =>
+          r
+            .code(status)
+            .header("location", `${other.url}/prediction/v1/markets/m-1?token=elsewhere-secret`)
+            .send(""),
+        );
+        const error = await client.prediction.getMarket("m-1").catch(fail);
+        expect(error).toBeInstanceOf(PermanentApiError);
+        const refusal = error as PermanentApiError;
+        expect(refusal.status).toBe(status);
+        expect(refusal.code).toBe("redirect_refused");
+        expect(refusal.message).toContain(`getMarket: HTTP ${status} redirect_refused`);
+        expect(refusal.message).toContain(`redirect (to ${other.url})`);
+        expect(refusal.message).not.toContain("elsewhere-secret");
+        expect(refusal.message).not.toContain(API_KEY);
+        expect(other.arrivals).toHaveLength(0);
+        // Not retried either: the same request would be redirected again.
+        expect(arrivals).toHaveLength(1);
+        expect(observations.map((o) => [o.status, o.outcome])).toEqual([[status, "http_error"]]);
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
+  it("a 307 on execute (a POST with a signed transaction) carries neither key nor body elsewhere", async () => {
+    const other = await elsewhere();
+    try {
+      const { client, arrivals } = await setup((_q, r) =>
+        r.code(307).header("location", `${other.url}/trigger/v1/execute`).send(""),
+      );
+      const error = await client.trigger.execute({ requestId: "r", signedTransaction: "AQID" }).catch(fail);
+      expect(error).toBeInstanceOf(PermanentApiError);
+      expect((error as PermanentApiError).status).toBe(307);
+      expect(arrivals).toHaveLength(1);
+      expect(other.arrivals).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("pagination", () => {
   it("walks positions to the end with the page size", async () => {
     const all = Array.from({ length: 23 }, () => position());

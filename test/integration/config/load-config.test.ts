@@ -132,6 +132,27 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("reads ops.allowedHosts from the file or KEEPER_OPS_ALLOWED_HOSTS (comma-separated), names only", async () => {
+    const defaults = await loadConfig({ env: {} });
+    expect(defaults.ops.allowedHosts).toEqual([]);
+    expect(defaults.ops.queuesWritable).toBe(false);
+    const path = await file("hosts.yaml", "ops:\n  allowedHosts: [keeper.lan]\n  queuesWritable: true\n");
+    const fromFile = await loadConfig({ file: path, env: {} });
+    expect(fromFile.ops.allowedHosts).toEqual(["keeper.lan"]);
+    expect(fromFile.ops.queuesWritable).toBe(true);
+    const fromEnv = await loadConfig({
+      file: path,
+      env: { KEEPER_OPS_ALLOWED_HOSTS: "keeper, keeper.internal ,," },
+    });
+    expect(fromEnv.ops.allowedHosts).toEqual(["keeper", "keeper.internal"]);
+    expect(await problemsOf("{}", { KEEPER_OPS_ALLOWED_HOSTS: "keeper,http://evil.example:80" })).toEqual([
+      "ops.allowedHosts[1]: expected a host name or address without scheme or port, e.g. keeper",
+    ]);
+    expect(await problemsOf('ops:\n  allowedHosts: ["keeper:9464"]\n')).toEqual([
+      "ops.allowedHosts[0]: expected a host name or address without scheme or port, e.g. keeper",
+    ]);
+  });
+
   it("a remote service without a key is keyless, not an error; the sandbox on loopback gets its key", async () => {
     const remote = await loadConfig({ env: { KEEPER_SERVICE_URL: "https://api.example.invalid" } });
     expect(apiKeyFor(remote)).toBeUndefined();

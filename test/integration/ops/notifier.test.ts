@@ -237,4 +237,71 @@ describe("Notifier", () => {
     expect(JSON.stringify(receiver.bodies)).not.toContain(apiKey);
     expect(receiver.bodies).toHaveLength(1);
   });
+
+  it("scrubs a secret before the message defangs it (a dotted token would no longer be found)", async () => {
+    const receiver = await startReceiver();
+    const token = "sk.live.0123456789abcdef";
+    const { notifier } = notifierFor(receiver.url, { scrubber: new SecretScrubber([token]) });
+    notifier.notify({
+      kind: "failed",
+      wallet: confirmed.wallet,
+      intent: confirmed.intent,
+      intentKind: "claim",
+      error: `rpc https://rpc.example/v2/${token} refused`,
+    });
+    await notifier.flush(5_000);
+    const sent = JSON.stringify(receiver.bodies);
+    expect(sent).toContain("[redacted]");
+    for (const part of ["0123456789abcdef", "sk.live", "sk[.]live"]) expect(sent).not.toContain(part);
+  });
+
+  it("delivers service text with no live mention or link, and keeps Keeper's own formatting", async () => {
+    const receiver = await startReceiver();
+    const { notifier } = notifierFor(receiver.url);
+    const hostile =
+      "sim log: @everyone @here @channel <!channel> <!here> <@U123ABC> <@&987654321> <#C42> " +
+      "see <http://evil.example/login|click here> or [click](https://evil.example/x), " +
+      "https://evil.example/raw, www.evil.example & <https://evil.example>";
+    const wallet = confirmed.wallet;
+    notifier.notify({ kind: "failed", wallet, intent: "claim-P", intentKind: "claim", error: hostile });
+    notifier.notify({
+      kind: "refused",
+      wallet,
+      intent: "close-P",
+      intentKind: "close",
+      reason: "memo_not_allowed",
+      detail: `memo: ${hostile}`,
+    });
+    notifier.notify({
+      kind: "breaker",
+      breaker: "api",
+      tripped: true,
+      detail: `the service said ${hostile}`,
+    });
+    expect(await notifier.flush(5_000)).toBe(true);
+    expect(receiver.bodies).toHaveLength(3);
+
+    const liveInSlack = [/[<>]/, /@(everyone|here|channel)/, /https?:\/\//, /evil\.example/];
+    const liveInDiscord = [/<[@#!a-z]/i, /@(everyone|here)/, /\]\(/, /https?:\/\//, /evil\.example/];
+    for (const body of receiver.bodies) {
+      const text = String(body.text);
+      const content = String(body.content);
+      for (const live of liveInSlack) expect(text, `${live} in ${text}`).not.toMatch(live);
+      for (const live of liveInDiscord) expect(content, `${live} in ${content}`).not.toMatch(live);
+      for (const value of Object.values(body.keeper as Record<string, unknown>))
+        for (const live of liveInDiscord) expect(String(value)).not.toMatch(live);
+      // Nobody is pinged on Discord whatever the text says; Slack links no names and unfurls nothing.
+      expect(body.allowed_mentions).toEqual({ parse: [] });
+      expect(body).toMatchObject({ link_names: false, unfurl_links: false, unfurl_media: false });
+      // The words are still there to read.
+      expect(content).toContain("everyone");
+      expect(content).toContain("evil[.]example");
+      expect(text).toContain("&lt;!channel&gt;");
+    }
+    const [failed, refused, breaker] = receiver.bodies;
+    expect(String(failed?.text)).toMatch(/^Keeper: claim failed: sim log: /);
+    expect(String(breaker?.content)).toMatch(/^Keeper: circuit breaker api tripped: the service said /);
+    expect(String(refused?.text)).toContain("run `keeper retry close-P`.");
+    expect(String(refused?.content)).toContain("run `keeper retry close-P`.");
+  });
 });

@@ -8,6 +8,7 @@ import { createMetrics } from "../../../src/ops/metrics.js";
 import { PollTracker } from "../../../src/ops/poll-tracker.js";
 import { redisReachable, rpcReachable } from "../../../src/ops/readiness-checks.js";
 import { Watchdog } from "../../../src/ops/watchdog.js";
+import { rawRequest } from "../../helpers/raw-http.js";
 import { REDIS_URL } from "../../helpers/redis.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -67,6 +68,49 @@ describe("ops server", () => {
     expect(text).toContain('keeper_transactions_total{kind="claim",outcome="confirmed"} 1');
     expect(text).toContain("keeper_claimed_usd_total 2.25");
     expect(text).toContain("# TYPE keeper_confirmation_duration_seconds histogram");
+  });
+
+  it("answers only Host names it is meant to: a rebound name gets 421 on every path, without the data", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.recordTransaction("claim", "confirmed", 1.2);
+    const server = await serve({ metrics, allowedHosts: ["keeper"] });
+    const withHost = (path: string, host: string) =>
+      rawRequest(`${server.url}${path}`, { headers: { host } });
+    for (const path of ["/metrics", "/healthz", "/readyz", "/"]) {
+      for (const host of [
+        "evil.example",
+        `evil.example:${server.port}`,
+        "keeper.evil.example",
+        "localhost.evil",
+      ]) {
+        const answer = await withHost(path, host);
+        expect(answer.status, `${path} ${host}`).toBe(421);
+        expect(answer.text).toContain("ops.allowedHosts");
+        expect(answer.text).not.toContain("keeper_transactions_total");
+      }
+    }
+    // Loopback names, any IP address (an address cannot be a rebound name) and the configured names.
+    for (const host of [
+      `localhost:${server.port}`,
+      `127.0.0.1:${server.port}`,
+      `[::1]:${server.port}`,
+      "10.1.2.3:9464",
+      "keeper:9464",
+      "KEEPER",
+    ]) {
+      const answer = await withHost("/metrics", host);
+      expect(answer.status, host).toBe(200);
+      expect(answer.text).toContain("keeper_transactions_total");
+    }
+  });
+
+  it("forbids framing on every answer, /metrics and /healthz included", async () => {
+    const server = await serve();
+    for (const path of ["/metrics", "/healthz", "/nothing-here"]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(response.headers.get("content-security-policy"), path).toBe("frame-ancestors 'none'");
+    }
   });
 
   it("answers /healthz 200 while loops stamp, then 503 once a stamp is older than two intervals", async () => {

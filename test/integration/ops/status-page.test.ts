@@ -13,6 +13,7 @@ import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { loadTestConfig, startTestSandbox, writeKeeperConfig } from "../../helpers/keeper-harness.js";
+import { rawRequest } from "../../helpers/raw-http.js";
 import { testRedis } from "../../helpers/redis.js";
 import { TEST_ADMIN_TOKEN } from "../../helpers/test-secrets.js";
 
@@ -31,6 +32,7 @@ describe("status page on the ops server", () => {
   let queues: Queue[];
   const logs = createCaptureStream();
   const servers: OpsServer[] = [];
+  const refusals: string[] = [];
 
   const refused: Intent = {
     kind: "claim",
@@ -41,7 +43,7 @@ describe("status page on the ops server", () => {
     reason: `winning ${HOSTILE}`,
   };
 
-  async function serve(adminToken?: string): Promise<OpsServer> {
+  async function serve(adminToken?: string, { queuesWritable = false } = {}): Promise<OpsServer> {
     const server = await startOpsServer({
       port: 0,
       metrics: createMetrics({ defaultMetrics: false }),
@@ -56,7 +58,8 @@ describe("status page on the ops server", () => {
           client: createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey }),
           wallets: sandbox.wallets,
         },
-        ...(adminToken ? { adminToken, queues } : {}),
+        ...(adminToken ? { adminToken, queues, queuesWritable } : {}),
+        onRefused: (reason) => refusals.push(reason),
       },
     });
     servers.push(server);
@@ -292,7 +295,7 @@ describe("status page on the ops server", () => {
   });
 
   it("serves bull-board at /queues behind the same token (Basic or Bearer), with the keeper's queues", async () => {
-    const server = await serve(TEST_ADMIN_TOKEN);
+    const server = await serve(TEST_ADMIN_TOKEN, { queuesWritable: true });
     const anonymous = await fetch(`${server.url}/queues/`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
@@ -331,5 +334,109 @@ describe("status page on the ops server", () => {
     expect(own.status).toBe(200);
     expect(await poll?.isPaused()).toBe(true);
     await poll?.resume();
+  });
+
+  it("keeps bull-board read-only unless ops.queuesWritable: with the token, every change is refused and the queue unchanged", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN);
+    const sign = queues.find((q) => q.name === QUEUES.sign);
+    if (!sign) throw new Error("no sign queue");
+    const delayed = await sign.add("sign", { intentKey: "claim-held-back" }, { delay: 3_600_000 });
+    const countsBefore = await sign.getJobCounts();
+    const auth = {
+      authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+      origin: server.url,
+      "sec-fetch-site": "same-origin",
+    };
+    const api = `${server.url}/queues/api/queues/${QUEUES.sign}`;
+    const changes: Array<[string, string, unknown]> = [
+      ["POST", `${api}/add`, { name: "sign", data: { intentKey: "claim-forged" }, options: {} }],
+      ["PUT", `${api}/${delayed.id}/promote`, undefined],
+      ["PUT", `${api}/promote`, undefined],
+      ["PUT", `${api}/clean/delayed`, undefined],
+      ["PUT", `${api}/retry/failed`, undefined],
+      ["PUT", `${api}/${delayed.id}/clean`, undefined],
+      ["PUT", `${api}/pause`, undefined],
+      ["PUT", `${api}/empty`, undefined],
+      ["PUT", `${server.url}/queues/api/queues/pause`, undefined],
+    ];
+    refusals.length = 0;
+    for (const [method, url, body] of changes) {
+      const answer = await fetch(url, {
+        method,
+        headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(answer.status, `${method} ${url}`).toBe(405);
+      expect(((await answer.json()) as { detail: string }).detail).toContain("ops.queuesWritable");
+    }
+    expect(refusals).toEqual(changes.map(() => "read_only"));
+    expect(await sign.getJobCounts()).toEqual(countsBefore);
+    expect(await (await sign.getJob(String(delayed.id)))?.getState()).toBe("delayed");
+    expect(await sign.isPaused()).toBe(false);
+    const waiting = await sign.getJobs(["waiting", "prioritized"]);
+    expect(waiting.map((job) => job.data)).not.toContainEqual({ intentKey: "claim-forged" });
+    // Reading still works, and bull-board itself shows the queues as read-only.
+    const listed = await fetch(`${server.url}/queues/api/queues`, { headers: auth });
+    expect(listed.status).toBe(200);
+    const board = (await listed.json()) as { queues: Array<{ name: string; readOnlyMode: boolean }> };
+    expect(board.queues.every((q) => q.readOnlyMode)).toBe(true);
+    await delayed.remove();
+  });
+
+  it("with ops.queuesWritable, the same add through bull-board lands in the queue", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN, { queuesWritable: true });
+    const sign = queues.find((q) => q.name === QUEUES.sign);
+    const added = await fetch(`${server.url}/queues/api/queues/${QUEUES.sign}/add`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "sign", data: { intentKey: "claim-by-operator" }, options: {} }),
+    });
+    expect(added.status).toBe(200);
+    const jobs = (await sign?.getJobs(["waiting", "prioritized"])) ?? [];
+    const job = jobs.find((j) => (j.data as { intentKey?: string }).intentKey === "claim-by-operator");
+    expect(job).toBeDefined();
+    await job?.remove();
+  });
+
+  it("refuses a Host it does not answer to on the page, /queues and the operator routes: nothing read, nothing changed", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN);
+    const pause = new PauseSwitch(ctx.redis, keys);
+    const bearer = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    refusals.length = 0;
+    const page = await rawRequest(`${server.url}/`, { headers: { host: `rebound.example:${server.port}` } });
+    expect(page.status).toBe(421);
+    expect(page.text).not.toContain("Keeper");
+    const board = await rawRequest(`${server.url}/queues/api/queues`, {
+      headers: { host: "rebound.example", ...bearer },
+    });
+    expect(board.status).toBe(421);
+    expect(board.text).not.toContain(QUEUES.sign);
+    const paused = await rawRequest(`${server.url}/admin/pause`, {
+      method: "POST",
+      headers: { host: "rebound.example", ...bearer, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(paused.status).toBe(421);
+    expect(await pause.isPaused()).toBe(false);
+    expect(refusals).toEqual(["host", "host", "host"]);
+    expect(logs.text()).toContain("ops request for another host name refused");
+    // The same page under its own name answers.
+    const own = await rawRequest(`${server.url}/`, { headers: { host: `localhost:${server.port}` } });
+    expect(own.status).toBe(200);
+  });
+
+  it("forbids framing on the page, its files, /queues and /metrics, keeping the page's own policy", async () => {
+    const server = await serve(TEST_ADMIN_TOKEN);
+    const basic = `Basic ${Buffer.from(`operator:${TEST_ADMIN_TOKEN}`).toString("base64")}`;
+    for (const path of ["/", "/status.css", "/status.js", "/queues/", "/queues/api/queues", "/metrics"]) {
+      const response = await fetch(`${server.url}${path}`, { headers: { authorization: basic } });
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      const policy = response.headers.get("content-security-policy") ?? "";
+      expect(policy.match(/frame-ancestors/g), path).toEqual(["frame-ancestors"]);
+      expect(policy, path).toContain("frame-ancestors 'none'");
+    }
+    const page = await fetch(`${server.url}/`);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
+import { rawRequest } from "../../helpers/raw-http.js";
 
 /** The drive routes' own rules, at the HTTP boundary (the CLI's are in test/e2e/sandbox-drive.test.ts). */
 describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
@@ -79,5 +80,111 @@ describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
     const advanced = await post("/__sandbox/clock/advance", { seconds: 120 });
     expect((advanced.json() as { nowSeconds: number }).nowSeconds).toBe(before + 120);
     expect(sandbox.clock.nowSeconds()).toBe(before + 120);
+  });
+
+  const statusOf = (id: string) => {
+    const market = sandbox.world.findMarket(id);
+    return market && sandbox.world.marketState(market).status;
+  };
+
+  it("answer only the sandbox's own Host names: a rebound page drives nothing and reads nothing (421)", async () => {
+    const before = sandbox.clock.nowSeconds();
+    const faultsBefore = sandbox.faults.current();
+    const json = { "content-type": "application/json" };
+    for (const host of [
+      "evil.example",
+      `evil.example:${new URL(sandbox.url).port}`,
+      "localhost.evil.example",
+    ]) {
+      const resolve = await rawRequest(`${sandbox.url}/__sandbox/markets/${marketId}/resolve`, {
+        method: "POST",
+        headers: { host, ...json },
+        body: JSON.stringify({ result: "yes" }),
+      });
+      expect(resolve.status, host).toBe(421);
+      expect(JSON.parse(resolve.text)).toEqual({ error: "Host: is not a name this sandbox answers to" });
+      const advance = await rawRequest(`${sandbox.url}/__sandbox/clock/advance`, {
+        method: "POST",
+        headers: { host, ...json },
+        body: JSON.stringify({ seconds: 60 }),
+      });
+      expect(advance.status, host).toBe(421);
+      const clear = await rawRequest(`${sandbox.url}/__sandbox/faults`, {
+        method: "DELETE",
+        headers: { host },
+      });
+      expect(clear.status, host).toBe(421);
+      const read = await rawRequest(`${sandbox.url}/prediction/v1/markets/${marketId}`, {
+        headers: { host, "x-api-key": sandbox.apiKey },
+      });
+      expect(read.status, host).toBe(421);
+      expect(read.text).not.toContain("pricing");
+    }
+    expect(statusOf(marketId)).toBe("open");
+    expect(sandbox.clock.nowSeconds()).toBe(before);
+    expect(sandbox.faults.current()).toEqual(faultsBefore);
+    // Its own names still answer.
+    const port = new URL(sandbox.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      const read = await rawRequest(`${sandbox.url}/prediction/v1/markets/${marketId}`, {
+        headers: { host, "x-api-key": sandbox.apiKey },
+      });
+      expect(read.status, host).toBe(200);
+    }
+  });
+
+  it("take only JSON: a form or body-less POST is refused with 415 and changes nothing", async () => {
+    const before = sandbox.clock.nowSeconds();
+    const cases: Array<[string, Record<string, string>, string | undefined]> = [
+      [
+        `/__sandbox/markets/${marketId}/resolve`,
+        { "content-type": "application/x-www-form-urlencoded" },
+        "result=yes",
+      ],
+      [`/__sandbox/markets/${marketId}/resolve`, { "content-type": "text/plain" }, '{"result":"yes"}'],
+      [`/__sandbox/markets/${marketId}/resolve`, {}, undefined],
+      ["/__sandbox/clock/advance", { "content-type": "multipart/form-data; boundary=x" }, "--x--"],
+      ["/__sandbox/clock/advance", {}, undefined],
+    ];
+    for (const [path, headers, body] of cases) {
+      const answer = await fetch(`${sandbox.url}${path}`, {
+        method: "POST",
+        headers,
+        ...(body ? { body } : {}),
+      });
+      expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(415);
+      expect(await answer.json()).toEqual({ error: "content-type: must be application/json" });
+    }
+    expect(statusOf(marketId)).toBe("open");
+    expect(sandbox.clock.nowSeconds()).toBe(before);
+  });
+
+  it("refuse a request another site's page makes (Origin, Sec-Fetch-Site) with 403, and take the sandbox's own", async () => {
+    const [target] = sandbox.world.markets
+      .filter((m) => sandbox.world.marketState(m).status === "open" && m.marketId !== marketId)
+      .map((m) => m.marketId);
+    const resolve = (headers: Record<string, string>) =>
+      fetch(`${sandbox.url}/__sandbox/markets/${target}/resolve`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ result: "yes" }),
+      });
+    const port = new URL(sandbox.url).port;
+    const fromOtherSites: Array<Record<string, string>> = [
+      { origin: "http://evil.example" },
+      { origin: "http://127.0.0.1:3000" },
+      { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site", origin: `http://localhost:${port}` },
+    ];
+    for (const headers of fromOtherSites) {
+      const answer = await resolve(headers);
+      expect(answer.status, JSON.stringify(headers)).toBe(403);
+      expect(await answer.json()).toEqual({ error: "refused: a request from another site's page" });
+    }
+    expect(statusOf(target ?? "")).toBe("open");
+    const own = await resolve({ origin: sandbox.url, "sec-fetch-site": "same-origin" });
+    expect(own.status).toBe(200);
+    expect(statusOf(target ?? "")).toBe("closed");
   });
 });

@@ -89,6 +89,26 @@ describe("sandbox fault knobs", () => {
     expect(response.headers.get("retry-after")).toBeNull();
   });
 
+  it("a body-less or form POST, as another site's page can send, leaves the knobs as they were (415)", async () => {
+    const s = await start({ endpoints: { inviteHistory: { errorRate: 1 } } });
+    const before = s.server.faults.current();
+    for (const init of [
+      { method: "POST" },
+      { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "all=" },
+      { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" },
+    ]) {
+      const answer = await fetch(`${s.url}/__sandbox/faults`, init);
+      expect(answer.status, JSON.stringify(init)).toBe(415);
+    }
+    const crossSite = await fetch(`${s.url}/__sandbox/faults`, {
+      method: "DELETE",
+      headers: { origin: "http://evil.example" },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(s.server.faults.current()).toEqual(before);
+    expect((await s.get(INVITES)).status).toBe(503);
+  });
+
   it("the loopback admin route reads, sets and clears the knobs without an API key", async () => {
     const s = await start();
     const admin = (method: string, body?: unknown) =>

@@ -11,6 +11,7 @@ import { ConfigError } from "../../../src/core/errors.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { registerSandboxCommand, runSandboxCommand, SANDBOX_DEFAULTS } from "../../../src/sandbox/main.js";
 import { createWorld } from "../../../src/sandbox/world/world.js";
+import { rawRequest } from "../../helpers/raw-http.js";
 
 /** A `keeper`-like program holding only `sandbox`; commander errors are thrown, not exited on. */
 function keeperProgram(io: { signals?: EventEmitter; onStarted?: (s: RunningSandbox) => void } = {}) {
@@ -109,6 +110,37 @@ describe("keeper sandbox", () => {
     expect(lines.at(-1)).toBe("SIGTERM: stopping the sandbox");
   });
 
+  it("keeper sandbox --allowed-host: those names are answered besides loopback, any other gets 421", async () => {
+    const signals = new EventEmitter();
+    let started: RunningSandbox | undefined;
+    const { program } = keeperProgram({ signals, onStarted: (s) => (started = s) });
+    const running = program.parseAsync([
+      "node",
+      "keeper",
+      "sandbox",
+      "--port",
+      "0",
+      "--allowed-host",
+      "sandbox.lan",
+      "--allowed-host",
+      "paper.internal",
+    ]);
+    await expect.poll(() => started, { timeout: 20_000 }).toBeDefined();
+    const sandbox = started as RunningSandbox;
+    const statusFor = async (host: string) =>
+      (
+        await rawRequest(`${sandbox.url}/prediction/v1/leaderboards?limit=1`, {
+          headers: { host, "x-api-key": sandbox.apiKey },
+        })
+      ).status;
+    expect(await statusFor("sandbox.lan:8787")).toBe(200);
+    expect(await statusFor("paper.internal")).toBe(200);
+    expect(await statusFor("localhost")).toBe(200);
+    expect(await statusFor("evil.example")).toBe(421);
+    signals.emit("SIGTERM", "SIGTERM");
+    await running;
+  });
+
   it("keeper sandbox --chain-port puts the local chain there, and a taken one is refused naming it", async () => {
     const free = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, "127.0.0.1", () => {
@@ -162,6 +194,8 @@ describe("keeper sandbox", () => {
     [["--port", "0", "--seed", "-3"], "--seed", "integer from 0 to 4294967295"],
     [["--port", "0", "--api-key", ""], "--api-key", "must not be empty"],
     [["--port", "0", "--api-key", "   "], "--api-key", "must not be empty"],
+    [["--port", "0", "--allowed-host", "http://sandbox.lan"], "--allowed-host", "without scheme or port"],
+    [["--port", "0", "--allowed-host", "sandbox.lan:8787"], "--allowed-host", "without scheme or port"],
   ] as const)("keeper sandbox %j is refused naming %s", async (args, flag, rule) => {
     // "--port 0" beside a bad flag: were the flag let through, the sandbox would not take port 8787.
     const onStarted = (s: RunningSandbox) => {
