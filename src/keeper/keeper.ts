@@ -476,6 +476,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   return signAndSend({
                     intent: row.intent,
                     ...(inflow ? { inflow } : {}),
+                    ...(row.order ? { order: row.order } : {}),
                     transactionBase64: row.transaction ?? "",
                     lastValidBlockHeight:
                       row.lastValidBlockHeight ??
@@ -489,6 +490,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                       ),
                       maxPriorityFeeLamports: BigInt(config.signer.maxPriorityFeeLamports),
                       commitment: config.rpc.commitment,
+                      payoutMints: config.signer.payoutMints,
+                      allowedToken2022Mints: config.signer.allowedToken2022Mints,
                     },
                     attempts,
                     logger,

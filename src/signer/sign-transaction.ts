@@ -65,6 +65,8 @@ export interface SignAndSubmitInput {
   policyConfig: PolicyConfig;
   /** What the transaction must bring in (expectedInflow of the intent and its build). */
   inflow?: InflowExpectation;
+  /** The order account the build named (the ledger row's `order`): its escrow must get the deposit. */
+  order?: string;
   attempts: AttemptStore;
   logger: Logger;
   /** Trigger/recurring execute endpoints; claims and closes go straight to the RPC. */
@@ -145,6 +147,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
       lastValidBlockHeight,
       blockHeight,
       ...(input.inflow ? { inflow: input.inflow } : {}),
+      ...(input.order !== undefined ? { order: input.order } : {}),
     });
     log.debug(
       {
