@@ -701,11 +701,16 @@ describe("policy: each instruction's effects counted once", () => {
           }),
         ],
       }).compileToV0Message();
-      const report = await check(spendsInner(index), {
+      const node = spendsInner(index);
+      const report = await check(node, {
         intent: swap,
         decoded: viewTransaction(new VersionedTransaction(message), []),
       });
       expect(report.tokensOut).toEqual({ [mint.toBase58()]: "10" });
+      // The vault's authority is outside the transaction: read once, after the two reads of its accounts.
+      expect(node.methods().filter((m) => m === "getMultipleAccountsInfo")).toHaveLength(3);
+      expect(node.chunks.at(-1)).toBe(1);
+      expect(node.read.has(pool.toBase58())).toBe(true);
     },
   );
 });
