@@ -146,37 +146,8 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   const walletInfo = infos[0] === PROGRAM ? null : infos[0];
 
   const allowed = allowedPrograms(config);
-  const innerPrograms = new Set<string>();
-  const innerOf = new Map<number, InstructionEffect[]>();
-  for (const group of sim.innerInstructions) {
-    const effects = innerOf.get(group.index) ?? [];
-    group.instructions.forEach((ix, j) => {
-      const effect = innerEffect(`${group.index}.${j}`, ix as RpcInnerInstruction);
-      innerPrograms.add(effect.programId);
-      if (!allowed.has(effect.programId)) {
-        throw new PolicyRefusal(
-          "program_not_allowed",
-          `inner instruction ${effect.where} calls ${effect.programId}, not on the allow-list`,
-        );
-      }
-      effects.push(effect);
-    });
-    innerOf.set(group.index, effects);
-  }
-  const everyEffect = [
-    ...topLevel.flatMap((effect, i) => [effect, ...(innerOf.get(i) ?? [])]),
-    ...[...innerOf].filter(([i]) => i >= topLevel.length).flatMap(([, effects]) => effects),
-  ];
-
-  const post = new Map<string, PostAccount | null>();
-  sim.accounts.forEach((a, i) => {
-    // Stryker disable next-line StringLiteral: only for a node that sends no data; any short bytes read as no token account, like none.
-    const base64 = a?.data[0] ?? "";
-    post.set(
-      watched[i] as string,
-      a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(base64, "base64") } : null,
-    );
-  });
+  const { everyEffect, innerPrograms } = withInnerEffects(topLevel, sim.innerInstructions, allowed);
+  const post = postState(sim.accounts, watched);
   const newAccounts = new Set(
     decoded.accountKeys.filter((_, i) => isBlank(infos[i])).map((k) => k.pubkey.toBase58()),
   );
@@ -252,6 +223,56 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   };
   if (sim.unitsConsumed !== undefined) report.unitsConsumed = sim.unitsConsumed;
   return report;
+}
+
+/**
+ * Every instruction in execution order: each top-level one followed by the ones it invoked (inner
+ * groups under an index past the top-level ones last). A CPI to a program off the allow-list is refused.
+ */
+function withInnerEffects(
+  topLevel: readonly InstructionEffect[],
+  groups: NonNullable<SimulatedTransactionResponse["innerInstructions"]>,
+  allowed: ReadonlySet<string>,
+): { everyEffect: InstructionEffect[]; innerPrograms: Set<string> } {
+  const innerPrograms = new Set<string>();
+  const innerOf = new Map<number, InstructionEffect[]>();
+  for (const group of groups) {
+    const effects = innerOf.get(group.index) ?? [];
+    group.instructions.forEach((ix, j) => {
+      const effect = innerEffect(`${group.index}.${j}`, ix as RpcInnerInstruction);
+      innerPrograms.add(effect.programId);
+      if (!allowed.has(effect.programId)) {
+        throw new PolicyRefusal(
+          "program_not_allowed",
+          `inner instruction ${effect.where} calls ${effect.programId}, not on the allow-list`,
+        );
+      }
+      effects.push(effect);
+    });
+    innerOf.set(group.index, effects);
+  }
+  const everyEffect = [
+    ...topLevel.flatMap((effect, i) => [effect, ...(innerOf.get(i) ?? [])]),
+    ...[...innerOf].filter(([i]) => i >= topLevel.length).flatMap(([, effects]) => effects),
+  ];
+  return { everyEffect, innerPrograms };
+}
+
+/** The simulation's post-state of the watched accounts, by address (null: none there after it). */
+function postState(
+  accounts: NonNullable<SimulatedTransactionResponse["accounts"]>,
+  watched: readonly string[],
+): Map<string, PostAccount | null> {
+  const post = new Map<string, PostAccount | null>();
+  accounts.forEach((a, i) => {
+    // Stryker disable next-line StringLiteral: only for a node that sends no data; any short bytes read as no token account, like none.
+    const base64 = a?.data[0] ?? "";
+    post.set(
+      watched[i] as string,
+      a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(base64, "base64") } : null,
+    );
+  });
+  return post;
 }
 
 /** Simulations tried before a wallet that keeps changing is left to the job's retry. */
