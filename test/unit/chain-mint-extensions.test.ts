@@ -90,6 +90,9 @@ const closeAuthority: Tlv = [ExtensionType.MintCloseAuthority, key().toBuffer()]
 describe("dangerousExtensions", () => {
   it("names nothing for a mint without extensions or with harmless ones", () => {
     expect(dangerousExtensions(mintAddress, mint([]))).toEqual([]);
+    // The base layout alone (82 bytes), as a Token-2022 mint with no extension may be stored.
+    const bare = mint([]);
+    expect(dangerousExtensions(mintAddress, { ...bare, data: bare.data.subarray(0, MINT_SIZE) })).toEqual([]);
     expect(dangerousExtensions(mintAddress, mint([closeAuthority]))).toEqual([]);
   });
 
