@@ -58,9 +58,19 @@ export function authorityAfter(post: ReadonlyMap<string, PostAccount | null>, ad
   return readTokenAccount({ owner: raw.owner, lamports: raw.lamports, data: raw.data })?.owner;
 }
 
+/** Answers already worked out: each costs ~0.5 ms (a point decompression), asked 2-3 times a check. */
+const onCurve = new Map<string, boolean>();
+const MAX_ON_CURVE_ANSWERS = 4_096;
+
 /** Whether a key is a point of the curve: an address some private key may sign for. */
 export function isOnCurve(address: string): boolean {
-  return PublicKey.isOnCurve(new PublicKey(address).toBytes());
+  const known = onCurve.get(address);
+  if (known !== undefined) return known;
+  const answer = PublicKey.isOnCurve(new PublicKey(address).toBytes());
+  // Bounded by dropping all: the fleet's escrows and vaults, worked out again on a miss, not a leak.
+  if (onCurve.size >= MAX_ON_CURVE_ANSWERS) onCurve.clear();
+  onCurve.set(address, answer);
+  return answer;
 }
 
 /**
