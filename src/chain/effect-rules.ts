@@ -34,6 +34,11 @@ export interface EffectContext {
    * from it may still become the wallet's, so the rules that depend on that wait for the second pass.
    */
   simulated: boolean;
+  /**
+   * New token accounts of the wallet that stay open after the transaction and whose mint the intent
+   * neither receives nor spends (chargedNewAccounts): their rent is spent, not kept. Known once simulated.
+   */
+  rentCharged?: ReadonlyMap<string, { readonly mint: string }>;
 }
 
 /** Running totals across every instruction of one transaction. */
@@ -67,6 +72,11 @@ const HARMLESS_TOKEN_OPS = new Set([
 ]);
 const SPEND_TOKEN_OPS = new Set(["transfer", "transferChecked", "burn", "burnChecked"]);
 const INITIALIZE_ACCOUNT_OPS = new Set(["initializeAccount", "initializeAccount2", "initializeAccount3"]);
+
+/** Whether an instruction is a durable nonce operation (System advance, withdraw, initialize, ...). */
+export function isNonceOp(effect: InstructionEffect): boolean {
+  return effect.programId === SYSTEM_PROGRAM && NONCE_OPS.has(effect.op);
+}
 
 export function newTotals(): EffectTotals {
   return { transferredLamports: 0n, foreignLamports: 0n, tokens: new Map() };
@@ -204,18 +214,24 @@ function checkSolTransfer(effect: InstructionEffect, ctx: EffectContext, totals:
 
 /**
  * Rent the wallet pays for a new account: free when the account is the wallet's own token account
- * (the lamports stay the wallet's), otherwise counted against the allowance (an order's account, or
- * the escrow's token account an order opens), which is zero for claims, closes and cancels.
+ * for a mint the intent receives or spends (the lamports stay the wallet's), otherwise counted
+ * against the allowance (an order's account, or the escrow's token account an order opens), which is
+ * zero for claims, closes and cancels.
  */
 function checkAccountFunding(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
   const { roles, op, where } = effect;
   const account = roles.newAccount;
-  if (!ctx.simulated || (account !== undefined && ctx.walletTokens.has(account))) return;
+  if (!ctx.simulated) return;
+  const charged = account !== undefined ? ctx.rentCharged?.get(account) : undefined;
+  if (account !== undefined && ctx.walletTokens.has(account) && charged === undefined) return;
   totals.foreignLamports += effect.lamports ?? 0n;
   if (totals.foreignLamports > ctx.allowance.maxLamports) {
+    const what = charged
+      ? `a new token account of the wallet for mint ${charged.mint}, which the intent neither receives nor spends`
+      : "that is not a token account of the wallet";
     throw new PolicyRefusal(
       "outflow_sol",
-      `instruction ${where}: System ${op} funds ${account ?? "an account"} that is not a token account of the wallet; ${totals.foreignLamports} lamports in all into such accounts, allowed ${ctx.allowance.maxLamports}`,
+      `instruction ${where}: System ${op} funds ${account ?? "an account"} ${what}; ${totals.foreignLamports} lamports in all into such accounts, allowed ${ctx.allowance.maxLamports}`,
     );
   }
 }

@@ -1,9 +1,9 @@
-import type {
-  AccountInfo,
-  Commitment,
-  Connection,
+import {
+  type AccountInfo,
+  type Commitment,
+  type Connection,
   PublicKey,
-  SimulatedTransactionResponse,
+  type SimulatedTransactionResponse,
 } from "@solana/web3.js";
 import { PolicyRefusal, StaleTransaction, TransientError } from "../core/errors.js";
 import type { Intent, OutflowAllowance } from "../core/intent.js";
@@ -11,15 +11,24 @@ import { type AllowanceOptions, allowanceFor } from "./allowance.js";
 import { type ComputeBudget, readComputeBudget } from "./compute-budget.js";
 import type { DecodedTransaction } from "./decode.js";
 import { verifyEd25519 } from "./ed25519.js";
-import { checkEffect, createdWalletTokenAccounts, type EffectContext, newTotals } from "./effect-rules.js";
-import { checkInflow, type InflowExpectation } from "./inflow-rules.js";
+import {
+  checkEffect,
+  createdWalletTokenAccounts,
+  type EffectContext,
+  isNonceOp,
+  newTotals,
+} from "./effect-rules.js";
+import { checkWhereFundsGo } from "./funds-destinations.js";
+import { checkInflow, DEFAULT_PAYOUT_MINTS, type InflowExpectation } from "./inflow-rules.js";
 import {
   type InstructionEffect,
   innerEffect,
   type RpcInnerInstruction,
   rawEffect,
 } from "./instruction-effects.js";
+import type { MintAccount } from "./mint-extensions.js";
 import { DEFAULT_ALLOWED_PROGRAMS, NATIVE_MINT, SYSTEM_PROGRAM } from "./programs.js";
+import { chargedNewAccounts, rentFreeMints } from "./rent-rules.js";
 import { rpcCall } from "./rpc.js";
 import {
   checkOutflow,
@@ -52,6 +61,13 @@ export interface PolicyConfig {
    */
   checkBlockhashWithRpc?: boolean;
   allowance?: AllowanceOptions;
+  /**
+   * Mints a claim or close pays in (signer.payoutMints): a new wallet account of one of them costs a
+   * claim nothing (rent-rules). Default: mainnet USDC and JupUSD.
+   */
+  payoutMints?: readonly string[];
+  /** Token-2022 mints the wallet may receive whatever their extensions (signer.allowedToken2022Mints). */
+  allowedToken2022Mints?: readonly string[];
 }
 
 /** The narrow view of a wallet holder the policy needs: which keys Keeper can sign for. */
@@ -79,6 +95,8 @@ export interface PolicyInput {
   allowance?: OutflowAllowance;
   /** What the simulation must show coming in (expectedInflow); none checked when absent. */
   inflow?: InflowExpectation;
+  /** The order account the build named (a trigger order's `order`): its escrow must get the deposit. */
+  order?: string;
 }
 
 export interface PolicyReport {
@@ -128,9 +146,97 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   const walletInfo = infos[0] === PROGRAM ? null : infos[0];
 
   const allowed = allowedPrograms(config);
+  const { everyEffect, innerPrograms } = withInnerEffects(topLevel, sim.innerInstructions, allowed);
+  const post = postState(sim.accounts, watched);
+  const newAccounts = new Set(
+    decoded.accountKeys.filter((_, i) => isBlank(infos[i])).map((k) => k.pubkey.toBase58()),
+  );
+  const walletTokensAfter = keptTokenAccounts(post, walletTokens, newAccounts, wallet);
+  const rentCharged = chargedNewAccounts(
+    walletTokens,
+    walletTokensAfter,
+    rentFreeMints(intent, config.payoutMints ?? DEFAULT_PAYOUT_MINTS),
+  );
+  const everyWalletToken = new Map<string, { mint: string }>([
+    ...walletTokens,
+    ...createdWalletTokenAccounts(everyEffect, wallet),
+    ...walletTokensAfter,
+  ]);
+
+  // Second pass, every instruction in execution order, with what the simulation showed is the
+  // wallet's: SOL may only go into the wallet's own token accounts, rent only for the order's accounts
+  // and the wallet's accounts of the mints the intent receives or spends.
+  checkEffects(everyEffect, {
+    wallet,
+    allowance,
+    simulated: true,
+    walletTokens: everyWalletToken,
+    rentCharged,
+  });
+
+  const feeLamports =
+    (config.lamportsPerSignature ?? 5_000n) * BigInt(decoded.header.numRequiredSignatures) +
+    budget.priorityFeeLamports;
+  const { lamportsOut, tokensOut } = compareStates(
+    walletInfo,
+    post.get(wallet),
+    walletTokens,
+    walletTokensAfter,
+    post,
+    wallet,
+    new Set(rentCharged.keys()),
+  );
+  checkOutflow({ lamportsOut, tokensOut }, feeLamports, allowance);
+  await checkWhereFundsGo(
+    {
+      intent,
+      wallet,
+      ...(input.order !== undefined ? { order: input.order } : {}),
+      effects: everyEffect,
+      walletTokens: everyWalletToken,
+      walletTokensBefore: walletTokens,
+      ...accountsBefore(decoded, infos),
+      post,
+    },
+    {
+      allowedPrograms: allowed,
+      allowedToken2022Mints: new Set(config.allowedToken2022Mints ?? []),
+      readAccounts: (addresses) => readAccounts(connection, addresses, commitment),
+      readEpoch: async () =>
+        BigInt((await rpcCall("getEpochInfo", () => connection.getEpochInfo(commitment))).epoch),
+    },
+  );
+  if (input.inflow) {
+    const gained = tokensGained(walletTokens, walletTokensAfter);
+    // SOL comes back as lamports (a swap to SOL unwraps), fees not counted against it.
+    gained.set(NATIVE_MINT, feeLamports - lamportsOut);
+    checkInflow(input.inflow, gained);
+  }
+  const report: PolicyReport = {
+    wallet,
+    feeLamports,
+    budget,
+    walletTokenAccounts: [...walletTokens.keys()],
+    innerPrograms: [...innerPrograms],
+    lamportsOut,
+    tokensOut: Object.fromEntries([...tokensOut].map(([m, v]) => [m, v.toString()])),
+  };
+  if (sim.unitsConsumed !== undefined) report.unitsConsumed = sim.unitsConsumed;
+  return report;
+}
+
+/**
+ * Every instruction in execution order: each top-level one followed by the ones it invoked (inner
+ * groups under an index past the top-level ones last). A CPI to a program off the allow-list is refused.
+ */
+function withInnerEffects(
+  topLevel: readonly InstructionEffect[],
+  groups: NonNullable<SimulatedTransactionResponse["innerInstructions"]>,
+  allowed: ReadonlySet<string>,
+): { everyEffect: InstructionEffect[]; innerPrograms: Set<string> } {
   const innerPrograms = new Set<string>();
   const innerOf = new Map<number, InstructionEffect[]>();
-  for (const group of sim.innerInstructions) {
+  for (const group of groups) {
     const effects = innerOf.get(group.index) ?? [];
     group.instructions.forEach((ix, j) => {
       const effect = innerEffect(`${group.index}.${j}`, ix as RpcInnerInstruction);
@@ -149,9 +255,16 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
     ...topLevel.flatMap((effect, i) => [effect, ...(innerOf.get(i) ?? [])]),
     ...[...innerOf].filter(([i]) => i >= topLevel.length).flatMap(([, effects]) => effects),
   ];
+  return { everyEffect, innerPrograms };
+}
 
+/** The simulation's post-state of the watched accounts, by address (null: none there after it). */
+function postState(
+  accounts: NonNullable<SimulatedTransactionResponse["accounts"]>,
+  watched: readonly string[],
+): Map<string, PostAccount | null> {
   const post = new Map<string, PostAccount | null>();
-  sim.accounts.forEach((a, i) => {
+  accounts.forEach((a, i) => {
     // Stryker disable next-line StringLiteral: only for a node that sends no data; any short bytes read as no token account, like none.
     const base64 = a?.data[0] ?? "";
     post.set(
@@ -159,53 +272,7 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
       a ? { owner: a.owner, lamports: a.lamports, data: Buffer.from(base64, "base64") } : null,
     );
   });
-  const newAccounts = new Set(
-    decoded.accountKeys.filter((_, i) => isBlank(infos[i])).map((k) => k.pubkey.toBase58()),
-  );
-  const walletTokensAfter = keptTokenAccounts(post, walletTokens, newAccounts, wallet);
-
-  // Second pass, every instruction in execution order, with what the simulation showed is the
-  // wallet's: SOL may only go into the wallet's own token accounts, rent only for the order's accounts.
-  checkEffects(everyEffect, {
-    wallet,
-    allowance,
-    simulated: true,
-    walletTokens: new Map<string, { mint: string }>([
-      ...walletTokens,
-      ...createdWalletTokenAccounts(everyEffect, wallet),
-      ...walletTokensAfter,
-    ]),
-  });
-
-  const feeLamports =
-    (config.lamportsPerSignature ?? 5_000n) * BigInt(decoded.header.numRequiredSignatures) +
-    budget.priorityFeeLamports;
-  const { lamportsOut, tokensOut } = compareStates(
-    walletInfo,
-    post.get(wallet),
-    walletTokens,
-    walletTokensAfter,
-    post,
-    wallet,
-  );
-  checkOutflow({ lamportsOut, tokensOut }, feeLamports, allowance);
-  if (input.inflow) {
-    const gained = tokensGained(walletTokens, walletTokensAfter);
-    // SOL comes back as lamports (a swap to SOL unwraps), fees not counted against it.
-    gained.set(NATIVE_MINT, feeLamports - lamportsOut);
-    checkInflow(input.inflow, gained);
-  }
-  const report: PolicyReport = {
-    wallet,
-    feeLamports,
-    budget,
-    walletTokenAccounts: [...walletTokens.keys()],
-    innerPrograms: [...innerPrograms],
-    lamportsOut,
-    tokensOut: Object.fromEntries([...tokensOut].map(([m, v]) => [m, v.toString()])),
-  };
-  if (sim.unitsConsumed !== undefined) report.unitsConsumed = sim.unitsConsumed;
-  return report;
+  return post;
 }
 
 /** Simulations tried before a wallet that keeps changing is left to the job's retry. */
@@ -389,6 +456,15 @@ export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): Co
       throw new PolicyRefusal("foreign_signer", `${key} must sign and has not: ${whose}`);
     }
   }
+  // A durable nonce keeps the transaction valid past its blockhash, so a rebuild after "expiry" could
+  // land twice. Refused here, before the blockhash check: its blockhash is the nonce, which the node
+  // never issued, and it would pass for a stale transaction instead of a refusal.
+  for (const ix of decoded.instructions) {
+    const effect = rawEffect(String(ix.index), ix.programId.toBase58(), [], ix.data);
+    if (isNonceOp(effect)) {
+      throw new PolicyRefusal("durable_nonce", `instruction ${ix.index}: System ${effect.op}`);
+    }
+  }
   const allowed = allowedPrograms(config);
   for (const ix of decoded.instructions) {
     const program = ix.programId.toBase58();
@@ -501,6 +577,44 @@ async function getAccounts(
   }
   let next = 0;
   return keys.map((k) => (programs.has(k.toBase58()) ? PROGRAM : (read[next++] ?? null)));
+}
+
+/** The transaction's accounts as read before the simulation (programs left out), and its token accounts. */
+function accountsBefore(
+  decoded: DecodedTransaction,
+  infos: readonly AccountRead[],
+): { accountsBefore: Map<string, MintAccount | null>; tokensBefore: Map<string, TokenAccountState> } {
+  const accounts = new Map<string, MintAccount | null>();
+  const tokens = new Map<string, TokenAccountState>();
+  decoded.accountKeys.forEach((key, i) => {
+    const info = infos[i];
+    if (info === PROGRAM || info === undefined) return;
+    const address = key.pubkey.toBase58();
+    accounts.set(address, info ? asRawAccount(info) : null);
+    const token = readTokenAccount(info);
+    if (token) tokens.set(address, token);
+  });
+  return { accountsBefore: accounts, tokensBefore: tokens };
+}
+
+function asRawAccount(info: AccountInfo<Buffer>): MintAccount {
+  return { owner: info.owner.toBase58(), lamports: info.lamports, data: info.data };
+}
+
+/** Accounts outside the transaction (an authority, a mint), in as few calls as the node allows. */
+async function readAccounts(
+  connection: Connection,
+  addresses: readonly string[],
+  commitment: Commitment,
+): Promise<Map<string, MintAccount | null>> {
+  const keys = addresses.map((address) => new PublicKey(address));
+  const infos = await getAccounts(connection, keys, new Set(), commitment);
+  return new Map(
+    addresses.map((address, i) => {
+      const info = infos[i];
+      return [address, info && info !== PROGRAM ? asRawAccount(info) : null];
+    }),
+  );
 }
 
 /** No account yet: absent, or bare lamports (a System account without data, e.g. pre-funded). */

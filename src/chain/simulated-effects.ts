@@ -45,7 +45,8 @@ export function keptTokenAccounts(
 /**
  * What the wallet loses, by comparing its accounts before and after the simulation. Lamports count
  * the wallet and every token account it owns (wrapped SOL is lamports too, so SOL and wrapped SOL are
- * one budget; rent that moves into the wallet's own token accounts is not lost). Tokens count the
+ * one budget; rent that moves into the wallet's own token accounts is not lost, except into the new
+ * ones in `rentCharged`, of mints the intent neither receives nor spends). Tokens count the
  * accounts it owned before; one closed counts as zero. A token account of the wallet that gets a new
  * owner, a stranger as delegate or a close authority is refused outright.
  */
@@ -56,6 +57,7 @@ export function compareStates(
   after: ReadonlyMap<string, TokenAccountState>,
   post: ReadonlyMap<string, PostAccount | null>,
   wallet: string,
+  rentCharged: ReadonlySet<string> = new Set(),
 ): { lamportsOut: bigint; tokensOut: Map<string, bigint> } {
   let lamportsOut = BigInt(walletBefore?.lamports ?? 0) - BigInt(walletAfter?.lamports ?? 0);
   const tokensOut = new Map<string, bigint>();
@@ -89,7 +91,8 @@ export function compareStates(
         `simulation: the close authority of ${address} changes`,
       );
     }
-    lamportsOut -= now.lamports;
+    // A new account whose rent is spent (rentCharged): its lamports count as gone.
+    if (!rentCharged.has(address)) lamportsOut -= now.lamports;
   }
   return { lamportsOut, tokensOut };
 }

@@ -198,6 +198,11 @@ export const configSchema = z.strictObject({
         .array(pubkey)
         .min(1, "expected at least one mint")
         .default([...DEFAULT_PAYOUT_MINTS]),
+      /**
+       * Token-2022 mints the wallet may receive even with an extension that takes from holders
+       * (permanent delegate, transfer hook, confidential transfers, a transfer fee); see docs/security.md.
+       */
+      allowedToken2022Mints: z.array(pubkey).default([]),
       /** Taken off a close's minimum proceeds (its fees are estimates); claims and swaps are exact. */
       inflowToleranceBps: z.number().int().min(0).max(1_000).default(50),
       /** Kinds whose proceeds may come in a later transaction (see inflow-rules settledLater). */

@@ -486,6 +486,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                     ...(inflow ? { inflow } : {}),
                     guard,
                     swapQuote: row.swapQuote,
+                    ...(row.order ? { order: row.order } : {}),
                     transactionBase64: row.transaction ?? "",
                     lastValidBlockHeight:
                       row.lastValidBlockHeight ??
@@ -499,6 +500,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                       ),
                       maxPriorityFeeLamports: BigInt(config.signer.maxPriorityFeeLamports),
                       commitment: config.rpc.commitment,
+                      payoutMints: config.signer.payoutMints,
+                      allowedToken2022Mints: config.signer.allowedToken2022Mints,
                     },
                     attempts,
                     logger,

@@ -74,6 +74,8 @@ export interface SignAndSubmitInput {
   guard?: IntentGuard;
   /** A swap's quote as its build recorded it on the ledger row (untrusted: checked by the guard). */
   swapQuote?: unknown;
+  /** The order account the build named (the ledger row's `order`): its escrow must get the deposit. */
+  order?: string;
   attempts: AttemptStore;
   logger: Logger;
   /** Trigger/recurring execute endpoints; claims and closes go straight to the RPC. */
@@ -156,6 +158,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
       lastValidBlockHeight,
       blockHeight,
       ...(inflow ? { inflow } : {}),
+      ...(input.order !== undefined ? { order: input.order } : {}),
     });
     log.debug(
       {

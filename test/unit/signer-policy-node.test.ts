@@ -43,6 +43,7 @@ const walletKey = Keypair.generate();
 const wallet = walletKey.publicKey;
 const stranger = Keypair.generate().publicKey;
 const blockhash = Keypair.generate().publicKey.toBase58();
+const usdcLike = Keypair.generate().publicKey.toBase58();
 const LAMPORTS = 1_000_000_000;
 const wallets = { has: (key: PublicKey | string) => key.toString() === wallet.toBase58() };
 const intent: Intent = {
@@ -459,13 +460,34 @@ describe("policy: accounts the transaction names", () => {
     };
     return node;
   }
+  // The claim pays in the account's mint: a new account of it is one the claim needs.
+  const payoutMints = [stranger.toBase58()];
   const lamportsOut = async (before: AccountInfo<Buffer> | null) =>
-    (await check(handedToWallet(before), { decoded: decoded({ writable: extra }) })).lamportsOut;
+    (await check(handedToWallet(before), { decoded: decoded({ writable: extra }) }, { payoutMints }))
+      .lamportsOut;
 
   it("counts a token account made for the wallet from nothing as its own (its rent is not lost)", async () => {
     expect(await lamportsOut(null)).toBe(5_000n - BigInt(RENT));
     // Bare lamports (pre-funded) are no account yet either.
     expect(await lamportsOut(account(SYSTEM_PROGRAM))).toBe(5_000n - BigInt(RENT));
+  });
+
+  it("counts the rent of a new wallet account of a mint the claim does not pay in as spent", async () => {
+    // The wallet pays the account's rent, as it would for an associated token account it creates.
+    const node = handedToWallet(null);
+    const simulate = node.simulate;
+    node.simulate = (addresses) => {
+      const sim = simulate(addresses);
+      const [payer, ...rest] = sim.accounts ?? [];
+      return { ...sim, accounts: [payer ? { ...payer, lamports: payer.lamports - RENT } : null, ...rest] };
+    };
+    const error = await failure(
+      check(node, { decoded: decoded({ writable: extra }) }, { payoutMints: [usdcLike] }),
+    );
+    expect(error).toBeInstanceOf(PolicyRefusal);
+    expect(error.message).toBe(
+      `outflow_sol: simulation: the wallet loses ${5_000 + RENT} lamports (SOL and wrapped SOL), allowed 5000 fees + 0`,
+    );
   });
 
   it("does not count an existing account that becomes the wallet's token account", async () => {
@@ -576,6 +598,8 @@ describe("policy: each instruction's effects counted once", () => {
   const mint = Keypair.generate().publicKey;
   const source = Keypair.generate().publicKey;
   const escrow = Keypair.generate().publicKey;
+  // The pool's vault: a token account held by a program-derived address (off the curve).
+  const pool = PublicKey.findProgramAddressSync([Buffer.from("pool")], Keypair.generate().publicKey)[0];
   const swap: Intent = {
     key: "swap-x",
     kind: "swap",
@@ -585,12 +609,12 @@ describe("policy: each instruction's effects counted once", () => {
     outputMint: stranger.toBase58(),
     amount: "10",
   };
-  const tokenData = (amount: bigint) => {
+  const tokenData = (amount: bigint, owner = wallet) => {
     const data = Buffer.alloc(ACCOUNT_SIZE);
     AccountLayout.encode(
       {
         mint,
-        owner: wallet,
+        owner,
         amount,
         delegateOption: 0,
         delegate: stranger,
@@ -620,14 +644,21 @@ describe("policy: each instruction's effects counted once", () => {
     const simulate = node.simulate;
     node.simulate = (addresses) => {
       const sim = simulate(addresses);
-      const accounts = sim.accounts ?? [];
-      accounts[1] = {
-        owner: TOKEN_PROGRAM,
-        lamports: 2_039_280,
-        data: [tokenData(90n).toString("base64"), "base64"],
-        executable: false,
-        rentEpoch: 0,
-      };
+      const after = new Map([
+        [source.toBase58(), tokenData(90n)],
+        [escrow.toBase58(), tokenData(10n, pool)],
+      ]);
+      const accounts = (sim.accounts ?? []).map((account, i) => {
+        const data = after.get(addresses[i] ?? "");
+        if (!data) return account;
+        return {
+          owner: TOKEN_PROGRAM,
+          lamports: 2_039_280,
+          data: [data.toString("base64"), "base64"] as [string, "base64"],
+          executable: false,
+          rentEpoch: 0,
+        };
+      });
       const transfer = createTransferInstruction(source, escrow, wallet, 10n);
       const inner = {
         programId: transfer.programId,
@@ -658,11 +689,28 @@ describe("policy: each instruction's effects counted once", () => {
   it.each([0, 1])(
     "passes a swap whose input leaves under index %i: counted once, not twice",
     async (index) => {
-      const report = await check(spendsInner(index), {
+      // The transaction names both token accounts writable, as the swap program's instruction would.
+      const message = new TransactionMessage({
+        payerKey: wallet,
+        recentBlockhash: blockhash,
+        instructions: [
+          new TransactionInstruction({
+            programId: new PublicKey(MEMO_PROGRAM),
+            keys: [source, escrow].map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })),
+            data: Buffer.from("swap"),
+          }),
+        ],
+      }).compileToV0Message();
+      const node = spendsInner(index);
+      const report = await check(node, {
         intent: swap,
-        decoded: decoded({ writable: source }),
+        decoded: viewTransaction(new VersionedTransaction(message), []),
       });
       expect(report.tokensOut).toEqual({ [mint.toBase58()]: "10" });
+      // The vault's authority is outside the transaction: read once, after the two reads of its accounts.
+      expect(node.methods().filter((m) => m === "getMultipleAccountsInfo")).toHaveLength(3);
+      expect(node.chunks.at(-1)).toBe(1);
+      expect(node.read.has(pool.toBase58())).toBe(true);
     },
   );
 });

@@ -2,6 +2,7 @@ import {
   ComputeBudgetProgram,
   Keypair,
   PublicKey,
+  SystemProgram,
   TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
@@ -85,6 +86,37 @@ describe("policy: static checks", () => {
       priorityFeeLamports: 50n,
       priceInstructions: 1,
       limitInstructions: 1,
+    });
+  });
+
+  it.each([
+    [
+      "advanceNonce",
+      () => SystemProgram.nonceAdvance({ noncePubkey: stranger.publicKey, authorizedPubkey: wallet }),
+    ],
+    [
+      "withdrawFromNonce",
+      () =>
+        SystemProgram.nonceWithdraw({
+          noncePubkey: stranger.publicKey,
+          authorizedPubkey: wallet,
+          toPubkey: wallet,
+          lamports: 1,
+        }),
+    ],
+    [
+      "authorizeNonce",
+      () =>
+        SystemProgram.nonceAuthorize({
+          noncePubkey: stranger.publicKey,
+          authorizedPubkey: wallet,
+          newAuthorizedPubkey: otherWallet,
+        }),
+    ],
+  ])("refuses a durable nonce (System %s) before any blockhash is asked about", (op, ix) => {
+    expect(refusal(() => check(view([ix(), memoIx()])))).toEqual({
+      reason: "durable_nonce",
+      detail: `instruction 0: System ${op}`,
     });
   });
 

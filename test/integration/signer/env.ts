@@ -9,7 +9,7 @@ import {
   Connection,
   Keypair,
   LAMPORTS_PER_SOL,
-  type PublicKey,
+  PublicKey,
 } from "@solana/web3.js";
 import type { PolicyConfig } from "../../../src/chain/policy.js";
 import type { Intent } from "../../../src/core/intent.js";
@@ -42,6 +42,8 @@ export interface SignerEnv {
   walletUsdc: PublicKey;
   strangerUsdc: PublicKey;
   vaultUsdc: PublicKey;
+  /** The escrow's authority: a program-derived address (off the curve) with no account. */
+  escrow: PublicKey;
   escrowUsdc: PublicKey;
   walletEmpty: PublicKey;
   t22: PublicKey;
@@ -91,7 +93,8 @@ export async function startSignerEnv(
   walletKey.secretKey.fill(0);
   otherKey.secretKey.fill(0);
 
-  const escrow = Keypair.generate().publicKey;
+  // An order's or a pool's: an address off the curve (a program's), as escrows and vaults are.
+  const escrow = PublicKey.findProgramAddressSync([Buffer.from("escrow")], Keypair.generate().publicKey)[0];
   const authority = Keypair.generate().publicKey;
   for (const key of [wallet, otherWallet, stranger.publicKey, vault.publicKey]) {
     chain.airdrop(key, 10n * BigInt(LAMPORTS_PER_SOL));
@@ -146,6 +149,7 @@ export async function startSignerEnv(
     walletUsdc,
     strangerUsdc,
     vaultUsdc,
+    escrow,
     escrowUsdc,
     walletEmpty,
     t22,
@@ -154,6 +158,7 @@ export async function startSignerEnv(
     escrowT22,
     attempts,
     policy: {
+      payoutMints: [usdc.toBase58()],
       maxComputeUnitPriceMicroLamports: 1_000_000n,
       maxPriorityFeeLamports: 1_000_000n,
       checkBlockhashWithRpc: true,

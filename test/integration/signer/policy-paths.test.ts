@@ -19,7 +19,7 @@ import {
   decodeTransaction,
   rpcLookupTableLoader,
 } from "../../../src/chain/decode.js";
-import { checkTransaction, type PolicyReport } from "../../../src/chain/policy.js";
+import { checkTransaction, type PolicyConfig, type PolicyReport } from "../../../src/chain/policy.js";
 import { PolicyRefusal } from "../../../src/core/errors.js";
 import { type SignerEnv, startSignerEnv, USDC_DECIMALS } from "./env.js";
 import { buildTransaction, toBase64 } from "./tx-builders.js";
@@ -44,6 +44,7 @@ const decode = (tx: VersionedTransaction) =>
 async function check(
   decoded: DecodedTransaction,
   inflow?: Parameters<typeof checkTransaction>[0]["inflow"],
+  config: Partial<PolicyConfig> = {},
 ): Promise<PolicyReport> {
   const { lastValidBlockHeight } = await env.connection.getLatestBlockhash("confirmed");
   return checkTransaction({
@@ -51,7 +52,7 @@ async function check(
     intent: env.claimIntent(),
     wallets: env.wallets,
     connection: env.connection,
-    config: env.policy,
+    config: { ...env.policy, ...config },
     lastValidBlockHeight,
     ...(inflow ? { inflow } : {}),
   });
@@ -127,8 +128,10 @@ async function createWalletAta(mint: PublicKey) {
 
 describe("policy paths", () => {
   it("counts the rent of a new token account of the wallet as its own when the account is usable", async () => {
-    const { tx } = await createWalletAta(await mintWithDefaultState(AccountState.Initialized));
-    const report = await check(await decode(tx));
+    const mint = await mintWithDefaultState(AccountState.Initialized);
+    const { tx } = await createWalletAta(mint);
+    // A claim paying in that mint: the account is one the claim needs.
+    const report = await check(await decode(tx), undefined, { payoutMints: [mint.toBase58()] });
     // Only the fee is lost: the rent sits in the wallet's new account, which it can close again.
     expect(report.lamportsOut).toBe(5_000n);
     expect(report.feeLamports).toBe(5_000n);
