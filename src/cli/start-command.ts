@@ -7,7 +7,7 @@ import { connectRedis } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { urlSecrets } from "../ops/secret-forms.js";
 import { SecretScrubber } from "../ops/secret-scrubber.js";
-import { dropKeyVariables, keySourcesOf, loadWallets } from "../signer/keys.js";
+import { keySourcesOf, loadWallets, refuseKeyVariables } from "../signer/keys.js";
 import { checkRpcReachable, checkServiceReachable } from "./preflight.js";
 
 /** Resolves when SIGINT or SIGTERM arrives. */
@@ -41,6 +41,12 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       // User strategy code runs only where strategies are evaluated (the worker), and only once the
       // keys are loaded and their variables gone: the config is first checked without importing it.
       const checked = await loadConfig({ file, strategyModules: "check" });
+      const loadsKeys = roles.has("signer") && checked.mode === "live";
+      if (!loadsKeys)
+        refuseKeyVariables(
+          checked.wallets,
+          checked.mode === "live" ? `role ${[...roles].join(", ")}` : "dry-run",
+        );
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = new SecretScrubber(
         [checked.secrets.apiKey, checked.secrets.webhookUrl, checked.secrets.adminToken].filter(
@@ -62,12 +68,9 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
           checked,
         );
       if (roles.has("signer") && checked.mode === "live") await checkRpcReachable(checked);
-      const wallets =
-        roles.has("signer") && checked.mode === "live"
-          ? await loadWallets(keySourcesOf(checked.wallets), { logger, scrubber })
-          : undefined;
-      for (const variable of dropKeyVariables(checked.wallets))
-        logger.warn({ variable }, "a wallet key variable is set for a process that loads no key: removed");
+      const wallets = loadsKeys
+        ? await loadWallets(keySourcesOf(checked.wallets), { logger, scrubber })
+        : undefined;
       const config = roles.has("worker") ? await loadConfig({ file }) : checked;
       const keeper = await startKeeper({ config, roles, logger, ...(wallets ? { wallets } : {}) });
       const signal = await untilSignal();
