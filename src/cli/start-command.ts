@@ -5,7 +5,7 @@ import { loadConfig } from "../config/load-config.js";
 import { ALL_ROLES, type Role, startKeeper } from "../keeper/keeper.js";
 import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
-import { dropKeyVariables, keySourcesOf, loadWallets } from "../signer/keys.js";
+import { keySourcesOf, loadWallets, refuseKeyVariables } from "../signer/keys.js";
 import { scrubberFor } from "./config-scrubber.js";
 import { checkRpcReachable, checkServiceReachable } from "./preflight.js";
 
@@ -40,6 +40,12 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       // User strategy code runs only where strategies are evaluated (the worker), and only once the
       // keys are loaded and their variables gone: the config is first checked without importing it.
       const checked = await loadConfig({ file, strategyModules: "check" });
+      const loadsKeys = roles.has("signer") && checked.mode === "live";
+      if (!loadsKeys)
+        refuseKeyVariables(
+          checked.wallets,
+          checked.mode === "live" ? `role ${[...roles].join(", ")}` : "dry-run",
+        );
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = scrubberFor(checked);
       const logger = createLogger({ level: checked.ops.logLevel, scrubber });
@@ -55,12 +61,9 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
           checked,
         );
       if (roles.has("signer") && checked.mode === "live") await checkRpcReachable(checked);
-      const wallets =
-        roles.has("signer") && checked.mode === "live"
-          ? await loadWallets(keySourcesOf(checked.wallets), { logger, scrubber })
-          : undefined;
-      for (const variable of dropKeyVariables(checked.wallets))
-        logger.warn({ variable }, "a wallet key variable is set for a process that loads no key: removed");
+      const wallets = loadsKeys
+        ? await loadWallets(keySourcesOf(checked.wallets), { logger, scrubber })
+        : undefined;
       const config = roles.has("worker") ? await loadConfig({ file }) : checked;
       const keeper = await startKeeper({ config, roles, logger, ...(wallets ? { wallets } : {}) });
       const signal = await untilSignal();

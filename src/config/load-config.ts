@@ -10,6 +10,7 @@ import type { Strategy } from "../core/strategy.js";
 import { urlHasPassword } from "../ops/secret-forms.js";
 import { formatIssues, formatPath } from "./format-issues.js";
 import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
+import { readSecretFile } from "./secret-file.js";
 
 /**
  * The package's root: the nearest folder above this module that holds package.json. The module runs
@@ -179,25 +180,25 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
   const strategies = entries.success
     ? await resolveStrategies(entries.data, baseDir, strategyModules, problems)
     : [];
+  // A live keeper refuses secret files others may read (see readSecretFile); dry-run moves no money.
+  const isGuarded = parsed.success && resolveMode(parsed.data.mode, parsed.data.service.baseUrl) === "live";
   const apiKey = await readSecret(
     env.KEEPER_API_KEY,
     parsed.data?.service.apiKeyFile,
-    "service.apiKeyFile",
-    problems,
+    env.KEEPER_API_KEY_FILE ? "KEEPER_API_KEY_FILE" : "service.apiKeyFile",
+    { isGuarded, problems },
   );
   const webhookUrl = await readSecret(
     env.KEEPER_WEBHOOK_URL,
     parsed.data?.notifications.webhookUrlFile,
     "notifications.webhookUrlFile",
-    problems,
+    { isGuarded, problems },
   );
-  const adminToken = await readSecret(
-    undefined,
-    parsed.data?.ops.adminTokenFile,
-    "ops.adminTokenFile",
+  const adminToken = await readSecret(undefined, parsed.data?.ops.adminTokenFile, "ops.adminTokenFile", {
+    isGuarded,
     problems,
-  );
-  const redisPassword = await readRedisPassword(parsed.data?.redis, problems);
+  });
+  const redisPassword = await readRedisPassword(parsed.data?.redis, { isGuarded, problems });
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push("ops.adminTokenFile: expected a token of at least 16 characters");
   if (webhookUrl !== undefined && !z.url({ protocol: /^https?$/ }).safeParse(webhookUrl).success)
@@ -236,9 +237,12 @@ export function isLoopback(url: string): boolean {
 /** redis.passwordFile's password, checked against the rules and against a password in redis.url. */
 async function readRedisPassword(
   redis: ParsedConfig["redis"] | undefined,
-  problems: string[],
+  { isGuarded, problems }: { isGuarded: boolean; problems: string[] },
 ): Promise<string | undefined> {
-  const password = await readSecret(undefined, redis?.passwordFile, "redis.passwordFile", problems);
+  const password = await readSecret(undefined, redis?.passwordFile, "redis.passwordFile", {
+    isGuarded,
+    problems,
+  });
   // Short ones are guessable, and every log line is scrubbed of the password: "redis" would go too.
   if (password && password.length < 16)
     problems.push("redis.passwordFile: expected a password of at least 16 characters");
@@ -371,16 +375,17 @@ async function readSecret(
   fromEnv: string | undefined,
   file: string | undefined,
   field: string,
-  problems: string[],
+  { isGuarded, problems }: { isGuarded: boolean; problems: string[] },
 ): Promise<string | undefined> {
   if (fromEnv) return fromEnv.trim();
   if (!file) return undefined;
   try {
-    const value = (await readFile(file, "utf8")).trim();
+    const value = (await readSecretFile(file, { key: field, isGuarded })).trim();
     if (value === "") problems.push(`${field}: ${file} is empty`);
     return value;
   } catch (error) {
-    problems.push(`${field}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    if (error instanceof ConfigError) problems.push(...error.problems);
+    else problems.push(`${field}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
     return undefined;
   }
 }

@@ -583,7 +583,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           lastPollFresh: () => polls.freshness(config.ops.stalePollSeconds * 1000),
         },
         statusPage: {
-          deps: { config, redis, keys, client, wallets: walletList },
+          deps: { config, redis, keys, wallets: walletList },
           onOperatorAction: (action) => metrics.operatorActions.inc({ action }),
           onRefused: (reason) => metrics.opsRequestsRefused.inc({ reason }),
           ...(config.secrets.adminToken === undefined

@@ -14,6 +14,8 @@ export interface RedisKeys {
   strategyState(wallet: string, strategy: string): string;
   lastPoll(wallet: string): string;
   readonly lastPolls: string;
+  /** What one wallet's last polls saw (positions, pending orders), for the status page. */
+  pollSeen(wallet: string): string;
   readonly paused: string;
   pollLock(wallet: string): string;
   readonly counters: string;
@@ -52,6 +54,7 @@ export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
     strategyState: (wallet, strategy) => `${p}:state:${wallet}:${strategy}`,
     lastPoll: (wallet) => `${p}:poll:last:${wallet}`,
     lastPolls: `${p}:poll:last`,
+    pollSeen: (wallet) => `${p}:poll:seen:${wallet}`,
     // Pause is shared by both modes: an operator's switch must stop whatever runs.
     paused: `${prefix}:paused`,
     pollLock: (wallet) => `${p}:poll:lock:${wallet}`,

@@ -11,6 +11,7 @@ import { type HoldingsIndex, holdingsOf } from "./holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "./ledger.js";
 import { BUILD_PRIORITY, jobIds, type RedisKeys } from "./names.js";
 import type { PauseSwitch } from "./pause.js";
+import { PollRecords } from "./poll-record.js";
 import type { BreakerChange, Protections } from "./protections.js";
 import type { ActionJobData, PollJobData } from "./queues.js";
 import { runStrategies } from "./run-strategies.js";
@@ -106,6 +107,7 @@ export async function processPoll(
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
     await indexHoldings(wallet, snapshot, deps, log);
+    await recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log);
     const states = new Map<string, StrategyState>(
       await Promise.all(
         deps.strategies.map(async ({ name }) => [name, await deps.states.load(wallet, name)] as const),
@@ -204,6 +206,28 @@ async function indexHoldings(
     await deps.holdings.index.replaceWallet(wallet, holdings);
   } catch (error) {
     log.warn({ err: (error as Error).message }, "holdings index not updated");
+  }
+}
+
+/**
+ * What the poll saw, for the status page (which reads no service). A failure is logged, not fatal:
+ * the page shows the previous record with its time, and the next poll writes it again.
+ */
+async function recordWhatWasSeen(
+  wallet: string,
+  snapshot: Awaited<ReturnType<typeof takeSnapshot>>,
+  withOrders: boolean,
+  deps: PollDeps,
+  log: Logger,
+): Promise<void> {
+  try {
+    await new PollRecords(deps.redis, deps.keys).record(
+      wallet,
+      { positions: snapshot.positions, ...(withOrders ? { orders: snapshot.openOrders } : {}) },
+      snapshot.takenAt,
+    );
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "poll record for the status page not written");
   }
 }
 

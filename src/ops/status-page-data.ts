@@ -1,11 +1,11 @@
 import type { Redis } from "ioredis";
 import { type DcaConfig, dcaRounds } from "../../strategies/dca.js";
 import { type ExitOutlook, type ExitRulesConfig, nearestExitRule } from "../../strategies/exit-rules.js";
-import { type ApiClient, collectUnique, iterateOrders, iteratePositions } from "../api/index.js";
 import type { Order, Position } from "../api/schemas/prediction.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { Ledger, type LedgerRow } from "../keeper/ledger.js";
 import type { RedisKeys } from "../keeper/names.js";
+import { type PollRecord, PollRecords } from "../keeper/poll-record.js";
 import { type KeeperStatus, readKeeperStatus } from "../keeper/status-report.js";
 import { StrategyStateStore } from "../keeper/strategy-state.js";
 
@@ -40,13 +40,15 @@ export interface WalletView {
   label?: string;
   lastPollAt?: number;
   positions: PositionView[];
-  /** Pending prediction orders, as the service lists them. */
+  /** Unix seconds of the poll the positions are from; absent: no poll recorded them yet. */
+  positionsAt?: number;
+  /** Pending prediction orders, as the last orders poll listed them. */
   orders: Order[];
+  /** Unix seconds of that orders poll; absent: none recorded yet. */
+  ordersAt?: number;
   /** Trigger (limit) orders Keeper created and has not cancelled. */
   triggerOrders: Array<{ key: string; order: string }>;
   dcaPlans: DcaPlanView[];
-  /** Why the service's part of this wallet could not be read (the rest is still shown). */
-  serviceError?: string;
 }
 
 export interface StatusPageData {
@@ -64,11 +66,14 @@ export interface StatusPageData {
   generatedAt: number;
 }
 
+/**
+ * No API client on purpose: anyone who can reach the page can load it, so it shows what the polls
+ * recorded in Redis and never spends the service's rate limit (claims and exits need it).
+ */
 export interface StatusPageDeps {
   config: KeeperConfig;
   redis: Redis;
   keys: RedisKeys;
-  client: ApiClient;
   /** The wallets the keeper runs for (config.wallets, or the demo's). */
   wallets: readonly string[];
 }
@@ -77,14 +82,17 @@ function strategyConfig<C>(config: KeeperConfig, name: string): C | undefined {
   return config.strategies.find((s) => s.name === name)?.config as C | undefined;
 }
 
-/** Everything the status page shows, read from Redis (as `keeper status` does) and the service. */
+/** Everything the status page shows, read from Redis only (as `keeper status` does): no service call. */
 export async function readStatusPage(
   deps: StatusPageDeps,
   filter: LedgerFilter,
   nowSeconds: number,
 ): Promise<StatusPageData> {
   const status = await readKeeperStatus(deps, nowSeconds);
-  const wallets = await Promise.all(deps.wallets.map((w) => readWallet(deps, w, status, nowSeconds)));
+  const records = await new PollRecords(deps.redis, deps.keys).read(deps.wallets);
+  const wallets = await Promise.all(
+    deps.wallets.map((w) => readWallet(deps, w, { status, record: records.get(w) }, nowSeconds)),
+  );
   const matching = status.recent.filter(
     (r) =>
       (!filter.status || r.status === filter.status) &&
@@ -113,10 +121,11 @@ export async function readStatusPage(
 async function readWallet(
   deps: StatusPageDeps,
   wallet: string,
-  status: KeeperStatus,
+  seen: { status: KeeperStatus; record: PollRecord | undefined },
   nowSeconds: number,
 ): Promise<WalletView> {
-  const { config, client, redis, keys } = deps;
+  const { config, redis, keys } = deps;
+  const { status, record } = seen;
   const states = new StrategyStateStore(redis, keys);
   const label = config.wallets.find((w) => w.pubkey === wallet)?.label;
   const lastPollAt = status.lastPolls[wallet];
@@ -125,49 +134,44 @@ async function readWallet(
     ...(label === undefined ? {} : { label }),
     ...(lastPollAt === undefined ? {} : { lastPollAt }),
     positions: [],
-    orders: [],
+    orders: record?.orders ?? [],
+    ...(record?.ordersAt === undefined ? {} : { ordersAt: record.ordersAt }),
     triggerOrders: await new Ledger(redis, keys).triggerOrders(wallet),
-    dcaPlans: [],
+    dcaPlans: await dcaPlansOf(config, states, wallet),
   };
-
-  const dca = strategyConfig<DcaConfig>(config, "dca");
-  if (dca) {
-    const rounds = dcaRounds(await states.load(wallet, "dca"));
-    const ids = new Set([...dca.plans.map((p) => p.id), ...Object.keys(rounds)]);
-    view.dcaPlans = [...ids].sort().map((id) => {
-      const round = rounds[id];
-      return {
-        id,
-        isConfigured: dca.plans.some((p) => p.id === id),
-        ...(round
-          ? {
-              round: round.round,
-              startedAt: round.startedAt,
-              endsAt: round.endsAt,
-              ...(round.order ? { order: round.order } : {}),
-            }
-          : {}),
-      };
-    });
-  }
-
-  try {
-    const pageSize = config.service.pageSize;
-    const [positions, orders] = await Promise.all([
-      collectUnique(iteratePositions(client, { ownerPubkey: wallet }, { pageSize }), (p) => p.pubkey),
-      collectUnique(iterateOrders(client, { ownerPubkey: wallet }, { pageSize }), (o) => o.pubkey),
-    ]);
-    const exitRules = strategyConfig<ExitRulesConfig>(config, "exit-rules");
-    const exitState = exitRules ? await states.load(wallet, "exit-rules") : {};
-    view.positions = positions
-      .filter((p) => !p.claimed)
-      .map((position) => {
-        const exit = exitRules ? nearestExitRule(exitRules, position, exitState, nowSeconds) : undefined;
-        return { position, ...(exit ? { exit } : {}) };
-      });
-    view.orders = orders.filter((o) => o.status === "pending");
-  } catch (error) {
-    view.serviceError = error instanceof Error ? error.message : "the service could not be read";
-  }
+  if (!record) return view;
+  const exitRules = strategyConfig<ExitRulesConfig>(config, "exit-rules");
+  const exitState = exitRules ? await states.load(wallet, "exit-rules") : {};
+  view.positionsAt = record.positionsAt;
+  view.positions = record.positions.map((position) => {
+    const exit = exitRules ? nearestExitRule(exitRules, position, exitState, nowSeconds) : undefined;
+    return { position, ...(exit ? { exit } : {}) };
+  });
   return view;
+}
+
+async function dcaPlansOf(
+  config: KeeperConfig,
+  states: StrategyStateStore,
+  wallet: string,
+): Promise<DcaPlanView[]> {
+  const dca = strategyConfig<DcaConfig>(config, "dca");
+  if (!dca) return [];
+  const rounds = dcaRounds(await states.load(wallet, "dca"));
+  const ids = new Set([...dca.plans.map((p) => p.id), ...Object.keys(rounds)]);
+  return [...ids].sort().map((id) => {
+    const round = rounds[id];
+    return {
+      id,
+      isConfigured: dca.plans.some((p) => p.id === id),
+      ...(round
+        ? {
+            round: round.round,
+            startedAt: round.startedAt,
+            endsAt: round.endsAt,
+            ...(round.order ? { order: round.order } : {}),
+          }
+        : {}),
+    };
+  });
 }

@@ -149,8 +149,12 @@ function walletSection(
 <p class="${isStale ? "bad" : ""}">last successful poll: <b class="last-poll">${
     w.lastPollAt ? `${iso(w.lastPollAt)} (${ago(w.lastPollAt, now)})` : "never"
   }</b>${isStale ? html` · STALE (none within ${stalePollSeconds}s)` : ""}</p>
-${w.serviceError ? html`<p class="bad">The service could not be read: ${w.serviceError}</p>` : ""}
 <h4>Positions (${w.positions.length})</h4>
+<p class="seen">${
+    w.positionsAt === undefined
+      ? "No poll has recorded this wallet's positions yet."
+      : html`As the last poll saw them, ${iso(w.positionsAt)} (${ago(w.positionsAt, now)}); the page asks the service nothing.`
+  }</p>
 ${
   w.positions.length === 0
     ? html`<p>none</p>`
@@ -170,6 +174,11 @@ ${w.positions.map(({ position: p, exit }) => {
 </tbody></table>`
 }
 <h4>Open orders (${w.orders.length + w.triggerOrders.length})</h4>
+<p class="seen">${
+    w.ordersAt === undefined
+      ? "Pending prediction orders: no orders poll recorded yet."
+      : html`Pending prediction orders as the last orders poll listed them, ${iso(w.ordersAt)} (${ago(w.ordersAt, now)}); limit orders from the ledger.`
+  }</p>
 ${
   w.orders.length + w.triggerOrders.length === 0
     ? html`<p>none</p>`

@@ -1,6 +1,8 @@
-import { chmod, mkdir, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, realpath, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
+import { ConfigError } from "../core/errors.js";
 import type { RunningSandbox } from "./index.js";
 
 export interface SandboxKeyFiles {
@@ -13,24 +15,71 @@ export interface SandboxKeyFiles {
   readonly looseDirMode?: number;
 }
 
-/** Writes a file readable by its owner alone, also when it existed with a looser mode. */
+const refused = (problem: string) => new ConfigError([`--keys-dir: ${problem}`]);
+
+/**
+ * The directory keys are written into must be the user's alone to change: anyone else who can write
+ * there can plant a link named like a key file, and the key would be written through it wherever it
+ * points. Reading or entering it is only reported (`looseDirMode`).
+ */
+async function checkKeysDir(dir: string): Promise<void> {
+  const info = await stat(dir);
+  if (!info.isDirectory()) throw refused(`${dir} is not a directory`);
+  const mode = (info.mode & 0o777).toString(8).padStart(4, "0");
+  if ((info.mode & 0o022) !== 0)
+    throw refused(
+      `${dir} can be written by group or others (mode ${mode}): a key file could be written through a link planted there; use a directory only you can write to (chmod 700 ${dir})`,
+    );
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid)
+    throw refused(
+      `${dir} is owned by uid ${info.uid}, not by this process's user (uid ${uid}): use a directory of your own`,
+    );
+}
+
+/**
+ * Writes a file readable by its owner alone, as a new file: created exclusively (O_EXCL) and never
+ * through a link (O_NOFOLLOW). A regular file left by an earlier run is replaced; a link or anything
+ * else in its place is refused, and whatever it points at stays untouched.
+ */
 async function writePrivate(file: string, text: string): Promise<void> {
-  await writeFile(file, text, { mode: 0o600 });
-  await chmod(file, 0o600);
+  const existing = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (existing && !existing.isFile())
+    throw refused(
+      `${file} is ${existing.isSymbolicLink() ? "a symbolic link" : "not a regular file"}: key files are written only as new files of their own; remove it and run again`,
+    );
+  if (existing) await unlink(file);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const handle = await open(file, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
+    // Something appeared between the look and the write: the same refusal, never a write through it.
+    if (error.code === "EEXIST" || error.code === "ELOOP")
+      throw refused(`${file} appeared while it was being written: remove it and run again`);
+    throw error;
+  });
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
  * Writes each sandbox wallet's secret key to `dir/wallet-<i>.json` as a Solana CLI keypair file (a JSON
  * array of the 64 bytes, mode 0600, as `keyFile` reads it), the sandbox's API key to `dir/api-key`, and
  * `dir/keeper.yaml`, a config that points a keeper at this sandbox with those files. The directory is
- * created with mode 0700.
+ * created with mode 0700; one that group or others can write to, or another user owns, is refused.
  */
 export async function writeSandboxKeyFiles(
   sandbox: RunningSandbox,
   keysDir: string,
 ): Promise<SandboxKeyFiles> {
-  const dir = resolve(keysDir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(resolve(keysDir), { recursive: true, mode: 0o700 });
+  // The directory itself, links resolved, is what is checked and written into.
+  const dir = await realpath(resolve(keysDir));
+  await checkKeysDir(dir);
   // An existing directory is the operator's: its mode is reported, not changed.
   const dirMode = (await stat(dir)).mode & 0o777;
   const wallets: Array<{ pubkey: string; keyFile: string; label: string }> = [];

@@ -101,6 +101,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     const { writeSandboxKeyFiles } = await import("./key-files.js");
     const written = await writeSandboxKeyFiles(sandbox, options.keysDir).catch(async (error: unknown) => {
       await sandbox.close();
+      if (error instanceof ConfigError) throw error;
       throw new ConfigError([`--keys-dir: cannot write to ${options.keysDir}: ${(error as Error).message}`]);
     });
     io.print(`key files        ${written.dir} (wallet-<i>.json, api-key; mode 0600)`);

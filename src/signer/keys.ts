@@ -1,17 +1,20 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
 import { inspect } from "node:util";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
 import { rawPublicKey } from "../chain/ed25519.js";
+import { readSecretFile } from "../config/secret-file.js";
 import { ConfigError } from "../core/errors.js";
 import { secretForms } from "../ops/secret-forms.js";
 import type { SecretScrubber } from "../ops/secret-scrubber.js";
 import type { Signer } from "./signer.js";
 
-/** Where a wallet's secret key comes from. Config names the source; the key itself never is config. */
-export type KeySource = { kind: "file"; path: string } | { kind: "env"; name: string };
+/**
+ * Where a wallet's secret key comes from. Config names the source; the key itself never is config.
+ * `field` is the config key that named a file (`wallets[0].keyFile`), for messages.
+ */
+export type KeySource = { kind: "file"; path: string; field?: string } | { kind: "env"; name: string };
 
 // PKCS#8 envelope of a raw 32-byte Ed25519 seed, so Node's crypto holds the key (as an opaque KeyObject).
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -90,7 +93,7 @@ export function keySourcesOf(wallets: ReadonlyArray<{ keyFile?: string; keyEnv?:
   const problems: string[] = [];
   const sources: KeySource[] = [];
   wallets.forEach((w, i) => {
-    if (w.keyFile) sources.push({ kind: "file", path: w.keyFile });
+    if (w.keyFile) sources.push({ kind: "file", path: w.keyFile, field: `wallets[${i}].keyFile` });
     else if (w.keyEnv) sources.push({ kind: "env", name: w.keyEnv });
     else problems.push(`wallets[${i}]: the signer needs keyFile or keyEnv (live mode)`);
   });
@@ -99,16 +102,24 @@ export function keySourcesOf(wallets: ReadonlyArray<{ keyFile?: string; keyEnv?:
 }
 
 /**
- * Removes the configured wallets' key variables from `env`, for a process that loads no key: code it
- * runs (user strategies) must not find a key there. Returns the names removed.
+ * Refuses a configured wallet's key variable (`keyEnv`) set in the environment of a process that loads
+ * no key (a role without the signer, or dry-run). Removing it from `process.env` is not enough: on
+ * Linux the process's initial environment stays readable in /proc/self/environ, by code it runs (user
+ * strategies) and by its user's other processes. `why` says why no key is loaded, for the message.
  */
-export function dropKeyVariables(
+export function refuseKeyVariables(
   wallets: ReadonlyArray<{ keyEnv?: string }>,
+  why: string,
   env: NodeJS.ProcessEnv = process.env,
-): string[] {
-  const names = wallets.flatMap((w) => (w.keyEnv && env[w.keyEnv] !== undefined ? [w.keyEnv] : []));
-  for (const name of names) delete env[name];
-  return names;
+): void {
+  const problems = wallets.flatMap((w, i) =>
+    w.keyEnv && env[w.keyEnv] !== undefined
+      ? [
+          `wallets[${i}].keyEnv: ${w.keyEnv} is set for a process that loads no key (${why}); a key variable must reach the signer's process only (deleting it later leaves it in /proc/self/environ): unset ${w.keyEnv} here`,
+        ]
+      : [],
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** Loads every source; all problems are reported together, by source, never with key material. */
@@ -125,7 +136,7 @@ export async function loadWallets(
     try {
       const secret =
         source.kind === "file"
-          ? await readKeyFile(source.path, options.logger)
+          ? await readKeyFile(source.path, source.field ?? "keyFile")
           : readKeyEnv(source.name, env);
       options.scrubber?.add(secretForms(secret));
       secrets.push(secret);
@@ -148,21 +159,15 @@ export async function loadWallets(
   }
 }
 
-/** Reads a Solana CLI keypair file: a JSON array of 64 integers from 0 to 255. */
-async function readKeyFile(path: string, logger: Logger): Promise<Uint8Array> {
+/**
+ * Reads a Solana CLI keypair file: a JSON array of 64 integers from 0 to 255. Loading a key means
+ * signing for real, so a file group or others can reach, or another user owns, is refused: it may
+ * have been copied already (see readSecretFile).
+ */
+async function readKeyFile(path: string, field: string): Promise<Uint8Array> {
   let text: string;
   try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new ConfigError([`${path}: not a regular file`]);
-    // A key others can read is a key others may have copied: say so, loudly, but keep going.
-    if ((info.mode & 0o077) !== 0) {
-      logger.warn(
-        { path, mode: (info.mode & 0o777).toString(8).padStart(4, "0") },
-        "key file is accessible by group or others; chmod 600 it",
-      );
-    }
-    // Stryker disable next-line StringLiteral: without an encoding readFile gives a Buffer, which JSON.parse reads as UTF-8 all the same
-    text = await readFile(path, "utf8");
+    text = await readSecretFile(path, { key: field, isGuarded: true });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "unknown error";

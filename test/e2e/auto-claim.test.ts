@@ -36,7 +36,7 @@ describe("auto-claim end to end: sandbox service, local chain, real Redis, whole
     });
     const hookUrl = `${await webhook.listen({ port: 0, host: "127.0.0.1" })}/hook`;
     const hookFile = join(await mkdtemp(join(tmpdir(), "keeper-hook-")), "url");
-    await writeFile(hookFile, hookUrl);
+    await writeFile(hookFile, hookUrl, { mode: 0o600 });
     const config = await loadTestConfig(
       await writeKeeperConfig(sandbox, redis.prefix, {
         extra: `notifications:\n  webhookUrlFile: ${hookFile}\n`,

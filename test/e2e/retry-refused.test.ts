@@ -78,7 +78,9 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
       return { ok: true };
     });
     const hookFile = join(await mkdtemp(join(tmpdir(), "keeper-hook-")), "url");
-    await writeFile(hookFile, `${await webhook.listen({ port: 0, host: "127.0.0.1" })}/hook`);
+    await writeFile(hookFile, `${await webhook.listen({ port: 0, host: "127.0.0.1" })}/hook`, {
+      mode: 0o600,
+    });
     configFile = await writeKeeperConfig(sandbox, redis.prefix, {
       extra: `notifications:\n  webhookUrlFile: ${hookFile}\n`,
     });

@@ -4,7 +4,7 @@
  * process) claims a position of a market resolved through `keeper sandbox resolve`, the payout checked
  * on the local chain.
  */
-import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,4 +151,30 @@ describe("keeper sandbox --keys-dir", () => {
       await keeper.exited;
     }
   }, 180_000);
+
+  it("refuses a key file planted as a link (exit 2, no stack): the file it points at is unchanged", async () => {
+    const base = await mkdtemp(join(tmpdir(), "keeper-sandbox-planted-"));
+    const victim = join(base, "victim.txt");
+    await writeFile(victim, "not a key\n", { mode: 0o644 });
+    const keys = join(base, "keys");
+    await mkdir(keys, { mode: 0o700 });
+    await symlink(victim, join(keys, "api-key"));
+    const run = await runCli(
+      [
+        "sandbox",
+        "--port",
+        String(await freePort()),
+        "--chain-port",
+        String(await freePort()),
+        "--keys-dir",
+        keys,
+      ],
+      { KEEPER_CONFIG: "" },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `keeper: invalid configuration:\n  --keys-dir: ${join(keys, "api-key")} is a symbolic link: key files are written only as new files of their own; remove it and run again\n`,
+    );
+    expect(await readFile(victim, "utf8")).toBe("not a key\n");
+  }, 90_000);
 });

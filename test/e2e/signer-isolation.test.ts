@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bs58 from "bs58";
@@ -102,17 +102,49 @@ describe("a user strategy module never runs beside the keys of a separate signer
     await signer.kill("SIGTERM");
   }, 60_000);
 
-  it("`--role worker` runs the module, which finds no key in its environment", async () => {
+  it("`--role worker` given the key variable is refused before the module runs (exit 2, no stack)", async () => {
     const out = join(dir, "worker-spy.jsonl");
     const worker = start(await spiedConfig(out), ["--role", "worker"]);
+    expect(await worker.exited).toBe(2);
+    // Removing the variable would not do: /proc/self/environ keeps what the process started with.
+    expect(worker.stderr()).toContain(
+      `keeper: invalid configuration:\n  wallets[0].keyEnv: ${KEY_VARIABLE} is set for a process that loads no key (role worker); a key variable must reach the signer's process only (deleting it later leaves it in /proc/self/environ): unset ${KEY_VARIABLE} here`,
+    );
+    expect(worker.output()).not.toMatch(/\n\s+at /);
+    expect(worker.output()).not.toContain(keyBase58);
+    expect(existsSync(out)).toBe(false);
+    expect(worker.output()).not.toContain("keeper started");
+  }, 60_000);
+
+  it("`--role worker` without the variable runs the module, which finds no key in its environment", async () => {
+    const out = join(dir, "worker-clean-spy.jsonl");
+    const worker = spawnKeeper(await spiedConfig(out), { KEEPER_TEST_SPY_MARKER: "seen" }, [
+      "--role",
+      "worker",
+    ]);
+    runs.push(worker);
     await started(worker);
     const [record] = await recordsIn(out);
-    // The record is the process's real environment: the marker passed to it is there, the key is not.
     expect(record?.env?.KEEPER_TEST_SPY_MARKER).toBe("seen");
     expect(record?.env).not.toHaveProperty(KEY_VARIABLE);
-    expect(await readFile(out, "utf8")).not.toContain(keyBase58);
-    expect(worker.output()).toMatch(/a wallet key variable is set for a process that loads no key/);
     await worker.kill("SIGTERM");
+  }, 60_000);
+
+  it("a signer whose key file others can read is refused (exit 2): the key, the path, chmod 600", async () => {
+    const keyFile = join(dir, "loose-wallet.json");
+    await writeFile(keyFile, JSON.stringify([...sandbox.world.walletKeypair(0).secretKey]), { mode: 0o644 });
+    await chmod(keyFile, 0o644);
+    const config = await writeKeeperConfig(sandbox, redis.prefix, {
+      walletYaml: `wallets:\n  - pubkey: ${sandbox.wallets[0]}\n    keyFile: ${keyFile}\n`,
+    });
+    const signer = spawnKeeper(config, {}, ["--role", "signer"]);
+    runs.push(signer);
+    expect(await signer.exited).toBe(2);
+    expect(signer.stderr()).toContain(
+      `wallets[0].keyFile: ${keyFile} is open to group or others (mode 0644); a secret file must be readable by its owner only: chmod 600 ${keyFile}`,
+    );
+    expect(signer.output()).not.toMatch(/\n\s+at /);
+    expect(signer.output()).not.toContain(keyBase58);
   }, 60_000);
 
   it("all roles in one process: the key is loaded before the module, with a warning at start-up", async () => {

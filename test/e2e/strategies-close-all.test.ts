@@ -144,7 +144,7 @@ describe("close-all end to end: the kill switch and the daily-loss trigger", () 
   it("a stop-loss whose loss passes the limits trips the breaker and closes the rest of the wallet", async () => {
     const hookUrl = `${await webhook.listen({ port: 0, host: "127.0.0.1" })}/hook`;
     const hookFile = join(await mkdtemp(join(tmpdir(), "keeper-hook-")), "url");
-    await writeFile(hookFile, hookUrl);
+    await writeFile(hookFile, hookUrl, { mode: 0o600 });
     let loser: Position | undefined;
     const {
       wallet,

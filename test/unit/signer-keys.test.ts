@@ -7,7 +7,7 @@ import { verifyEd25519 } from "../../src/chain/ed25519.js";
 import { ConfigError } from "../../src/core/errors.js";
 import { secretForms as scrubberForms } from "../../src/ops/secret-forms.js";
 import { REDACTED, SecretScrubber } from "../../src/ops/secret-scrubber.js";
-import { dropKeyVariables, keySourcesOf, loadWallets, Wallets } from "../../src/signer/keys.js";
+import { keySourcesOf, loadWallets, refuseKeyVariables, Wallets } from "../../src/signer/keys.js";
 
 function secretForms(secret: Uint8Array): string[] {
   return [
@@ -109,17 +109,29 @@ describe("loadWallets from an environment variable", () => {
   });
 });
 
-describe("dropKeyVariables", () => {
-  it("removes the configured wallets' key variables that are set, and names them", () => {
-    const env: NodeJS.ProcessEnv = { A_KEY: "x", OTHER: "kept" };
-    const removed = dropKeyVariables(
-      [{ keyEnv: "A_KEY" }, { keyEnv: "B_KEY" }, { keyFile: "f" }] as Array<{
-        keyEnv?: string;
-      }>,
-      env,
+describe("refuseKeyVariables", () => {
+  it("refuses each configured wallet's key variable that is set, naming it and the rule, and changes nothing", () => {
+    const env: NodeJS.ProcessEnv = { A_KEY: "x", C_KEY: "", OTHER: "kept" };
+    const wallets = [{ keyEnv: "A_KEY" }, { keyEnv: "B_KEY" }, { keyFile: "f" }, { keyEnv: "C_KEY" }];
+    let error: unknown;
+    try {
+      refuseKeyVariables(wallets, "role worker", env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(
+      /^wallets\[0\]\.keyEnv: A_KEY is set for a process that loads no key \(role worker\);.*\/proc\/self\/environ.*unset A_KEY here$/,
     );
-    expect(removed).toEqual(["A_KEY"]);
-    expect(env).toEqual({ OTHER: "kept" });
+    expect(problems[1]).toMatch(/^wallets\[3\]\.keyEnv: C_KEY is set/);
+    expect((error as Error).message).not.toContain("x,");
+    expect(env).toEqual({ A_KEY: "x", C_KEY: "", OTHER: "kept" });
+  });
+
+  it("lets a process with none of the variables go on", () => {
+    expect(() => refuseKeyVariables([{ keyEnv: "A_KEY" }, {}], "dry-run", { OTHER: "kept" })).not.toThrow();
   });
 });
 
@@ -195,9 +207,9 @@ describe("keySourcesOf", () => {
         { keyFile: "/k/c.json" },
       ]),
     ).toEqual([
-      { kind: "file", path: "/k/a.json" },
+      { kind: "file", path: "/k/a.json", field: "wallets[0].keyFile" },
       { kind: "env", name: "B_KEY" },
-      { kind: "file", path: "/k/c.json" },
+      { kind: "file", path: "/k/c.json", field: "wallets[2].keyFile" },
     ]);
   });
 
@@ -209,19 +221,6 @@ describe("keySourcesOf", () => {
       "wallets[0]: the signer needs keyFile or keyEnv (live mode)",
       "wallets[2]: the signer needs keyFile or keyEnv (live mode)",
     ]);
-  });
-});
-
-describe("dropKeyVariables: more cases", () => {
-  it("removes a variable set to the empty string, and reads process.env by default", () => {
-    const name = `KEEPER_TEST_DROP_${process.pid}_${Date.now()}`;
-    process.env[name] = "";
-    try {
-      expect(dropKeyVariables([{ keyEnv: name }, {}])).toEqual([name]);
-      expect(name in process.env).toBe(false);
-    } finally {
-      delete process.env[name];
-    }
   });
 });
 

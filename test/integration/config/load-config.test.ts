@@ -18,6 +18,13 @@ async function file(name: string, text: string): Promise<string> {
   return path;
 }
 
+/** A secret file as an operator should write it: readable by its owner only. */
+async function secretFile(name: string, text: string, mode = 0o600): Promise<string> {
+  const path = await file(name, text);
+  await chmod(path, mode);
+  return path;
+}
+
 async function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const path = await file(`c-${Math.random().toString(36).slice(2)}.yaml`, text);
   try {
@@ -168,8 +175,7 @@ describe("loadConfig", () => {
   });
 
   it("keeps secrets out of JSON and inspect output", async () => {
-    const keyFile = await file("api-key", "file-secret-key\n");
-    await chmod(keyFile, 0o600);
+    const keyFile = await secretFile("api-key", "file-secret-key\n");
     const config = await loadConfig({
       file: await file("k.yaml", `service:\n  apiKeyFile: ${keyFile}\n`),
       env: {},
@@ -181,7 +187,7 @@ describe("loadConfig", () => {
 
   it("reads the operator token from ops.adminTokenFile, keeps it out of output, and refuses a short one", async () => {
     const token = "operator-token-0123456789abcdef";
-    const tokenFile = await file("admin-token", `${token}\n`);
+    const tokenFile = await secretFile("admin-token", `${token}\n`);
     const config = await loadConfig({
       file: await file("t.yaml", `ops:\n  adminTokenFile: ${tokenFile}\n`),
       env: {},
@@ -191,7 +197,7 @@ describe("loadConfig", () => {
     expect(inspect(config, { depth: 10 })).not.toContain(token);
     expect((await loadConfig({ env: {} })).secrets.adminToken).toBeUndefined();
 
-    const short = await file("short-token", "hunter2\n");
+    const short = await secretFile("short-token", "hunter2\n");
     expect(await problemsOf(`ops:\n  adminTokenFile: ${short}\n`)).toEqual([
       "ops.adminTokenFile: expected a token of at least 16 characters",
     ]);
@@ -227,6 +233,43 @@ describe("loadConfig", () => {
     expect(problems).toEqual([
       "redis.passwordFile: redis.url already holds a password; give it in one place (the file keeps it out of the config)",
     ]);
+  });
+
+  it("refuses, in live mode, every secret file group or others can read: the key, the path and the rule", async () => {
+    const rule = (key: string, path: string, mode: string) =>
+      `${key}: ${path} is open to group or others (mode ${mode}); a secret file must be readable by its owner only: chmod 600 ${path}`;
+    const apiKey = await secretFile("loose-api-key", "loose-secret-key\n", 0o644);
+    const token = await secretFile("loose-token", "operator-token-0123456789abcdef\n", 0o640);
+    const hook = await secretFile("loose-hook", "https://hooks.example.invalid/secret-path\n", 0o604);
+    const yaml = `mode: live
+service:
+  apiKeyFile: ${apiKey}
+ops:
+  adminTokenFile: ${token}
+notifications:
+  webhookUrlFile: ${hook}
+`;
+    const problems = await problemsOf(yaml);
+    expect(problems).toEqual([
+      rule("service.apiKeyFile", apiKey, "0644"),
+      rule("notifications.webhookUrlFile", hook, "0604"),
+      rule("ops.adminTokenFile", token, "0640"),
+    ]);
+    for (const secret of ["loose-secret-key", "operator-token", "secret-path"])
+      expect(problems.join("\n")).not.toContain(secret);
+    // The variable form is named as such.
+    expect(await problemsOf("mode: live\n", { KEEPER_API_KEY_FILE: apiKey })).toEqual([
+      rule("KEEPER_API_KEY_FILE", apiKey, "0644"),
+    ]);
+    // Dry-run loads no key and moves nothing: the same files are read.
+    const dry = await loadConfig({
+      file: await file("dry.yaml", yaml.replace("mode: live", "mode: dry-run")),
+      env: {},
+    });
+    expect(dry.secrets.apiKey).toBe("loose-secret-key");
+    // Fixed as the message says, the live config loads.
+    for (const path of [apiKey, token, hook]) await chmod(path, 0o600);
+    expect(await problemsOf(yaml)).toEqual([]);
   });
 
   it.each([

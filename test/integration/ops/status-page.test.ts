@@ -1,18 +1,23 @@
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiClient } from "../../../src/api/index.js";
 import type { KeeperConfig } from "../../../src/config/load-config.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { Ledger } from "../../../src/keeper/ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/pause.js";
+import { PollRecords } from "../../../src/keeper/poll-record.js";
 import { StrategyStateStore } from "../../../src/keeper/strategy-state.js";
 import { createCaptureStream } from "../../../src/ops/capture-stream.js";
 import { type OpsServer, startOpsServer } from "../../../src/ops/http.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
-import { loadTestConfig, startTestSandbox, writeKeeperConfig } from "../../helpers/keeper-harness.js";
+import {
+  loadTestConfig,
+  positionsOf,
+  startTestSandbox,
+  writeKeeperConfig,
+} from "../../helpers/keeper-harness.js";
 import { rawRequest } from "../../helpers/raw-http.js";
 import { testRedis } from "../../helpers/redis.js";
 import { TEST_ADMIN_TOKEN } from "../../helpers/test-secrets.js";
@@ -20,8 +25,8 @@ import { TEST_ADMIN_TOKEN } from "../../helpers/test-secrets.js";
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
 
 /**
- * The status page and its operator routes over real HTTP: real Redis (ledger, pause switch, queues),
- * the sandbox service over HTTP for positions and orders.
+ * The status page and its operator routes over real HTTP: real Redis (ledger, pause switch, queues,
+ * and the positions a poll recorded, read from the sandbox service over HTTP).
  */
 describe("status page on the ops server", () => {
   let sandbox: RunningSandbox;
@@ -55,7 +60,6 @@ describe("status page on the ops server", () => {
           config,
           redis: ctx.redis,
           keys,
-          client: createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey }),
           wallets: sandbox.wallets,
         },
         ...(adminToken ? { adminToken, queues, queuesWritable } : {}),
@@ -117,6 +121,12 @@ describe("status page on the ops server", () => {
     const position = sandbox.world.positionsOfWallet(0)[0];
     if (!position) throw new Error("the sandbox wallet has no position");
     (sandbox.world.marketOf(position) as { title: string }).title = `Market ${HOSTILE}`;
+    // What a poll of the first wallet records (the page reads that, never the service).
+    await new PollRecords(ctx.redis, keys).record(
+      wallet,
+      { positions: await positionsOf(sandbox, wallet) },
+      Math.floor(Date.now() / 1000),
+    );
   }, 60_000);
 
   afterAll(async () => {

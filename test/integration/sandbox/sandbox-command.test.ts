@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { mkdir, mkdtemp, stat } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -227,5 +227,64 @@ describe("keeper sandbox", () => {
     expect(lines).toContain(
       `# ${join(dir, "keeper.yaml")}: npx keeper start --config ${join(dir, "keeper.yaml")}`,
     );
+  });
+
+  /** `keeper sandbox --port 0 --keys-dir DIR` in this process, to the error it stops with. */
+  async function refusalOf(dir: string): Promise<readonly string[]> {
+    const signals = new EventEmitter();
+    const onStarted = (s: RunningSandbox) => {
+      void s.close();
+      throw new Error(`the sandbox at ${s.url} wrote its keys despite the refusal`);
+    };
+    const error = await runSandboxCommand(
+      { port: 0, keysDir: dir },
+      { print: () => {}, signals, onStarted },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+
+  it("--keys-dir never writes a key through a link planted in the directory: refused, the target untouched", async () => {
+    const base = await mkdtemp(join(tmpdir(), "keeper-keys-planted-"));
+    const victim = join(base, "victim.txt");
+    await writeFile(victim, "the victim's own content\n", { mode: 0o644 });
+    const dir = join(base, "keys");
+    await mkdir(dir, { mode: 0o700 });
+    const planted = join(dir, "wallet-0.json");
+    await symlink(victim, planted);
+    expect(await refusalOf(dir)).toEqual([
+      `--keys-dir: ${planted} is a symbolic link: key files are written only as new files of their own; remove it and run again`,
+    ]);
+    expect(await readFile(victim, "utf8")).toBe("the victim's own content\n");
+    expect((await stat(victim)).mode & 0o777).toBe(0o644);
+    expect(await readdir(dir)).toEqual(["wallet-0.json"]);
+  });
+
+  it.each(["0777", "1777", "0770", "0720"])(
+    "--keys-dir refuses a directory others can write to (mode %s) and writes nothing there",
+    async (octal) => {
+      const mode = Number.parseInt(octal, 8);
+      const dir = join(await mkdtemp(join(tmpdir(), "keeper-keys-shared-")), "keys");
+      await mkdir(dir);
+      await chmod(dir, mode);
+      const shown = (mode & 0o777).toString(8).padStart(4, "0");
+      expect(await refusalOf(dir)).toEqual([
+        `--keys-dir: ${dir} can be written by group or others (mode ${shown}): a key file could be written through a link planted there; use a directory only you can write to (chmod 700 ${dir})`,
+      ]);
+      expect(await readdir(dir)).toEqual([]);
+    },
+  );
+
+  it("--keys-dir run again into its own directory replaces the files it wrote (0600)", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "keeper-keys-again-")), "keys");
+    await runThroughCommander(["--port", "0", "--keys-dir", dir, "--seed", "3"]);
+    const first = await readFile(join(dir, "wallet-0.json"), "utf8");
+    await runThroughCommander(["--port", "0", "--keys-dir", dir, "--seed", "4"]);
+    const second = await readFile(join(dir, "wallet-0.json"), "utf8");
+    expect(second).not.toBe(first);
+    expect((await stat(join(dir, "wallet-0.json"))).mode & 0o777).toBe(0o600);
   });
 });

@@ -42,15 +42,20 @@ describe("loadWallets", () => {
     expect(lines().filter((l) => l.level === "warn" || l.level === "error")).toEqual([]);
   });
 
-  it("warns when the key file is readable by group or others, naming the path and mode only", async () => {
+  it("refuses a key file group or others can read, naming the key, the path and the rule, never the key", async () => {
     const kp = Keypair.generate();
     const path = await keyFile("open.json", JSON.stringify([...kp.secretKey]), 0o644);
-    const { logger, lines, text } = captureLogger();
-    await loadWallets([{ kind: "file", path }], { logger });
-    const warn = lines().find((l) => l.level === "warn");
-    expect(warn).toMatchObject({ path, mode: "0644" });
+    const { logger, text } = captureLogger();
+    const error = await loadWallets([{ kind: "file", path, field: "wallets[3].keyFile" }], { logger }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      `wallets[3].keyFile: ${path} is open to group or others (mode 0644); a secret file must be readable by its owner only: chmod 600 ${path}`,
+    ]);
+    expect((error as Error).message).not.toContain(bs58.encode(kp.secretKey));
+    expect((error as Error).message).not.toContain(JSON.stringify([...kp.secretKey]));
     expect(text()).not.toContain(bs58.encode(kp.secretKey));
-    expect(text()).not.toContain(JSON.stringify([...kp.secretKey]));
   });
 
   it.each([
@@ -115,23 +120,31 @@ describe("loadWallets from key files: every rule", () => {
     for (const form of forms) expect(scrubber.scrub(`leak: ${form}`)).toBe(`leak: ${REDACTED}`);
   });
 
-  it("says how to fix a file others can read", async () => {
-    const path = await keyFile("group.json", JSON.stringify([...Keypair.generate().secretKey]), 0o640);
-    const { logger, lines } = captureLogger();
-    await loadWallets([{ kind: "file", path }], { logger });
-    expect(lines().filter((l) => l.level === "warn")).toEqual([
-      expect.objectContaining({
-        path,
-        mode: "0640",
-        msg: "key file is accessible by group or others; chmod 600 it",
-      }),
+  it.each(
+    [0o640, 0o604, 0o620, 0o601, 0o660].map((mode) => [mode.toString(8).padStart(4, "0"), mode] as const),
+  )("refuses a key file of mode %s (any bit for group or others)", async (shown, mode) => {
+    const path = await keyFile(`mode-${shown}.json`, JSON.stringify([...Keypair.generate().secretKey]), mode);
+    expect(await problemsOf(path)).toEqual([
+      `keyFile: ${path} is open to group or others (mode ${shown}); a secret file must be readable by its owner only: chmod 600 ${path}`,
     ]);
+  });
+
+  it("accepts a key file of mode 0400 or 0700: the owner's own bits are the owner's business", async () => {
+    for (const mode of [0o400, 0o700]) {
+      const path = await keyFile(
+        `owner-${mode}.json`,
+        JSON.stringify([...Keypair.generate().secretKey]),
+        mode,
+      );
+      const { logger } = captureLogger();
+      expect((await loadWallets([{ kind: "file", path }], { logger })).size).toBe(1);
+    }
   });
 
   it("refuses a directory as a key file", async () => {
     const path = join(dir, "a-directory");
     await mkdir(path);
-    expect(await problemsOf(path)).toEqual([`${path}: not a regular file`]);
+    expect(await problemsOf(path)).toEqual([`keyFile: ${path} is not a regular file`]);
   });
 
   it("refuses a missing file, naming the path and the error code", async () => {
