@@ -222,6 +222,11 @@ describe("loadConfig", () => {
     expect((await loadConfig({ env: {} })).secrets.redisPassword).toBeUndefined();
 
     const short = await file("short-redis-password", "redis\n");
+    // Like every secret file in live mode, the password's is refused while others can read it.
+    expect((await problemsOf(`redis:\n  passwordFile: ${short}\n`))[0]).toMatch(
+      /^redis\.passwordFile: .* is open to group or others \(mode 0644\).*chmod 600/,
+    );
+    await chmod(short, 0o600);
     expect(await problemsOf(`redis:\n  passwordFile: ${short}\n`)).toEqual([
       "redis.passwordFile: expected a password of at least 16 characters",
     ]);
