@@ -4,7 +4,7 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
-import { type PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type {
   BuiltTransaction,
@@ -25,6 +25,9 @@ const MAX_LOOKUP_TABLE_ADDRESSES = 256;
 interface EscrowedOrder {
   readonly inputMint: PublicKey;
   readonly amountRaw: bigint;
+  /** The escrow token account the deposit goes to (the order PDA's, or the stranger's when redirected). */
+  readonly escrow: PublicKey;
+  readonly redirected: boolean;
 }
 
 interface PendingSwap {
@@ -36,14 +39,25 @@ interface PendingSwap {
 }
 
 const SWAP_MEMO_PREFIX = "keeper-sandbox:swap:";
+const ORDER_MEMO = /^keeper-sandbox:(?:trigger|recurring):(.+)$/;
 
 /**
  * The world's view of the local chain (`WorldChainPort`): builds through the tx factory and remembers
  * what it needs later — what each order escrowed (a cancel refunds exactly that) and what each swap
- * owes. A swap is two transactions: the taker's (assembled by the client from the build's
- * instructions, so it cannot carry the vault's signature) moves the input into the vault; once it has
- * landed, and only if it really paid the vault the input amount, the vault pays the output in its own
+ * owes.
+ *
+ * Orders and swaps pay accounts owned by program-derived addresses (an order's PDA, the pool's PDA),
+ * as on the live service. No program runs here to sign for those PDAs, so the service's keys are
+ * their accounts' delegates: the pool's delegate is approved at genesis, an escrow's as soon as its
+ * deposit has landed (written directly, as an Approve by the owner would).
+ *
+ * A swap is two transactions: the taker's (assembled by the client from the build's instructions, so
+ * it cannot carry the pool's signature) moves the input into the pool; once it has landed, and only if
+ * it really paid the pool the input amount, the pool's delegate pays the output in its own
  * transaction, resent until it lands.
+ *
+ * With `redirectFunds` (a hostile service, for tests of the signer) a build sends the input to the
+ * stranger's token account instead; nothing is owed back.
  */
 export class LocalChainPort implements WorldChainPort {
   readonly usdcMint: string;
@@ -60,33 +74,38 @@ export class LocalChainPort implements WorldChainPort {
   ) {
     this.usdcMint = assets.usdcMint.toBase58();
     this.unsubscribe = chain.onLanded((landed) => {
+      if (landed.err !== null) return;
       const refs = landed.memos
         .filter((memo) => memo.startsWith(SWAP_MEMO_PREFIX))
         .map((memo) => memo.slice(SWAP_MEMO_PREFIX.length));
       if (refs.length > 0) this.settleSwaps(landed.signature, refs);
+      for (const memo of landed.memos) {
+        const order = ORDER_MEMO.exec(memo)?.[1];
+        if (order !== undefined) this.delegateEscrow(order);
+      }
     });
   }
 
   /**
-   * Writes the service's address lookup table (programs, the vault and escrow, every routed mint and
-   * the vault's account of each) and hands it out with every swap build, so clients compile v0
+   * Writes the service's address lookup table (programs, the vault, the pool, every routed mint and
+   * the pool's account of each) and hands it out with every swap build, so clients compile v0
    * transactions with it. Returns the table's address.
    */
   registerLookupTable(mints: readonly PublicKey[]): PublicKey {
-    const vault = this.assets.vault.publicKey;
+    const pool = this.assets.pool;
     const addresses: PublicKey[] = [
       SystemProgram.programId,
       TOKEN_PROGRAM_ID,
       TOKEN_2022_PROGRAM_ID,
       ASSOCIATED_TOKEN_PROGRAM_ID,
       MEMO_PROGRAM_ID,
-      vault,
-      this.assets.escrow.publicKey,
+      this.assets.vault.publicKey,
+      pool,
     ];
     for (const mint of mints) {
       const programId = this.chain.getAccount(mint)?.owner;
       if (programId === undefined) throw new Error(`unknown mint ${mint.toBase58()}`);
-      addresses.push(mint, getAssociatedTokenAddressSync(mint, vault, true, programId));
+      addresses.push(mint, getAssociatedTokenAddressSync(mint, pool, true, programId));
     }
     const unique = [...new Map(addresses.map((a) => [a.toBase58(), a])).values()];
     if (unique.length > MAX_LOOKUP_TABLE_ADDRESSES)
@@ -94,6 +113,33 @@ export class LocalChainPort implements WorldChainPort {
     const address = this.chain.createLookupTable(unique);
     this.lookupTable = { address: address.toBase58(), addresses: unique.map((a) => a.toBase58()) };
     return address;
+  }
+
+  /**
+   * Once an order's deposit has landed, approves the escrow delegate for what the escrow holds, so the
+   * service can refund it (an order's PDA has no program here to sign). A redirected deposit went to
+   * the stranger: nothing to approve.
+   */
+  private delegateEscrow(order: string): void {
+    const escrowed = this.escrowed.get(order);
+    if (escrowed === undefined || escrowed.redirected) return;
+    const held = this.chain.tokenAccount(escrowed.escrow)?.amount ?? 0n;
+    if (held < escrowed.amountRaw) {
+      this.logger?.warn({ order }, "order memo landed without its deposit: escrow not delegated");
+      return;
+    }
+    this.chain.setTokenDelegate(escrowed.escrow, this.assets.escrowDelegate.publicKey, held);
+  }
+
+  /** Where a build sends a user's input: `owner`'s associated account, or the stranger's when redirected. */
+  private inputOwner(owner: PublicKey, redirectFunds: boolean | undefined): PublicKey {
+    return redirectFunds === true ? this.assets.stranger.publicKey : owner;
+  }
+
+  private tokenProgramOf(mint: PublicKey): PublicKey {
+    const programId = this.chain.getAccount(mint)?.owner;
+    if (programId === undefined) throw new Error(`unknown mint ${mint.toBase58()}`);
+    return programId;
   }
 
   close(): void {
@@ -123,9 +169,22 @@ export class LocalChainPort implements WorldChainPort {
     amountRaw: bigint;
     orderRef: string;
     computeUnitPrice?: number;
+    redirectFunds?: boolean;
   }): Promise<BuiltTransaction> {
-    const built = this.factory.buildOrderEscrow(args);
-    this.escrowed.set(args.orderRef, { inputMint: args.inputMint, amountRaw: args.amountRaw });
+    const escrowOwner = this.inputOwner(new PublicKey(args.orderRef), args.redirectFunds);
+    const { redirectFunds: _, ...rest } = args;
+    const built = this.factory.buildOrderEscrow({ ...rest, escrowOwner });
+    this.escrowed.set(args.orderRef, {
+      inputMint: args.inputMint,
+      amountRaw: args.amountRaw,
+      escrow: getAssociatedTokenAddressSync(
+        args.inputMint,
+        escrowOwner,
+        true,
+        this.tokenProgramOf(args.inputMint),
+      ),
+      redirected: args.redirectFunds === true,
+    });
     return built;
   }
 
@@ -140,9 +199,10 @@ export class LocalChainPort implements WorldChainPort {
     if (escrowed === undefined) throw new Error(`no escrow recorded for order ${orderRef}`);
     return this.factory.buildTriggerCancel({
       maker: args.maker,
-      orderRef,
+      order: args.order,
+      inputMint: escrowed.inputMint,
+      amountRaw: escrowed.amountRaw,
       kind: args.kind ?? "trigger-cancel",
-      ...escrowed,
       ...(args.computeUnitPrice !== undefined ? { computeUnitPrice: args.computeUnitPrice } : {}),
     });
   }
@@ -154,40 +214,43 @@ export class LocalChainPort implements WorldChainPort {
     inAmountRaw: bigint;
     outAmountRaw: bigint;
     ref: string;
+    redirectFunds?: boolean;
   }): Promise<SwapLegs> {
-    const vault = this.assets.vault.publicKey;
-    // The vault must be able to pay the output (it holds a fixed amount of each token).
-    if (this.chain.tokenBalance(vault, args.outputMint) < args.outAmountRaw)
-      throw badRequest("amount", "insufficient_liquidity", "needs more output than the sandbox vault holds");
+    const pool = this.assets.pool;
+    // The pool must be able to pay the output (it holds a fixed amount of each token).
+    if (this.chain.tokenBalance(pool, args.outputMint) < args.outAmountRaw)
+      throw badRequest("amount", "insufficient_liquidity", "needs more output than the sandbox pool holds");
     const wrap = this.factory.wrapSolLegs(args.inputMint, args.taker, args.inAmountRaw);
-    const [createVaultAta, transferIn] = this.factory.transferWithAta({
+    const [createPoolAta, transferIn] = this.factory.transferWithAta({
       mint: args.inputMint,
       from: args.taker,
-      to: vault,
+      to: this.inputOwner(pool, args.redirectFunds),
       payer: args.taker,
       amountRaw: args.inAmountRaw,
     });
-    // Created here (paid by the taker) so the vault's payout finds the taker's output account.
+    // Created here (paid by the taker) so the pool's payout finds the taker's output account.
     const [createTakerAta] = this.factory.transferWithAta({
       mint: args.outputMint,
-      from: vault,
+      from: pool,
       to: args.taker,
       payer: args.taker,
       amountRaw: args.outAmountRaw,
     });
-    if (createVaultAta === undefined || transferIn === undefined || createTakerAta === undefined) {
+    if (createPoolAta === undefined || transferIn === undefined || createTakerAta === undefined) {
       throw new Error("swap legs: missing instruction");
     }
-    this.swaps.set(args.ref, {
-      taker: args.taker,
-      inputMint: args.inputMint,
-      inAmountRaw: args.inAmountRaw,
-      outputMint: args.outputMint,
-      outAmountRaw: args.outAmountRaw,
-    });
+    // A redirected input never reaches the pool: nothing is owed for it.
+    if (args.redirectFunds !== true)
+      this.swaps.set(args.ref, {
+        taker: args.taker,
+        inputMint: args.inputMint,
+        inAmountRaw: args.inAmountRaw,
+        outputMint: args.outputMint,
+        outAmountRaw: args.outAmountRaw,
+      });
     const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
     return {
-      setupInstructions: [...wrap.setup, createVaultAta, createTakerAta],
+      setupInstructions: [...wrap.setup, createPoolAta, createTakerAta],
       swapInstruction: transferIn,
       cleanupInstruction: wrap.cleanup,
       otherInstructions: [sandboxMemoInstruction("swap", args.ref)],
@@ -199,16 +262,16 @@ export class LocalChainPort implements WorldChainPort {
   }
 
   /**
-   * Settles the swaps a landed transaction names, each only if that transaction raised the vault's
+   * Settles the swaps a landed transaction names, each only if that transaction raised the pool's
    * balance of the input mint by the input amount (a memo alone pays nothing), and each once.
    */
   private settleSwaps(signature: string, refs: readonly string[]): void {
     const record = this.chain.transaction(signature);
     if (record === undefined) return;
-    const vault = this.assets.vault.publicKey.toBase58();
+    const pool = this.assets.pool.toBase58();
     const received = new Map<string, bigint>();
     for (const post of record.postTokenBalances) {
-      if (post.owner !== vault) continue;
+      if (post.owner !== pool) continue;
       const pre = record.preTokenBalances.find((p) => p.accountIndex === post.accountIndex);
       received.set(post.mint, (received.get(post.mint) ?? 0n) + post.amount - (pre?.amount ?? 0n));
     }
@@ -230,18 +293,22 @@ export class LocalChainPort implements WorldChainPort {
     }
   }
 
-  /** The vault's transfer of a swap's output (vault is fee payer and sole signer), resent until it lands. */
+  /**
+   * The pool's transfer of a swap's output, signed by its delegate (fee payer and sole signer), resent
+   * until it lands.
+   */
   private async payOutput(ref: string, swap: PendingSwap): Promise<void> {
     try {
-      const vault = this.assets.vault;
+      const delegate = this.assets.poolDelegate;
       const built = this.factory.build(
-        vault.publicKey,
+        delegate.publicKey,
         [
           ...this.factory.transferWithAta({
             mint: swap.outputMint,
-            from: vault.publicKey,
+            from: this.assets.pool,
+            authority: delegate.publicKey,
             to: swap.taker,
-            payer: vault.publicKey,
+            payer: delegate.publicKey,
             amountRaw: swap.outAmountRaw,
           }),
           sandboxMemoInstruction("swap-settle", ref),
@@ -250,7 +317,7 @@ export class LocalChainPort implements WorldChainPort {
         "legacy",
       );
       const tx = Transaction.from(Buffer.from(built.transaction, "base64"));
-      tx.sign(vault);
+      tx.sign(delegate);
       const outcome = await this.factory.submitSigned(tx.serialize().toString("base64"));
       if (outcome.err !== null)
         this.logger?.warn({ ref, signature: outcome.signature, err: outcome.err }, "swap settlement failed");

@@ -23,6 +23,7 @@ import {
   isTokenProgram,
   TOKEN_PROGRAM_IDS,
   type TokenAccountState,
+  withDelegate,
 } from "./token-state.js";
 import { BLOCKHASH_NOT_FOUND, type RpcTransactionError, toRpcTransactionError } from "./transaction-error.js";
 import { decodeWireTransaction, toSvmTransaction, type WireTransaction } from "./wire-transaction.js";
@@ -596,6 +597,17 @@ export class LocalChain {
       this.setAccount({ ...mintAccount, data: mintData });
     }
     return atas;
+  }
+
+  /**
+   * Approves `delegate` for `amount` on a token account by writing its state (no transaction): for
+   * accounts owned by a program-derived address, which only a program could approve for.
+   */
+  setTokenDelegate(account: PublicKey, delegate: PublicKey, amount: bigint): void {
+    const current = this.getAccount(account);
+    if (current === null || !isTokenProgram(current.owner))
+      throw new Error(`no token account at ${account.toBase58()}`);
+    this.setAccount({ ...current, data: withDelegate(current.data, delegate, amount) });
   }
 
   tokenAccount(address: PublicKey): TokenAccountState | undefined {

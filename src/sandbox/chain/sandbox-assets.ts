@@ -7,12 +7,15 @@ import type { LocalChain } from "./local-chain.js";
 /** 6 decimals: one raw unit is one micro-USD. */
 export const USDC_DECIMALS = 6;
 const DEFAULT_VAULT_USDC_RAW = 10_000_000n * 1_000_000n; // $10M
-const DEFAULT_VAULT_SOL = 1_000;
-const DEFAULT_VAULT_TOKEN_WHOLE_UNITS = 1_000_000_000n;
-/** Wrapped SOL the vault holds for swap outputs: 1M SOL (lamports are real, so less than other tokens). */
-const DEFAULT_VAULT_WRAPPED_SOL_RAW = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
+const DEFAULT_POOL_SOL = 1_000;
+const DEFAULT_POOL_TOKEN_WHOLE_UNITS = 1_000_000_000n;
+/** Wrapped SOL the pool holds for swap outputs: 1M SOL (lamports are real, so less than other tokens). */
+const DEFAULT_POOL_WRAPPED_SOL_RAW = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
 /** The wrapped SOL mint has 9 decimals, like SOL itself. */
 export const WRAPPED_SOL_DECIMALS = 9;
+
+/** Every token account may be debited by its delegate up to this (u64's maximum). */
+const UNLIMITED_DELEGATION = 2n ** 64n - 1n;
 
 /** A deterministic keypair: `Keypair.fromSeed(sha256(label + seed))`. */
 export function deriveKeypair(label: string, seed: number): Keypair {
@@ -31,7 +34,7 @@ export interface ChainTokenSpec {
    */
   readonly address?: PublicKey;
   readonly tokenProgram?: "token" | "token-2022";
-  /** What the vault holds of it, for swap outputs (default 1e9 whole tokens). */
+  /** What the pool holds of it, for swap outputs (default 1e9 whole tokens). */
   readonly vaultAmountRaw?: bigint;
 }
 
@@ -39,12 +42,24 @@ export interface SandboxAssets {
   readonly seed: number;
   readonly usdcMint: PublicKey;
   readonly mintAuthority: Keypair;
-  /** Pays claims, close proceeds and swap outputs; signs its transfers in the transactions it builds. */
+  /** Pays claims and close proceeds; signs its transfers in the transactions it builds. */
   readonly vault: Keypair;
   readonly vaultUsdcAccount: PublicKey;
-  /** Owns the escrow token accounts of open orders; signs refunds. */
-  readonly escrow: Keypair;
-  /** Creates (or tops up the vault of) extra mints; returns symbol → mint. Same seed, same addresses. */
+  /**
+   * The swap pool: a program-derived address (off-curve, as a live pool's authority is) whose
+   * associated token accounts take swap inputs and hold the liquidity that pays swap outputs.
+   */
+  readonly pool: PublicKey;
+  /** Approved as delegate of every pool account (no program signs for the PDA): pays swap outputs. */
+  readonly poolDelegate: Keypair;
+  /**
+   * Approved as delegate of each order's escrow account (owned by the order's PDA) once its deposit
+   * lands: signs refunds.
+   */
+  readonly escrowDelegate: Keypair;
+  /** An on-curve key that is nobody's: the `redirectFunds` fault sends users' inputs to its accounts. */
+  readonly stranger: Keypair;
+  /** Creates (or tops up the pool of) extra mints; returns symbol → mint. Same seed, same addresses. */
   createTokenMints(specs: readonly ChainTokenSpec[]): Record<string, PublicKey>;
   /** Gives a wallet SOL (whole SOL) and USDC (raw micro-USD). */
   fundWallet(owner: PublicKey, amounts: { sol?: number; usdc?: bigint }): void;
@@ -60,12 +75,24 @@ export interface SandboxAssets {
 
 export function createSandboxAssets(
   chain: LocalChain,
-  options: { seed: number; vaultUsdcRaw?: bigint; vaultSol?: number },
+  /** `vaultUsdcRaw`: the vault's USDC, and the pool's; `poolSol`: the pool delegate's SOL for fees. */
+  options: { seed: number; vaultUsdcRaw?: bigint; poolSol?: number },
 ): SandboxAssets {
   const { seed } = options;
   const mintAuthority = deriveKeypair("mint-authority", seed);
   const vault = deriveKeypair("vault", seed);
-  const escrow = deriveKeypair("escrow", seed);
+  const escrowDelegate = deriveKeypair("escrow-delegate", seed);
+  const poolDelegate = deriveKeypair("pool-delegate", seed);
+  const stranger = deriveKeypair("stranger", seed);
+  const [pool] = PublicKey.findProgramAddressSync(
+    [Buffer.from("pool", "utf8")],
+    deriveKeypair("pool-program", seed).publicKey,
+  );
+  // The pool's liquidity of a mint, its delegate approved for all of it (and of what comes in).
+  const fundPool = (mint: PublicKey, amount: bigint) => {
+    const account = chain.mintTo(mint, pool, amount);
+    chain.setTokenDelegate(account, poolDelegate.publicKey, UNLIMITED_DELEGATION);
+  };
   // At mainnet USDC's address, so configs naming it run unchanged on the sandbox and the live service.
   const usdcMint = chain.createMint({
     address: new PublicKey(MAINNET_MINTS.usdc ?? ""),
@@ -81,9 +108,12 @@ export function createSandboxAssets(
     vault.publicKey,
     options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW,
   );
-  // The vault pays fees when it settles swaps; the escrow never pays but a balance keeps it visible.
-  chain.airdrop(vault.publicKey, BigInt((options.vaultSol ?? DEFAULT_VAULT_SOL) * LAMPORTS_PER_SOL));
-  chain.airdrop(escrow.publicKey, BigInt(LAMPORTS_PER_SOL));
+  fundPool(usdcMint, options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW);
+  // The pool's delegate pays the fees of swap settlements; the others never pay but a balance keeps
+  // them visible.
+  chain.airdrop(vault.publicKey, BigInt(LAMPORTS_PER_SOL));
+  chain.airdrop(poolDelegate.publicKey, BigInt((options.poolSol ?? DEFAULT_POOL_SOL) * LAMPORTS_PER_SOL));
+  chain.airdrop(escrowDelegate.publicKey, BigInt(LAMPORTS_PER_SOL));
 
   return {
     seed,
@@ -91,7 +121,10 @@ export function createSandboxAssets(
     mintAuthority,
     vault,
     vaultUsdcAccount,
-    escrow,
+    pool,
+    poolDelegate,
+    escrowDelegate,
+    stranger,
     createTokenMints(specs) {
       const mints: Record<string, PublicKey> = {};
       for (const spec of specs) {
@@ -107,9 +140,9 @@ export function createSandboxAssets(
         const vaultAmount =
           spec.vaultAmountRaw ??
           (mint.equals(NATIVE_MINT)
-            ? DEFAULT_VAULT_WRAPPED_SOL_RAW
-            : DEFAULT_VAULT_TOKEN_WHOLE_UNITS * 10n ** BigInt(spec.decimals));
-        if (vaultAmount > 0n) chain.mintTo(mint, vault.publicKey, vaultAmount);
+            ? DEFAULT_POOL_WRAPPED_SOL_RAW
+            : DEFAULT_POOL_TOKEN_WHOLE_UNITS * 10n ** BigInt(spec.decimals));
+        if (vaultAmount > 0n) fundPool(mint, vaultAmount);
         mints[spec.symbol] = mint;
       }
       return mints;

@@ -58,6 +58,8 @@ export interface WorldChainPort {
     orderRef: string;
     /** The compute-unit price the build request asked for (micro-lamports); the chain's default otherwise. */
     computeUnitPrice?: number;
+    /** A hostile service: the deposit goes to a stranger's token account, not the order's escrow. */
+    redirectFunds?: boolean;
   }): Promise<BuiltTransaction>;
   /** Refund of an order's escrow to its maker; `kind` tags the memo (default `trigger-cancel`). */
   buildTriggerCancel(args: {
@@ -73,6 +75,8 @@ export interface WorldChainPort {
     inAmountRaw: bigint;
     outAmountRaw: bigint;
     ref: string;
+    /** A hostile service: the input goes to a stranger's token account, not the pool's. */
+    redirectFunds?: boolean;
   }): Promise<SwapLegs>;
   submitSigned(base64: string): Promise<SubmitOutcome>;
   onLanded(listener: (landed: LandedTransaction) => void): () => void;

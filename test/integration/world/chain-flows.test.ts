@@ -151,11 +151,7 @@ describe("world on the local chain", () => {
     const maker = sandbox.world.walletKeypair(1);
     const makerKey = maker.publicKey.toBase58();
     const keep = mintOf("keep");
-    const escrow = sandbox.chain?.assets.escrow.publicKey as PublicKey;
-    const [makerBefore, escrowBefore] = [
-      await tokenBalance(maker.publicKey, keep),
-      await tokenBalance(escrow, keep),
-    ];
+    const makerBefore = await tokenBalance(maker.publicKey, keep);
     const making = 100_000_000n; // 100 KEEP, $42
 
     const created = await api<{ requestId: string; transaction: string; order: string }>(
@@ -170,6 +166,12 @@ describe("world on the local chain", () => {
       },
     );
     expect(sandbox.world.swapOrders.has(created.order)).toBe(false);
+    // As on the live service: the order is a program-derived address, and its escrow is its own
+    // token account of the input mint.
+    const escrow = new PublicKey(created.order);
+    expect(PublicKey.isOnCurve(escrow.toBytes()), "an order account no key signs for").toBe(false);
+    const escrowBefore = await tokenBalance(escrow, keep);
+    expect(escrowBefore).toBe(0n);
     const executed = await api("POST", "/trigger/v1/execute", {
       requestId: created.requestId,
       signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
@@ -196,10 +198,8 @@ describe("world on the local chain", () => {
   it("(c) a SOL trigger order from a wallet without wrapped SOL wraps, escrows, and unwraps on cancel", async () => {
     const maker = sandbox.world.walletKeypair(TOKEN_WALLETS);
     const makerKey = maker.publicKey.toBase58();
-    const escrow = sandbox.chain?.assets.escrow.publicKey as PublicKey;
     const wrappedAccount = getAssociatedTokenAddressSync(NATIVE_MINT, maker.publicKey);
     const making = 100_000_000n; // 0.1 SOL, $15
-    const escrowBefore = await tokenBalance(escrow, NATIVE_MINT);
 
     const created = await api<{ requestId: string; transaction: string; order: string }>(
       "POST",
@@ -212,6 +212,8 @@ describe("world on the local chain", () => {
         params: { makingAmount: String(making), takingAmount: "14000000" },
       },
     );
+    const escrow = new PublicKey(created.order);
+    const escrowBefore = await tokenBalance(escrow, NATIVE_MINT);
     const executed = await api<{ signature: string }>("POST", "/trigger/v1/execute", {
       requestId: created.requestId,
       signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
@@ -262,6 +264,10 @@ describe("world on the local chain", () => {
     expect(executed).toMatchObject({ status: "Success" });
     expect(await tokenBalance(user.publicKey, keep)).toBe(before - BigInt(inAmount));
     expect(sandbox.world.swapOrders.get(executed.order)).toMatchObject({ kind: "recurring", status: "open" });
+    // The deposit sits in the order PDA's own KEEP account.
+    const order = new PublicKey(executed.order);
+    expect(PublicKey.isOnCurve(order.toBytes())).toBe(false);
+    expect(await tokenBalance(order, keep)).toBe(BigInt(inAmount));
   });
 });
 
@@ -348,6 +354,11 @@ describe("swap on the local chain", () => {
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
     expect(await tokenBalance(taker.publicKey, usdc)).toBe(usdcBefore - 15_000_000n);
+    // The input went to a pool account whose authority no key signs for (a PDA), as on a live swap.
+    const destination = new PublicKey(build.swapInstruction.accounts[2]?.pubkey ?? "");
+    const poolAccount = sandbox.chain?.chain.tokenAccount(destination);
+    expect(poolAccount?.mint.toBase58()).toBe(sandbox.usdcMint);
+    expect(PublicKey.isOnCurve((poolAccount?.owner as PublicKey).toBytes())).toBe(false);
     await waitFor(
       async () =>
         (await tokenBalance(taker.publicKey, NATIVE_MINT)) === solBefore + BigInt(build.outAmount)
@@ -432,5 +443,52 @@ describe("swap on the local chain", () => {
       "the honest swap's payout",
     );
     expect(await tokenBalance(taker.publicKey, keep)).toBe(0n);
+  });
+});
+
+describe("a hostile sandbox (redirectFunds)", () => {
+  afterAll(() => sandbox.faults.clear());
+
+  it("sends a swap's input and an order's deposit to the stranger, with a quote that asks for no output", async () => {
+    const stranger = sandbox.chain?.assets.stranger.publicKey as PublicKey;
+    expect(PublicKey.isOnCurve(stranger.toBytes()), "an ordinary key's account").toBe(true);
+    const taker = sandbox.world.walletKeypair(0);
+    const usdc = new PublicKey(sandbox.usdcMint);
+    const keep = mintOf("keep");
+    sandbox.faults.set({ redirectFunds: true });
+    const [usdcBefore, keepBefore, strangerUsdcBefore, strangerKeepBefore] = [
+      await tokenBalance(taker.publicKey, usdc),
+      await tokenBalance(taker.publicKey, keep),
+      await tokenBalance(stranger, usdc),
+      await tokenBalance(stranger, keep),
+    ];
+
+    const build = await buildSwap(taker.publicKey, usdc, mintOf("wave"), 7_000_000n);
+    expect(build.otherAmountThreshold).toBe("0");
+    expect(BigInt(build.outAmount)).toBeGreaterThan(0n);
+    const swapSignature = await connection.sendRawTransaction((await assembleSwap(taker, build)).serialize());
+    expect((await landed(swapSignature)).err).toBeNull();
+    expect(await tokenBalance(stranger, usdc)).toBe(strangerUsdcBefore + 7_000_000n);
+    expect(await tokenBalance(taker.publicKey, usdc)).toBe(usdcBefore - 7_000_000n);
+
+    const created = await api<{ requestId: string; transaction: string; order: string }>(
+      "POST",
+      "/trigger/v1/createOrder",
+      {
+        inputMint: keep.toBase58(),
+        outputMint: sandbox.usdcMint,
+        maker: taker.publicKey.toBase58(),
+        payer: taker.publicKey.toBase58(),
+        params: { makingAmount: "20000000", takingAmount: "9000000" },
+      },
+    );
+    const executed = await api("POST", "/trigger/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, taker).serialize()).toString("base64"),
+    });
+    expect(executed).toMatchObject({ status: "Success" });
+    expect(await tokenBalance(stranger, keep)).toBe(strangerKeepBefore + 20_000_000n);
+    expect(await tokenBalance(taker.publicKey, keep)).toBe(keepBefore - 20_000_000n);
+    expect(await tokenBalance(new PublicKey(created.order), keep), "the order's escrow got nothing").toBe(0n);
   });
 });
