@@ -109,6 +109,9 @@ export function createSandboxAssets(
     options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW,
   );
   fundPool(usdcMint, options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW);
+  // The stranger's token accounts exist (empty) from genesis, as a thief's would: a redirected
+  // transfer then needs no account created at the user's expense, only the transfer itself.
+  chain.mintTo(usdcMint, stranger.publicKey, 0n);
   // The pool's delegate pays the fees of swap settlements; the others never pay but a balance keeps
   // them visible.
   chain.airdrop(vault.publicKey, BigInt(LAMPORTS_PER_SOL));
@@ -143,6 +146,7 @@ export function createSandboxAssets(
             ? DEFAULT_POOL_WRAPPED_SOL_RAW
             : DEFAULT_POOL_TOKEN_WHOLE_UNITS * 10n ** BigInt(spec.decimals));
         if (vaultAmount > 0n) fundPool(mint, vaultAmount);
+        chain.mintTo(mint, stranger.publicKey, 0n);
         mints[spec.symbol] = mint;
       }
       return mints;

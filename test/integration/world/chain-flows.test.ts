@@ -357,8 +357,9 @@ describe("swap on the local chain", () => {
     // The input went to a pool account whose authority no key signs for (a PDA), as on a live swap.
     const destination = new PublicKey(build.swapInstruction.accounts[2]?.pubkey ?? "");
     const poolAccount = sandbox.chain?.chain.tokenAccount(destination);
-    expect(poolAccount?.mint.toBase58()).toBe(sandbox.usdcMint);
-    expect(PublicKey.isOnCurve((poolAccount?.owner as PublicKey).toBytes())).toBe(false);
+    if (poolAccount === undefined) throw new Error("the swap's destination is not a token account");
+    expect(poolAccount.mint.toBase58()).toBe(sandbox.usdcMint);
+    expect(PublicKey.isOnCurve(poolAccount.owner.toBytes())).toBe(false);
     await waitFor(
       async () =>
         (await tokenBalance(taker.publicKey, NATIVE_MINT)) === solBefore + BigInt(build.outAmount)
