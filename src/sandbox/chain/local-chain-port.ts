@@ -4,7 +4,7 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
-import { PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { PublicKey, SystemProgram } from "@solana/web3.js";
 import bs58 from "bs58";
 import type {
   BuiltTransaction,
@@ -16,6 +16,7 @@ import type {
 } from "../world/chain-port.js";
 import { badRequest } from "../world/errors.js";
 import type { ChainLogger, LocalChain } from "./local-chain.js";
+import { poolPayoutInstruction } from "./pool-program.js";
 import type { SandboxAssets } from "./sandbox-assets.js";
 import { MEMO_PROGRAM_ID, sandboxMemoInstruction, type TxFactory } from "./tx-factory.js";
 
@@ -30,39 +31,24 @@ interface EscrowedOrder {
   readonly redirected: boolean;
 }
 
-interface PendingSwap {
-  readonly taker: PublicKey;
-  readonly inputMint: PublicKey;
-  readonly inAmountRaw: bigint;
-  readonly outputMint: PublicKey;
-  readonly outAmountRaw: bigint;
-}
-
-const SWAP_MEMO_PREFIX = "keeper-sandbox:swap:";
 const ORDER_MEMO = /^keeper-sandbox:(?:trigger|recurring):(.+)$/;
 
 /**
  * The world's view of the local chain (`WorldChainPort`): builds through the tx factory and remembers
- * what it needs later — what each order escrowed (a cancel refunds exactly that) and what each swap
- * owes.
+ * what each order escrowed (a cancel refunds exactly that).
  *
- * Orders and swaps pay accounts owned by program-derived addresses (an order's PDA, the pool's PDA),
- * as on the live service. No program runs here to sign for those PDAs, so the service's keys are
- * their accounts' delegates: the pool's delegate is approved at genesis, an escrow's as soon as its
- * deposit has landed (written directly, as an Approve by the owner would).
- *
- * A swap is two transactions: the taker's (assembled by the client from the build's instructions, so
- * it cannot carry the pool's signature) moves the input into the pool; once it has landed, and only if
- * it really paid the pool the input amount, the pool's delegate pays the output in its own
- * transaction, resent until it lands.
+ * Orders and swaps pay accounts owned by program-derived addresses, as on the live service. A swap's
+ * input goes to the pool's account and its output comes from the pool in the same transaction, signed
+ * for the pool's PDA by the sandbox pool program (pool-program.ts). An order's deposit goes to its
+ * PDA's token account; no program runs for orders, so once the deposit has landed the service's escrow
+ * delegate is approved on it (written directly, as an Approve by the owner would) and signs refunds.
  *
  * With `redirectFunds` (a hostile service, for tests of the signer) a build sends the input to the
- * stranger's token account instead; nothing is owed back.
+ * stranger's token account instead, and a swap pays one raw unit of its output.
  */
 export class LocalChainPort implements WorldChainPort {
   readonly usdcMint: string;
   private readonly escrowed = new Map<string, EscrowedOrder>();
-  private readonly swaps = new Map<string, PendingSwap>();
   private readonly unsubscribe: () => void;
   private lookupTable: { readonly address: string; readonly addresses: readonly string[] } | undefined;
 
@@ -75,10 +61,6 @@ export class LocalChainPort implements WorldChainPort {
     this.usdcMint = assets.usdcMint.toBase58();
     this.unsubscribe = chain.onLanded((landed) => {
       if (landed.err !== null) return;
-      const refs = landed.memos
-        .filter((memo) => memo.startsWith(SWAP_MEMO_PREFIX))
-        .map((memo) => memo.slice(SWAP_MEMO_PREFIX.length));
-      if (refs.length > 0) this.settleSwaps(landed.signature, refs);
       for (const memo of landed.memos) {
         const order = ORDER_MEMO.exec(memo)?.[1];
         if (order !== undefined) this.delegateEscrow(order);
@@ -87,7 +69,7 @@ export class LocalChainPort implements WorldChainPort {
   }
 
   /**
-   * Writes the service's address lookup table (programs, the vault, the pool, every routed mint and
+   * Writes the service's address lookup table (programs, the pool program, the vault, the pool, every routed mint and
    * the pool's account of each) and hands it out with every swap build, so clients compile v0
    * transactions with it. Returns the table's address.
    */
@@ -99,6 +81,7 @@ export class LocalChainPort implements WorldChainPort {
       TOKEN_2022_PROGRAM_ID,
       ASSOCIATED_TOKEN_PROGRAM_ID,
       MEMO_PROGRAM_ID,
+      this.assets.poolProgram,
       this.assets.vault.publicKey,
       pool,
     ];
@@ -216,7 +199,7 @@ export class LocalChainPort implements WorldChainPort {
     ref: string;
     redirectFunds?: boolean;
   }): Promise<SwapLegs> {
-    const pool = this.assets.pool;
+    const { pool, poolBump, poolProgram } = this.assets;
     // The pool must be able to pay the output (it holds a fixed amount of each token).
     if (this.chain.tokenBalance(pool, args.outputMint) < args.outAmountRaw)
       throw badRequest("amount", "insufficient_liquidity", "needs more output than the sandbox pool holds");
@@ -228,7 +211,8 @@ export class LocalChainPort implements WorldChainPort {
       payer: args.taker,
       amountRaw: args.inAmountRaw,
     });
-    // Created here (paid by the taker) so the pool's payout finds the taker's output account.
+    // The taker's output account, created idempotently at the taker's expense, then the pool's payout.
+    const outputProgram = this.tokenProgramOf(args.outputMint);
     const [createTakerAta] = this.factory.transferWithAta({
       mint: args.outputMint,
       from: pool,
@@ -239,91 +223,29 @@ export class LocalChainPort implements WorldChainPort {
     if (createPoolAta === undefined || transferIn === undefined || createTakerAta === undefined) {
       throw new Error("swap legs: missing instruction");
     }
-    // A redirected input never reaches the pool: nothing is owed for it.
-    if (args.redirectFunds !== true)
-      this.swaps.set(args.ref, {
-        taker: args.taker,
-        inputMint: args.inputMint,
-        inAmountRaw: args.inAmountRaw,
-        outputMint: args.outputMint,
-        outAmountRaw: args.outAmountRaw,
-      });
+    const payout = poolPayoutInstruction({
+      programId: poolProgram,
+      pool,
+      bump: poolBump,
+      source: getAssociatedTokenAddressSync(args.outputMint, pool, true, outputProgram),
+      mint: args.outputMint,
+      destination: getAssociatedTokenAddressSync(args.outputMint, args.taker, true, outputProgram),
+      // Hostile: dust, so the transaction still brings the taker something.
+      amountRaw: args.redirectFunds === true ? 1n : args.outAmountRaw,
+      decimals: this.chain.mintDecimals(args.outputMint) ?? 0,
+      tokenProgram: outputProgram,
+    });
     const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
     return {
       setupInstructions: [...wrap.setup, createPoolAta, createTakerAta],
       swapInstruction: transferIn,
       cleanupInstruction: wrap.cleanup,
-      otherInstructions: [sandboxMemoInstruction("swap", args.ref)],
+      otherInstructions: [payout, sandboxMemoInstruction("swap", args.ref)],
       addressesByLookupTableAddress:
         this.lookupTable === undefined ? {} : { [this.lookupTable.address]: this.lookupTable.addresses },
       blockhash: bs58.decode(blockhash),
       lastValidBlockHeight,
     };
-  }
-
-  /**
-   * Settles the swaps a landed transaction names, each only if that transaction raised the pool's
-   * balance of the input mint by the input amount (a memo alone pays nothing), and each once.
-   */
-  private settleSwaps(signature: string, refs: readonly string[]): void {
-    const record = this.chain.transaction(signature);
-    if (record === undefined) return;
-    const pool = this.assets.pool.toBase58();
-    const received = new Map<string, bigint>();
-    for (const post of record.postTokenBalances) {
-      if (post.owner !== pool) continue;
-      const pre = record.preTokenBalances.find((p) => p.accountIndex === post.accountIndex);
-      received.set(post.mint, (received.get(post.mint) ?? 0n) + post.amount - (pre?.amount ?? 0n));
-    }
-    for (const ref of refs) {
-      const swap = this.swaps.get(ref);
-      if (swap === undefined) continue;
-      const mint = swap.inputMint.toBase58();
-      const left = received.get(mint) ?? 0n;
-      if (left < swap.inAmountRaw) {
-        this.logger?.warn({ ref, signature }, "swap memo landed without its input: not settled");
-        continue;
-      }
-      received.set(mint, left - swap.inAmountRaw);
-      this.swaps.delete(ref);
-      // After the current landing is announced, not inside it.
-      setImmediate(() => {
-        void this.payOutput(ref, swap);
-      });
-    }
-  }
-
-  /**
-   * The pool's transfer of a swap's output, signed by its delegate (fee payer and sole signer), resent
-   * until it lands.
-   */
-  private async payOutput(ref: string, swap: PendingSwap): Promise<void> {
-    try {
-      const delegate = this.assets.poolDelegate;
-      const built = this.factory.build(
-        delegate.publicKey,
-        [
-          ...this.factory.transferWithAta({
-            mint: swap.outputMint,
-            from: this.assets.pool,
-            authority: delegate.publicKey,
-            to: swap.taker,
-            payer: delegate.publicKey,
-            amountRaw: swap.outAmountRaw,
-          }),
-          sandboxMemoInstruction("swap-settle", ref),
-        ],
-        [],
-        "legacy",
-      );
-      const tx = Transaction.from(Buffer.from(built.transaction, "base64"));
-      tx.sign(delegate);
-      const outcome = await this.factory.submitSigned(tx.serialize().toString("base64"));
-      if (outcome.err !== null)
-        this.logger?.warn({ ref, signature: outcome.signature, err: outcome.err }, "swap settlement failed");
-    } catch (error) {
-      this.logger?.warn({ err: error, ref }, "swap settlement failed");
-    }
   }
 
   submitSigned(base64: string): Promise<SubmitOutcome> {

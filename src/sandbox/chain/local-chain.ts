@@ -599,6 +599,11 @@ export class LocalChain {
     return atas;
   }
 
+  /** Deploys a program's shared object at `programId` (no transaction: genesis-style). */
+  addProgram(programId: PublicKey, elf: Uint8Array): void {
+    this.svm.addProgram(programId.toBase58() as Parameters<LiteSVM["addProgram"]>[0], elf);
+  }
+
   /**
    * Approves `delegate` for `amount` on a token account by writing its state (no transaction): for
    * accounts owned by a program-derived address, which only a program could approve for.

@@ -3,19 +3,16 @@ import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/sp
 import { Keypair, LAMPORTS_PER_SOL, PublicKey } from "@solana/web3.js";
 import { MAINNET_MINTS } from "../world/tokens.js";
 import type { LocalChain } from "./local-chain.js";
+import { POOL_SEED, poolProgramElf, SANDBOX_POOL_PROGRAM_ID } from "./pool-program.js";
 
 /** 6 decimals: one raw unit is one micro-USD. */
 export const USDC_DECIMALS = 6;
 const DEFAULT_VAULT_USDC_RAW = 10_000_000n * 1_000_000n; // $10M
-const DEFAULT_POOL_SOL = 1_000;
 const DEFAULT_POOL_TOKEN_WHOLE_UNITS = 1_000_000_000n;
 /** Wrapped SOL the pool holds for swap outputs: 1M SOL (lamports are real, so less than other tokens). */
 const DEFAULT_POOL_WRAPPED_SOL_RAW = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
 /** The wrapped SOL mint has 9 decimals, like SOL itself. */
 export const WRAPPED_SOL_DECIMALS = 9;
-
-/** Every token account may be debited by its delegate up to this (u64's maximum). */
-const UNLIMITED_DELEGATION = 2n ** 64n - 1n;
 
 /** A deterministic keypair: `Keypair.fromSeed(sha256(label + seed))`. */
 export function deriveKeypair(label: string, seed: number): Keypair {
@@ -46,12 +43,14 @@ export interface SandboxAssets {
   readonly vault: Keypair;
   readonly vaultUsdcAccount: PublicKey;
   /**
-   * The swap pool: a program-derived address (off-curve, as a live pool's authority is) whose
-   * associated token accounts take swap inputs and hold the liquidity that pays swap outputs.
+   * The swap pool: a PDA of the sandbox pool program (off-curve, as a live pool's authority is) whose
+   * associated token accounts take swap inputs and hold the liquidity that pays swap outputs; the
+   * program signs the payouts for it (see pool-program.ts).
    */
   readonly pool: PublicKey;
-  /** Approved as delegate of every pool account (no program signs for the PDA): pays swap outputs. */
-  readonly poolDelegate: Keypair;
+  /** The bump of the pool's PDA (its last seed). */
+  readonly poolBump: number;
+  readonly poolProgram: PublicKey;
   /**
    * Approved as delegate of each order's escrow account (owned by the order's PDA) once its deposit
    * lands: signs refunds.
@@ -75,24 +74,20 @@ export interface SandboxAssets {
 
 export function createSandboxAssets(
   chain: LocalChain,
-  /** `vaultUsdcRaw`: the vault's USDC, and the pool's; `poolSol`: the pool delegate's SOL for fees. */
-  options: { seed: number; vaultUsdcRaw?: bigint; poolSol?: number },
+  /** `vaultUsdcRaw`: the vault's USDC, and the pool's. */
+  options: { seed: number; vaultUsdcRaw?: bigint },
 ): SandboxAssets {
   const { seed } = options;
   const mintAuthority = deriveKeypair("mint-authority", seed);
   const vault = deriveKeypair("vault", seed);
   const escrowDelegate = deriveKeypair("escrow-delegate", seed);
-  const poolDelegate = deriveKeypair("pool-delegate", seed);
   const stranger = deriveKeypair("stranger", seed);
-  const [pool] = PublicKey.findProgramAddressSync(
-    [Buffer.from("pool", "utf8")],
-    deriveKeypair("pool-program", seed).publicKey,
+  chain.addProgram(SANDBOX_POOL_PROGRAM_ID, poolProgramElf());
+  const [pool, poolBump] = PublicKey.findProgramAddressSync(
+    [Buffer.from(POOL_SEED, "utf8")],
+    SANDBOX_POOL_PROGRAM_ID,
   );
-  // The pool's liquidity of a mint, its delegate approved for all of it (and of what comes in).
-  const fundPool = (mint: PublicKey, amount: bigint) => {
-    const account = chain.mintTo(mint, pool, amount);
-    chain.setTokenDelegate(account, poolDelegate.publicKey, UNLIMITED_DELEGATION);
-  };
+  const fundPool = (mint: PublicKey, amount: bigint) => chain.mintTo(mint, pool, amount);
   // At mainnet USDC's address, so configs naming it run unchanged on the sandbox and the live service.
   const usdcMint = chain.createMint({
     address: new PublicKey(MAINNET_MINTS.usdc ?? ""),
@@ -112,10 +107,8 @@ export function createSandboxAssets(
   // The stranger's token accounts exist (empty) from genesis, as a thief's would: a redirected
   // transfer then needs no account created at the user's expense, only the transfer itself.
   chain.mintTo(usdcMint, stranger.publicKey, 0n);
-  // The pool's delegate pays the fees of swap settlements; the others never pay but a balance keeps
-  // them visible.
+  // The service's keys never pay fees (the user does); a balance keeps them visible.
   chain.airdrop(vault.publicKey, BigInt(LAMPORTS_PER_SOL));
-  chain.airdrop(poolDelegate.publicKey, BigInt((options.poolSol ?? DEFAULT_POOL_SOL) * LAMPORTS_PER_SOL));
   chain.airdrop(escrowDelegate.publicKey, BigInt(LAMPORTS_PER_SOL));
 
   return {
@@ -125,7 +118,8 @@ export function createSandboxAssets(
     vault,
     vaultUsdcAccount,
     pool,
-    poolDelegate,
+    poolBump,
+    poolProgram: SANDBOX_POOL_PROGRAM_ID,
     escrowDelegate,
     stranger,
     createTokenMints(specs) {

@@ -183,7 +183,7 @@ describe("sandbox transactions on the local chain", () => {
     expect(memos).toContain(`keeper-sandbox:trigger-cancel:${order.toBase58()}`);
   });
 
-  it("swap legs: the taker's input lands in the pool (a PDA's account), then the pool pays the output", async () => {
+  it("swap legs: the taker's input lands in the pool (a PDA's account), which pays the output in the same transaction", async () => {
     const taker = Keypair.generate();
     run.assets.fundWallet(taker.publicKey, { sol: 1, usdc: 10_000_000n });
     const keep = run.assets.createTokenMints([{ symbol: "KEEP", decimals: 9, seedLabel: "keep" }])
@@ -209,10 +209,7 @@ describe("sandbox transactions on the local chain", () => {
     expect(PublicKey.isOnCurve(run.assets.pool.toBytes())).toBe(false);
     const poolUsdcBefore = 10_000_000n * 1_000_000n; // the pool's genesis USDC
     expect(run.chain.tokenBalance(run.assets.pool, run.assets.usdcMint)).toBe(poolUsdcBefore + 4_000_000n);
-    await waitFor(
-      () => (run.chain.tokenBalance(taker.publicKey, keep) === 123_000_000_000n ? true : undefined),
-      "swap output",
-    );
+    expect(run.chain.tokenBalance(taker.publicKey, keep)).toBe(123_000_000_000n);
   });
 
   it("a v0 transaction using an address lookup table lands", async () => {

@@ -360,13 +360,8 @@ describe("swap on the local chain", () => {
     if (poolAccount === undefined) throw new Error("the swap's destination is not a token account");
     expect(poolAccount.mint.toBase58()).toBe(sandbox.usdcMint);
     expect(PublicKey.isOnCurve(poolAccount.owner.toBytes())).toBe(false);
-    await waitFor(
-      async () =>
-        (await tokenBalance(taker.publicKey, NATIVE_MINT)) === solBefore + BigInt(build.outAmount)
-          ? true
-          : undefined,
-      "the vault's wrapped SOL payout",
-    );
+    // Paid by the pool in the same transaction, as a live swap pays.
+    expect(await tokenBalance(taker.publicKey, NATIVE_MINT)).toBe(solBefore + BigInt(build.outAmount));
   });
 
   it("(d) SOL → BOLT from a wallet without tokens: wraps the input, unwraps the rest, BOLT arrives", async () => {
@@ -379,11 +374,7 @@ describe("swap on the local chain", () => {
     const tx = await assembleSwap(taker, build);
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
-    await waitFor(
-      async () =>
-        (await tokenBalance(taker.publicKey, bolt)) === BigInt(build.outAmount) ? true : undefined,
-      "the vault's BOLT payout",
-    );
+    expect(await tokenBalance(taker.publicKey, bolt)).toBe(BigInt(build.outAmount));
     const meta = (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta;
     const boltAccountRent = BigInt(await connection.getMinimumBalanceForRentExemption(165));
     expect(BigInt(await connection.getBalance(taker.publicKey))).toBe(
@@ -401,11 +392,7 @@ describe("swap on the local chain", () => {
     const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), umbra, 20_000_000n);
     const signature = await connection.sendRawTransaction((await assembleSwap(taker, build)).serialize());
     expect((await landed(signature)).err).toBeNull();
-    await waitFor(
-      async () =>
-        (await tokenBalance(taker.publicKey, umbra)) === BigInt(build.outAmount) ? true : undefined,
-      "the vault's UMBRA payout",
-    );
+    expect(await tokenBalance(taker.publicKey, umbra)).toBe(BigInt(build.outAmount));
   });
 
   it("a swap the vault cannot pay is refused with 400 naming amount", async () => {
@@ -419,31 +406,26 @@ describe("swap on the local chain", () => {
     expect(((await response.json()) as { error: string }).error).toContain("amount");
   });
 
-  it("a memo without the input pays nothing", async () => {
+  it("the pool's payout is signed for its PDA by the pool program, nobody's key", async () => {
     const taker = sandbox.world.walletKeypair(TOKEN_WALLETS + 1);
-    const keep = mintOf("keep");
-    const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), keep, 5_000_000n);
-    // Only the memo and the account creations: the input transfer is left out.
-    const cheat = {
-      ...build,
-      swapInstruction: build.otherInstructions[0] as ApiInstruction,
-      otherInstructions: [],
-    };
-    const tx = await assembleSwap(taker, cheat);
+    const wave = mintOf("wave");
+    const waveBefore = await tokenBalance(taker.publicKey, wave);
+    const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), wave, 5_000_000n);
+    const payout = build.otherInstructions[0] as ApiInstruction;
+    expect(payout.programId).toBe(sandbox.chain?.assets.poolProgram.toBase58());
+    expect(payout.accounts.every((a) => !a.isSigner), "no signature but the taker's").toBe(true);
+    const tx = await assembleSwap(taker, build);
+    expect(tx.message.header.numRequiredSignatures).toBe(1);
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
-    // A later, honest swap settles: by then the cheat would have been paid if it ever were.
-    const honest = await assembleSwap(
-      taker,
-      await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), mintOf("wave"), 5_000_000n),
+    const meta = (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta;
+    const pool = sandbox.chain?.assets.pool.toBase58();
+    const waveOf = (list: NonNullable<typeof meta>["postTokenBalances"], owner?: string) =>
+      BigInt(list?.find((b) => b.owner === owner && b.mint === wave.toBase58())?.uiTokenAmount.amount ?? "0");
+    expect(waveOf(meta?.preTokenBalances, pool) - waveOf(meta?.postTokenBalances, pool)).toBe(
+      BigInt(build.outAmount),
     );
-    const honestSignature = await connection.sendRawTransaction(honest.serialize());
-    expect((await landed(honestSignature)).err).toBeNull();
-    await waitFor(
-      async () => ((await tokenBalance(taker.publicKey, mintOf("wave"))) > 0n ? true : undefined),
-      "the honest swap's payout",
-    );
-    expect(await tokenBalance(taker.publicKey, keep)).toBe(0n);
+    expect(await tokenBalance(taker.publicKey, wave)).toBe(waveBefore + BigInt(build.outAmount));
   });
 });
 
@@ -464,6 +446,7 @@ describe("a hostile sandbox (redirectFunds)", () => {
       await tokenBalance(stranger, keep),
     ];
 
+    const waveBefore = await tokenBalance(taker.publicKey, mintOf("wave"));
     const build = await buildSwap(taker.publicKey, usdc, mintOf("wave"), 7_000_000n);
     expect(build.otherAmountThreshold).toBe("0");
     expect(BigInt(build.outAmount)).toBeGreaterThan(0n);
@@ -471,6 +454,8 @@ describe("a hostile sandbox (redirectFunds)", () => {
     expect((await landed(swapSignature)).err).toBeNull();
     expect(await tokenBalance(stranger, usdc)).toBe(strangerUsdcBefore + 7_000_000n);
     expect(await tokenBalance(taker.publicKey, usdc)).toBe(usdcBefore - 7_000_000n);
+    // The quote promised outAmount; the pool pays one raw unit.
+    expect(await tokenBalance(taker.publicKey, mintOf("wave"))).toBe(waveBefore + 1n);
 
     const created = await api<{ requestId: string; transaction: string; order: string }>(
       "POST",

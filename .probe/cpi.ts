@@ -1,0 +1,25 @@
+import { Keypair, PublicKey, Transaction, SystemProgram } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { LocalChain } from "../src/sandbox/chain/local-chain.ts";
+import { poolProgramElf, poolPayoutInstruction } from "../src/sandbox/chain/pool-program.ts";
+
+const chain = new LocalChain({ seed: 3 });
+const programId = Keypair.generate().publicKey;
+(chain as any).svm.addProgram(programId.toBase58(), poolProgramElf());
+const [pool, bump] = PublicKey.findProgramAddressSync([Buffer.from("pool")], programId);
+const mintAuth = Keypair.generate();
+const mint = chain.createMint({ address: Keypair.generate(), decimals: 6, authority: mintAuth.publicKey });
+const source = chain.mintTo(mint, pool, 1_000_000n);
+const taker = Keypair.generate();
+chain.airdrop(taker.publicKey, 1_000_000_000n);
+chain.mintTo(mint, taker.publicKey, 0n);
+const destination = getAssociatedTokenAddressSync(mint, taker.publicKey);
+const { blockhash } = chain.latestBlockhash();
+const tx = new Transaction({ feePayer: taker.publicKey, recentBlockhash: blockhash });
+tx.add(poolPayoutInstruction({ programId, pool, bump, source, mint, destination, amountRaw: 1234n, decimals: 6 }));
+tx.sign(taker);
+const sim = chain.simulate(tx.serialize());
+console.log(JSON.stringify(sim.err), sim.logs);
+chain.send(tx.serialize());
+console.log("taker balance", chain.tokenBalance(taker.publicKey, mint), "pool", chain.tokenBalance(pool, mint));
+chain.stop();
