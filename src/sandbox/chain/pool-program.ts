@@ -38,7 +38,16 @@ const ACCOUNTS = 5;
 /** Each serialized account leaves room to grow (MAX_PERMITTED_DATA_INCREASE). */
 const REALLOC_PADDING = 10_240;
 /** Offsets in a serialized account: flags, key, owner, lamports, data length, data. */
-const AT = { isSigner: 1, isWritable: 2, executable: 3, key: 8, owner: 40, lamports: 72, dataLen: 80, data: 88 };
+const AT = {
+  isSigner: 1,
+  isWritable: 2,
+  executable: 3,
+  key: 8,
+  owner: 40,
+  lamports: 72,
+  dataLen: 80,
+  data: 88,
+};
 /** Stack layout below r10: the accounts' addresses, then the C structs the syscall reads. */
 const STACK = { accounts: -40, metas: -104, infos: -328, instruction: -368, seeds: -400, signers: -416 };
 const INFO_SIZE = 56;

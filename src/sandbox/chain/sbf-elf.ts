@@ -75,17 +75,17 @@ interface Section {
 
 /** Builds the shared object: the entrypoint is the first instruction of `program`. */
 export function buildSbfElf(program: readonly Instruction[]): Buffer {
-  const syscalls = [...new Set(program.filter((i): i is SyscallSite => !Buffer.isBuffer(i)).map((s) => s.name))];
-  const text = Buffer.concat(
-    program.map((i) => (Buffer.isBuffer(i) ? i : insn(0x85, 0, 0, 0, -1))),
-  );
+  const syscalls = [
+    ...new Set(program.filter((i): i is SyscallSite => !Buffer.isBuffer(i)).map((s) => s.name)),
+  ];
+  const text = Buffer.concat(program.map((i) => (Buffer.isBuffer(i) ? i : insn(0x85, 0, 0, 0, -1))));
   const callOffsets = program.flatMap((i, index) =>
     Buffer.isBuffer(i) ? [] : [{ index, symbol: syscalls.indexOf(i.name) + 1 }],
   );
 
   const dynstr = Buffer.concat([Buffer.from([0]), ...syscalls.map((n) => Buffer.from(`${n}\0`, "utf8"))]);
-  const nameOffsets = syscalls.map((_, i) =>
-    1 + syscalls.slice(0, i).reduce((sum, n) => sum + Buffer.byteLength(n) + 1, 0),
+  const nameOffsets = syscalls.map(
+    (_, i) => 1 + syscalls.slice(0, i).reduce((sum, n) => sum + Buffer.byteLength(n) + 1, 0),
   );
   // Symbol 0 is the null symbol; each syscall a global, undefined, untyped symbol.
   const dynsym = Buffer.alloc(24 * (syscalls.length + 1));
@@ -127,11 +127,42 @@ export function buildSbfElf(program: readonly Instruction[]): Buffer {
   });
 
   const sections: (Section & { offset: number })[] = [
-    { name: ".text", type: SHT_PROGBITS, flags: SHF_ALLOC | SHF_EXECINSTR, data: text, entrySize: 0, offset: textOffset },
-    { name: ".dynamic", type: SHT_DYNAMIC, flags: SHF_ALLOC, data: dynamic, entrySize: 16, link: 4, offset: dynamicOffset },
-    { name: ".dynsym", type: SHT_DYNSYM, flags: SHF_ALLOC, data: dynsym, entrySize: 24, link: 4, offset: dynsymOffset },
+    {
+      name: ".text",
+      type: SHT_PROGBITS,
+      flags: SHF_ALLOC | SHF_EXECINSTR,
+      data: text,
+      entrySize: 0,
+      offset: textOffset,
+    },
+    {
+      name: ".dynamic",
+      type: SHT_DYNAMIC,
+      flags: SHF_ALLOC,
+      data: dynamic,
+      entrySize: 16,
+      link: 4,
+      offset: dynamicOffset,
+    },
+    {
+      name: ".dynsym",
+      type: SHT_DYNSYM,
+      flags: SHF_ALLOC,
+      data: dynsym,
+      entrySize: 24,
+      link: 4,
+      offset: dynsymOffset,
+    },
     { name: ".dynstr", type: SHT_STRTAB, flags: SHF_ALLOC, data: dynstr, entrySize: 0, offset: dynstrOffset },
-    { name: ".rel.dyn", type: SHT_REL, flags: SHF_ALLOC, data: rel, entrySize: 16, link: 3, offset: relOffset },
+    {
+      name: ".rel.dyn",
+      type: SHT_REL,
+      flags: SHF_ALLOC,
+      data: rel,
+      entrySize: 16,
+      link: 3,
+      offset: relOffset,
+    },
     { name: ".shstrtab", type: SHT_STRTAB, flags: 0, data: shstrtab, entrySize: 0, offset: shstrtabOffset },
   ];
   const sectionHeadersOffset = align8(shstrtabOffset + shstrtab.length);

@@ -413,7 +413,10 @@ describe("swap on the local chain", () => {
     const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), wave, 5_000_000n);
     const payout = build.otherInstructions[0] as ApiInstruction;
     expect(payout.programId).toBe(sandbox.chain?.assets.poolProgram.toBase58());
-    expect(payout.accounts.every((a) => !a.isSigner), "no signature but the taker's").toBe(true);
+    expect(
+      payout.accounts.every((a) => !a.isSigner),
+      "no signature but the taker's",
+    ).toBe(true);
     const tx = await assembleSwap(taker, build);
     expect(tx.message.header.numRequiredSignatures).toBe(1);
     const signature = await connection.sendRawTransaction(tx.serialize());
