@@ -6,6 +6,7 @@ import {
   PublicKey,
   SystemProgram,
   Transaction,
+  type TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
@@ -13,6 +14,7 @@ import bs58 from "bs58";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningLocalChain, startLocalChain } from "../../../src/sandbox/chain/index.js";
 import type { LandedEvent } from "../../../src/sandbox/chain/local-chain.js";
+import { poolPayoutInstruction } from "../../../src/sandbox/chain/pool-program.js";
 import { orderAddress } from "../../../src/sandbox/world/order-address.js";
 import { waitFor } from "./chain-harness.js";
 
@@ -210,6 +212,45 @@ describe("sandbox transactions on the local chain", () => {
     const poolUsdcBefore = 10_000_000n * 1_000_000n; // the pool's genesis USDC
     expect(run.chain.tokenBalance(run.assets.pool, run.assets.usdcMint)).toBe(poolUsdcBefore + 4_000_000n);
     expect(run.chain.tokenBalance(taker.publicKey, keep)).toBe(123_000_000_000n);
+  });
+
+  it("the pool program moves only the pool's accounts, and refuses an account named twice", async () => {
+    const user = Keypair.generate();
+    run.assets.fundWallet(user.publicKey, { sol: 1, usdc: 5_000_000n });
+    const usdc = run.assets.usdcMint;
+    const userAccount = getAssociatedTokenAddressSync(usdc, user.publicKey);
+    const poolAccount = getAssociatedTokenAddressSync(usdc, run.assets.pool, true);
+    const payout = (source: PublicKey, destination: PublicKey) =>
+      poolPayoutInstruction({
+        programId: run.assets.poolProgram,
+        pool: run.assets.pool,
+        bump: run.assets.poolBump,
+        source,
+        mint: usdc,
+        destination,
+        amountRaw: 1_000_000n,
+        decimals: 6,
+      });
+    const send = async (payer: Keypair, ix: TransactionInstruction) => {
+      const built = run.txFactory.build(payer.publicKey, [ix], [], "legacy");
+      const tx = Transaction.from(Buffer.from(built.transaction, "base64"));
+      tx.sign(payer);
+      return run.txFactory.submitSigned(tx.serialize().toString("base64"));
+    };
+    const poolBefore = run.chain.tokenBalance(run.assets.pool, usdc);
+    // Another's account: the pool's PDA is not its owner, so the Token program refuses.
+    const stranger = Keypair.generate();
+    run.assets.fundWallet(stranger.publicKey, { sol: 1 });
+    expect((await send(stranger, payout(userAccount, poolAccount))).err).not.toBeNull();
+    expect(run.chain.tokenBalance(user.publicKey, usdc)).toBe(5_000_000n);
+    // The same account as source and destination: the program's own refusal (custom error 1).
+    expect((await send(user, payout(poolAccount, poolAccount))).err).toEqual({
+      InstructionError: [1, { Custom: 1 }],
+    });
+    expect(run.chain.tokenBalance(run.assets.pool, usdc)).toBe(poolBefore);
+    // Its own account: paid.
+    expect((await send(user, payout(poolAccount, userAccount))).err).toBeNull();
+    expect(run.chain.tokenBalance(user.publicKey, usdc)).toBe(6_000_000n);
   });
 
   it("a v0 transaction using an address lookup table lands", async () => {
