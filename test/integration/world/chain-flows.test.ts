@@ -345,6 +345,16 @@ describe("swap on the local chain", () => {
     ];
     const build = await buildSwap(taker.publicKey, usdc, NATIVE_MINT, 15_000_000n);
     expect(Object.keys(build.addressesByLookupTableAddress ?? {})).toHaveLength(1);
+    // The quote agrees with the service's own token prices: $15 of SOL at its search price, less the
+    // pool's 0.2% fee (floored to a lamport); the threshold is the default 0.5% below it.
+    const prices = await api<{ id: string; usdPrice: number }[]>(
+      "GET",
+      `/ultra/v1/search?query=${usdc.toBase58()},${NATIVE_MINT.toBase58()}`,
+    );
+    const priceOf = (mint: PublicKey) => prices.find((t) => t.id === mint.toBase58())?.usdPrice ?? Number.NaN;
+    const expectedLamports = ((15 * priceOf(usdc)) / priceOf(NATIVE_MINT)) * 0.998 * 1e9;
+    expect(Math.abs(Number(build.outAmount) - expectedLamports)).toBeLessThanOrEqual(1);
+    expect(BigInt(build.otherAmountThreshold)).toBe((BigInt(build.outAmount) * 9_950n) / 10_000n);
     const tx = await assembleSwap(taker, build);
     expect(tx.message.addressTableLookups.length, "compiled against the lookup table").toBe(1);
     expect(
