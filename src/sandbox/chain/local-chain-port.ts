@@ -190,6 +190,62 @@ export class LocalChainPort implements WorldChainPort {
     });
   }
 
+  /**
+   * Settles a filled order: the escrow delegate moves the deposit into the pool and the pool program
+   * pays the maker its output, in one transaction the delegate pays for and signs. A redirected order
+   * has no escrow: nothing moves.
+   */
+  async fillOrder(args: {
+    order: string;
+    maker: PublicKey;
+    outputMint: PublicKey;
+    outAmountRaw: bigint;
+  }): Promise<void> {
+    const escrowed = this.escrowed.get(args.order);
+    if (escrowed === undefined || escrowed.redirected) return;
+    const { pool, poolBump, poolProgram, escrowDelegate } = this.assets;
+    try {
+      const outputProgram = this.tokenProgramOf(args.outputMint);
+      const [createMakerAta] = this.factory.transferWithAta({
+        mint: args.outputMint,
+        from: pool,
+        to: args.maker,
+        payer: escrowDelegate.publicKey,
+        amountRaw: args.outAmountRaw,
+      });
+      if (createMakerAta === undefined) throw new Error("order fill: missing instruction");
+      const instructions = [
+        ...this.factory.transferWithAta({
+          mint: escrowed.inputMint,
+          from: new PublicKey(args.order),
+          authority: escrowDelegate.publicKey,
+          to: pool,
+          payer: escrowDelegate.publicKey,
+          amountRaw: escrowed.amountRaw,
+        }),
+        createMakerAta,
+        poolPayoutInstruction({
+          programId: poolProgram,
+          pool,
+          bump: poolBump,
+          source: getAssociatedTokenAddressSync(args.outputMint, pool, true, outputProgram),
+          mint: args.outputMint,
+          destination: getAssociatedTokenAddressSync(args.outputMint, args.maker, true, outputProgram),
+          amountRaw: args.outAmountRaw,
+          decimals: this.chain.mintDecimals(args.outputMint) ?? 0,
+          tokenProgram: outputProgram,
+        }),
+        sandboxMemoInstruction("order-fill", args.order),
+      ];
+      const built = this.factory.build(escrowDelegate.publicKey, instructions, [escrowDelegate], "legacy");
+      const outcome = await this.factory.submitSigned(built.transaction);
+      if (outcome.err !== null)
+        this.logger?.warn({ order: args.order, err: outcome.err }, "order fill failed on chain");
+    } catch (error) {
+      this.logger?.warn({ err: error, order: args.order }, "order fill failed");
+    }
+  }
+
   async buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;

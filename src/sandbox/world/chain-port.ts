@@ -68,6 +68,16 @@ export interface WorldChainPort {
     kind?: OrderCancelKind;
     computeUnitPrice?: number;
   }): Promise<BuiltTransaction>;
+  /**
+   * The service's own settlement of a filled order: its escrow goes to the pool and the pool pays the
+   * maker `outAmountRaw` of the output, in a transaction the service signs and sends. Fire and forget.
+   */
+  fillOrder(args: {
+    order: string;
+    maker: PublicKey;
+    outputMint: PublicKey;
+    outAmountRaw: bigint;
+  }): Promise<void>;
   buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;

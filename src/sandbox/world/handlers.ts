@@ -1,3 +1,4 @@
+import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
 import type { EndpointName, endpoints } from "../../api/endpoints.js";
 import type { WorldChainPort } from "./chain-port.js";
@@ -42,7 +43,20 @@ export function createWorldHandlers(
 ): HandlersWithState {
   const port = chain ?? new OfflineChain(world.seed, world.clock, world.genesisSeconds);
   const pending = new PendingActions(world.seed);
-  const detach = attachLanding(world, pending, port);
+  const detachLanding = attachLanding(world, pending, port);
+  // A fill the service makes by itself is settled on the chain by the service.
+  const detachFills = world.onOrderFilled((order, outAmountRaw) => {
+    void port.fillOrder({
+      order: order.order,
+      maker: new PublicKey(order.maker),
+      outputMint: new PublicKey(order.outputMint),
+      outAmountRaw,
+    });
+  });
+  const detach = () => {
+    detachLanding();
+    detachFills();
+  };
   const handlers: WorldHandlers = {
     ...predictionHandlers(world, port, pending),
     ...tradeHandlers(world, port, pending, behaviour),

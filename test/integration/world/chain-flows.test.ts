@@ -195,6 +195,45 @@ describe("world on the local chain", () => {
     expect(sandbox.world.swapOrders.get(created.order)?.status).toBe("cancelled");
   });
 
+  it("(c) a trigger order the service fills: the deposit goes to the pool, the maker gets its takingAmount", async () => {
+    const maker = sandbox.world.walletKeypair(1);
+    const makerKey = maker.publicKey.toBase58();
+    const [keep, usdc] = [mintOf("keep"), new PublicKey(sandbox.usdcMint)];
+    const pool = sandbox.chain?.assets.pool as PublicKey;
+    const [keepBefore, usdcBefore, poolKeepBefore] = [
+      await tokenBalance(maker.publicKey, keep),
+      await tokenBalance(maker.publicKey, usdc),
+      await tokenBalance(pool, keep),
+    ];
+    const created = await api<{ requestId: string; transaction: string; order: string }>(
+      "POST",
+      "/trigger/v1/createOrder",
+      {
+        inputMint: keep.toBase58(),
+        outputMint: usdc.toBase58(),
+        maker: makerKey,
+        payer: makerKey,
+        params: { makingAmount: "50000000", takingAmount: "21000000" },
+      },
+    );
+    await api("POST", "/trigger/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
+    });
+    const escrow = new PublicKey(created.order);
+    expect(await tokenBalance(escrow, keep)).toBe(50_000_000n);
+
+    sandbox.world.settleOrder(created.order, "filled");
+    await waitFor(
+      async () =>
+        (await tokenBalance(maker.publicKey, usdc)) === usdcBefore + 21_000_000n ? true : undefined,
+      "the fill's payout",
+    );
+    expect(await tokenBalance(escrow, keep)).toBe(0n);
+    expect(await tokenBalance(pool, keep)).toBe(poolKeepBefore + 50_000_000n);
+    expect(await tokenBalance(maker.publicKey, keep)).toBe(keepBefore - 50_000_000n);
+  });
+
   it("(c) a SOL trigger order from a wallet without wrapped SOL wraps, escrows, and unwraps on cancel", async () => {
     const maker = sandbox.world.walletKeypair(TOKEN_WALLETS);
     const makerKey = maker.publicKey.toBase58();
