@@ -37,7 +37,7 @@ export const faultSettingsSchema = z.strictObject({
    * A hostile service: swap and order builds send the user's input to a stranger's token account
    * (not the pool or the order's escrow), and swap quotes carry `otherAmountThreshold: "0"`.
    */
-  redirectFunds: z.boolean({ error: "must be true or false" }).optional(),
+  redirectFunds: z.boolean().optional(),
 });
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
 

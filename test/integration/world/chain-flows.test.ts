@@ -484,6 +484,39 @@ describe("swap on the local chain", () => {
 describe("a hostile sandbox (redirectFunds)", () => {
   afterAll(() => sandbox.faults.clear());
 
+  it("is switched on and off through the loopback admin route; a bad value is refused and changes nothing", async () => {
+    const admin = (method: string, body?: unknown) =>
+      fetch(`${sandbox.url}/__sandbox/faults`, {
+        method,
+        ...(body === undefined
+          ? {}
+          : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      });
+    const taker = sandbox.world.walletKeypair(0).publicKey;
+    const strangerUsdc = getAssociatedTokenAddressSync(
+      new PublicKey(sandbox.usdcMint),
+      sandbox.chain?.assets.stranger.publicKey as PublicKey,
+    ).toBase58();
+    const destination = async () => {
+      const build = await buildSwap(taker, new PublicKey(sandbox.usdcMint), mintOf("keep"), 1_000_000n);
+      return { to: build.swapInstruction.accounts[2]?.pubkey, threshold: build.otherAmountThreshold };
+    };
+
+    const refused = await admin("POST", { redirectFunds: "yes" });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: "redirectFunds: must be a boolean" });
+    const honest = await destination();
+    expect(honest.to).not.toBe(strangerUsdc);
+    expect(honest.threshold).not.toBe("0");
+
+    expect((await admin("POST", { redirectFunds: true })).status).toBe(200);
+    expect(await (await admin("GET")).json()).toMatchObject({ redirectFunds: true });
+    expect(await destination()).toEqual({ to: strangerUsdc, threshold: "0" });
+
+    expect((await admin("DELETE")).status).toBe(200);
+    expect(await destination()).toEqual(honest);
+  });
+
   it("sends a swap's input and an order's deposit to the stranger, with a quote that asks for no output", async () => {
     const stranger = sandbox.chain?.assets.stranger.publicKey as PublicKey;
     expect(PublicKey.isOnCurve(stranger.toBytes()), "an ordinary key's account").toBe(true);
