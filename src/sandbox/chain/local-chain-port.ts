@@ -69,9 +69,9 @@ export class LocalChainPort implements WorldChainPort {
   }
 
   /**
-   * Writes the service's address lookup table (programs, the pool program, the vault, the pool, every routed mint and
-   * the pool's account of each) and hands it out with every swap build, so clients compile v0
-   * transactions with it. Returns the table's address.
+   * Writes the service's address lookup table (programs, the pool program, the vault, the pool, every
+   * routed mint and the pool's account of each) and hands it out with every swap build, so clients
+   * compile v0 transactions with it. Returns the table's address.
    */
   registerLookupTable(mints: readonly PublicKey[]): PublicKey {
     const pool = this.assets.pool;
