@@ -30,7 +30,6 @@ const R2 = 2;
 const R3 = 3;
 const R4 = 4;
 const R5 = 5;
-const R6 = 6;
 const R7 = 7;
 const R8 = 8;
 const R10 = 10;
@@ -159,7 +158,7 @@ let elf: Buffer | undefined;
 export function poolProgramElf(): Buffer {
   if (elf !== undefined) return elf;
   const walk = readAccounts();
-  const body = [sbf.movReg(R6, R1), ...walk, sbf.movReg(R8, R7), sbf.addImm(R8, 8)];
+  const body = [...walk, sbf.movReg(R8, R7), sbf.addImm(R8, 8)];
   body.push(...accountMetas(), ...accountInfos(), ...invoke());
   // The failure exit every duplicate-account check jumps to: a custom error 1.
   const failAt = body.length;
