@@ -21,6 +21,7 @@ import { createQueues } from "../src/keeper/queues.js";
 import { BLOCKHASH_VALIDITY_BLOCKS } from "../src/sandbox/chain/blockhash-window.js";
 import { congestionWalk } from "../src/sandbox/chain/congestion.js";
 import { computeUnitPriceOf } from "../src/sandbox/chain/fees.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "../src/sandbox/chain/pool-program.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { Wallets } from "../src/signer/keys.js";
 import { type CongestionBenchOptions, type FeeMode, parseCongestionOptions } from "./congestion-options.js";
@@ -116,7 +117,8 @@ async function writeConfig(
       // The default 4 signing slots: a slot is freed at the first send, the watcher waits.
       `  maxRebuilds: ${MAX_REBUILDS}`,
       `  payoutMints: [${sandbox.usdcMint}]`,
-      "  settledLater: [close, swap]",
+      // The sandbox pool's program pays a swap's output in the swap's own transaction.
+      `  allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}]`,
       ...signerYaml(mode, options),
       "ops:",
       "  port: 0",

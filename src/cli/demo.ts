@@ -9,6 +9,7 @@ import { formatUsd } from "../core/money.js";
 import { ALL_ROLES, type RunningKeeper, startKeeper } from "../keeper/keeper.js";
 import { connectRedis, type RedisTarget, redactUrl, redisTargetOf } from "../keeper/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "../sandbox/chain/pool-program.js";
 import { startSandbox } from "../sandbox/index.js";
 import { Wallets } from "../signer/keys.js";
 import { scrubberFor } from "./config-scrubber.js";
@@ -76,9 +77,13 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
     wallets: sandbox.wallets.map((pubkey, i) => ({ pubkey, label: `sandbox wallet ${i}` })),
     schedules: { ...base.schedules, pollPositions: DEMO_POLL },
     strategies: await loadStrategies(demoStrategies(targets, sandbox.world.now())),
-    // The sandbox settles a swap's output in a transaction after the swap (claims pay mainnet USDC's
-    // mint, the default payout mint).
-    signer: { ...base.signer, rebroadcastIntervalMs: 1_000, settledLater: ["close", "swap"] },
+    // The sandbox pool's program pays a swap's output in the swap's own transaction (claims pay
+    // mainnet USDC's mint, the default payout mint).
+    signer: {
+      ...base.signer,
+      rebroadcastIntervalMs: 1_000,
+      allowedPrograms: [...base.signer.allowedPrograms, SANDBOX_POOL_PROGRAM_ID.toBase58()],
+    },
     // The demo talks to its own sandbox, whose key is the sandbox's: a KEEPER_API_KEY meant for
     // another service would be refused by it on every request.
     secrets: new KeeperSecrets(undefined, base.secrets.webhookUrl, undefined, base.secrets.redisPassword),

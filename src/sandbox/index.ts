@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { putCatalogueOnChain } from "./chain/catalogue-mints.js";
 import { type RunningLocalChain, startLocalChain } from "./chain/index.js";
 import { createSandboxDriver } from "./drive.js";
-import type { FaultController, FaultSettings } from "./http/faults.js";
+import { FaultController, type FaultSettings } from "./http/faults.js";
 import type { RateLimitPlan } from "./http/rate-limit.js";
 import { ResponseCheck } from "./http/response-check.js";
 import { buildSandboxServer, type SandboxServer } from "./server.js";
@@ -140,11 +140,13 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   });
   if (chain && catalogue) fundWallets(chain, world, catalogue.tokenMints, options.walletFunding);
   const responseCheck = options.checkResponses ? new ResponseCheck() : undefined;
+  // One controller for the HTTP faults and the world's hostile behaviour (`redirectFunds`).
+  const faults = new FaultController({ seed, ...options.faults }, seed);
   const server = buildSandboxServer({
-    handlers: createHandlers(world, chain?.port),
+    handlers: createHandlers(world, chain?.port, faults),
     apiKeys: [apiKey],
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
-    faults: { seed, ...options.faults },
+    faults,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(responseCheck === undefined ? {} : { responseCheck }),
     driver: createSandboxDriver(world, chain),

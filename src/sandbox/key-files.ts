@@ -3,6 +3,7 @@ import { lstat, mkdir, open, realpath, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { ConfigError } from "../core/errors.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "./chain/pool-program.js";
 import type { RunningSandbox } from "./index.js";
 
 export interface SandboxKeyFiles {
@@ -95,9 +96,9 @@ export async function writeSandboxKeyFiles(
     mode: "live",
     service: { baseUrl: sandbox.url, apiKeyFile },
     ...(sandbox.chain === undefined ? {} : { rpc: { url: sandbox.chain.url } }),
-    // The sandbox pays a swap's output in a transaction after the swap (the live service in the same
-    // one); its claims pay mainnet USDC's mint, the default payout mint.
-    signer: { settledLater: ["close", "swap"] },
+    // The sandbox pool's program pays a swap's output in the swap's own transaction; claims pay
+    // mainnet USDC's mint, the default payout mint.
+    signer: { allowedPrograms: [SANDBOX_POOL_PROGRAM_ID.toBase58()] },
     wallets,
     strategies: [{ name: "auto-claim" }],
   };

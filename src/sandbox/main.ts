@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ConfigError } from "../core/errors.js";
 import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "./chain/pool-program.js";
 import { registerDriveCommands } from "./drive-commands.js";
 import { OPENAPI_PATH } from "./http/openapi-route.js";
 import type { RunningSandbox } from "./index.js";
@@ -47,9 +48,9 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
     (key) => `${key.toUpperCase()} ${sandbox.tokenMints[key] ?? "?"}`,
   );
   lines.push(`token mints      ${mints.join(", ")}`);
-  // Its swaps settle in a later transaction: a keeper pointed at it needs this signer key (see the
+  // Its swaps call the sandbox pool's program: a keeper pointed at it needs this signer key (see the
   // README's configuration table). Claims pay mainnet USDC's mint, the default payout mint.
-  lines.push("keeper signer    { settledLater: [close, swap] }");
+  lines.push(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}] }`);
   lines.push(`wallets (${sandbox.wallets.length}):`);
   for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
   return lines;

@@ -9,6 +9,7 @@ import type { Position } from "../../src/api/schemas/prediction.js";
 import { type KeeperConfig, loadConfig } from "../../src/config/load-config.js";
 import { ALL_ROLES, type Role, type RunningKeeper, startKeeper } from "../../src/keeper/keeper.js";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "../../src/sandbox/chain/pool-program.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { DrivenClock } from "../../src/sandbox/world/clock.js";
 import { Wallets } from "../../src/signer/keys.js";
@@ -70,7 +71,8 @@ schedules:
 signer:
   rebroadcastIntervalMs: 200
   payoutMints: [${sandbox.usdcMint}]
-  settledLater: [close, swap]
+  # The sandbox pool's program pays a swap's output in the swap's own transaction.
+  allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}]
 queues:
   backoffMs: 200
   # A killed keeper's jobs are picked up again within seconds, not the default 30.

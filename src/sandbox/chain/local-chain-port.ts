@@ -4,7 +4,7 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
-import { type PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { PublicKey, SystemProgram } from "@solana/web3.js";
 import bs58 from "bs58";
 import type {
   BuiltTransaction,
@@ -16,6 +16,7 @@ import type {
 } from "../world/chain-port.js";
 import { badRequest } from "../world/errors.js";
 import type { ChainLogger, LocalChain } from "./local-chain.js";
+import { poolPayoutInstruction } from "./pool-program.js";
 import type { SandboxAssets } from "./sandbox-assets.js";
 import { MEMO_PROGRAM_ID, sandboxMemoInstruction, type TxFactory } from "./tx-factory.js";
 
@@ -25,30 +26,29 @@ const MAX_LOOKUP_TABLE_ADDRESSES = 256;
 interface EscrowedOrder {
   readonly inputMint: PublicKey;
   readonly amountRaw: bigint;
+  /** The escrow token account the deposit goes to (the order PDA's, or the stranger's when redirected). */
+  readonly escrow: PublicKey;
+  readonly redirected: boolean;
 }
 
-interface PendingSwap {
-  readonly taker: PublicKey;
-  readonly inputMint: PublicKey;
-  readonly inAmountRaw: bigint;
-  readonly outputMint: PublicKey;
-  readonly outAmountRaw: bigint;
-}
-
-const SWAP_MEMO_PREFIX = "keeper-sandbox:swap:";
+const ORDER_MEMO = /^keeper-sandbox:(?:trigger|recurring):(.+)$/;
 
 /**
  * The world's view of the local chain (`WorldChainPort`): builds through the tx factory and remembers
- * what it needs later — what each order escrowed (a cancel refunds exactly that) and what each swap
- * owes. A swap is two transactions: the taker's (assembled by the client from the build's
- * instructions, so it cannot carry the vault's signature) moves the input into the vault; once it has
- * landed, and only if it really paid the vault the input amount, the vault pays the output in its own
- * transaction, resent until it lands.
+ * what each order escrowed (a cancel refunds exactly that).
+ *
+ * Orders and swaps pay accounts owned by program-derived addresses, as on the live service. A swap's
+ * input goes to the pool's account and its output comes from the pool in the same transaction, signed
+ * for the pool's PDA by the sandbox pool program (pool-program.ts). An order's deposit goes to its
+ * PDA's token account; no program runs for orders, so once the deposit has landed the service's escrow
+ * delegate is approved on it (written directly, as an Approve by the owner would) and signs refunds.
+ *
+ * With `redirectFunds` (a hostile service, for tests of the signer) a build sends the input to the
+ * stranger's token account instead, and a swap pays one raw unit of its output.
  */
 export class LocalChainPort implements WorldChainPort {
   readonly usdcMint: string;
   private readonly escrowed = new Map<string, EscrowedOrder>();
-  private readonly swaps = new Map<string, PendingSwap>();
   private readonly unsubscribe: () => void;
   private lookupTable: { readonly address: string; readonly addresses: readonly string[] } | undefined;
 
@@ -60,33 +60,35 @@ export class LocalChainPort implements WorldChainPort {
   ) {
     this.usdcMint = assets.usdcMint.toBase58();
     this.unsubscribe = chain.onLanded((landed) => {
-      const refs = landed.memos
-        .filter((memo) => memo.startsWith(SWAP_MEMO_PREFIX))
-        .map((memo) => memo.slice(SWAP_MEMO_PREFIX.length));
-      if (refs.length > 0) this.settleSwaps(landed.signature, refs);
+      if (landed.err !== null) return;
+      for (const memo of landed.memos) {
+        const order = ORDER_MEMO.exec(memo)?.[1];
+        if (order !== undefined) this.delegateEscrow(order);
+      }
     });
   }
 
   /**
-   * Writes the service's address lookup table (programs, the vault and escrow, every routed mint and
-   * the vault's account of each) and hands it out with every swap build, so clients compile v0
-   * transactions with it. Returns the table's address.
+   * Writes the service's address lookup table (programs, the pool program, the vault, the pool, every
+   * routed mint and the pool's account of each) and hands it out with every swap build, so clients
+   * compile v0 transactions with it. Returns the table's address.
    */
   registerLookupTable(mints: readonly PublicKey[]): PublicKey {
-    const vault = this.assets.vault.publicKey;
+    const pool = this.assets.pool;
     const addresses: PublicKey[] = [
       SystemProgram.programId,
       TOKEN_PROGRAM_ID,
       TOKEN_2022_PROGRAM_ID,
       ASSOCIATED_TOKEN_PROGRAM_ID,
       MEMO_PROGRAM_ID,
-      vault,
-      this.assets.escrow.publicKey,
+      this.assets.poolProgram,
+      this.assets.vault.publicKey,
+      pool,
     ];
     for (const mint of mints) {
       const programId = this.chain.getAccount(mint)?.owner;
       if (programId === undefined) throw new Error(`unknown mint ${mint.toBase58()}`);
-      addresses.push(mint, getAssociatedTokenAddressSync(mint, vault, true, programId));
+      addresses.push(mint, getAssociatedTokenAddressSync(mint, pool, true, programId));
     }
     const unique = [...new Map(addresses.map((a) => [a.toBase58(), a])).values()];
     if (unique.length > MAX_LOOKUP_TABLE_ADDRESSES)
@@ -94,6 +96,33 @@ export class LocalChainPort implements WorldChainPort {
     const address = this.chain.createLookupTable(unique);
     this.lookupTable = { address: address.toBase58(), addresses: unique.map((a) => a.toBase58()) };
     return address;
+  }
+
+  /**
+   * Once an order's deposit has landed, approves the escrow delegate for what the escrow holds, so the
+   * service can refund it (an order's PDA has no program here to sign). A redirected deposit went to
+   * the stranger: nothing to approve.
+   */
+  private delegateEscrow(order: string): void {
+    const escrowed = this.escrowed.get(order);
+    if (escrowed === undefined || escrowed.redirected) return;
+    const held = this.chain.tokenAccount(escrowed.escrow)?.amount ?? 0n;
+    if (held < escrowed.amountRaw) {
+      this.logger?.warn({ order }, "order memo landed without its deposit: escrow not delegated");
+      return;
+    }
+    this.chain.setTokenDelegate(escrowed.escrow, this.assets.escrowDelegate.publicKey, held);
+  }
+
+  /** Where a build sends a user's input: `owner`'s associated account, or the stranger's when redirected. */
+  private inputOwner(owner: PublicKey, redirectFunds: boolean | undefined): PublicKey {
+    return redirectFunds === true ? this.assets.stranger.publicKey : owner;
+  }
+
+  private tokenProgramOf(mint: PublicKey): PublicKey {
+    const programId = this.chain.getAccount(mint)?.owner;
+    if (programId === undefined) throw new Error(`unknown mint ${mint.toBase58()}`);
+    return programId;
   }
 
   close(): void {
@@ -123,9 +152,22 @@ export class LocalChainPort implements WorldChainPort {
     amountRaw: bigint;
     orderRef: string;
     computeUnitPrice?: number;
+    redirectFunds?: boolean;
   }): Promise<BuiltTransaction> {
-    const built = this.factory.buildOrderEscrow(args);
-    this.escrowed.set(args.orderRef, { inputMint: args.inputMint, amountRaw: args.amountRaw });
+    const escrowOwner = this.inputOwner(new PublicKey(args.orderRef), args.redirectFunds);
+    const { redirectFunds: _, ...rest } = args;
+    const built = this.factory.buildOrderEscrow({ ...rest, escrowOwner });
+    this.escrowed.set(args.orderRef, {
+      inputMint: args.inputMint,
+      amountRaw: args.amountRaw,
+      escrow: getAssociatedTokenAddressSync(
+        args.inputMint,
+        escrowOwner,
+        true,
+        this.tokenProgramOf(args.inputMint),
+      ),
+      redirected: args.redirectFunds === true,
+    });
     return built;
   }
 
@@ -140,11 +182,68 @@ export class LocalChainPort implements WorldChainPort {
     if (escrowed === undefined) throw new Error(`no escrow recorded for order ${orderRef}`);
     return this.factory.buildTriggerCancel({
       maker: args.maker,
-      orderRef,
+      order: args.order,
+      inputMint: escrowed.inputMint,
+      amountRaw: escrowed.amountRaw,
       kind: args.kind ?? "trigger-cancel",
-      ...escrowed,
       ...(args.computeUnitPrice !== undefined ? { computeUnitPrice: args.computeUnitPrice } : {}),
     });
+  }
+
+  /**
+   * Settles a filled order: the escrow delegate moves the deposit into the pool and the pool program
+   * pays the maker its output, in one transaction the delegate pays for and signs. A redirected order
+   * has no escrow: nothing moves.
+   */
+  async fillOrder(args: {
+    order: string;
+    maker: PublicKey;
+    outputMint: PublicKey;
+    outAmountRaw: bigint;
+  }): Promise<void> {
+    const escrowed = this.escrowed.get(args.order);
+    if (escrowed === undefined || escrowed.redirected) return;
+    const { pool, poolBump, poolProgram, escrowDelegate } = this.assets;
+    try {
+      const outputProgram = this.tokenProgramOf(args.outputMint);
+      const [createMakerAta] = this.factory.transferWithAta({
+        mint: args.outputMint,
+        from: pool,
+        to: args.maker,
+        payer: escrowDelegate.publicKey,
+        amountRaw: args.outAmountRaw,
+      });
+      if (createMakerAta === undefined) throw new Error("order fill: missing instruction");
+      const instructions = [
+        ...this.factory.transferWithAta({
+          mint: escrowed.inputMint,
+          from: new PublicKey(args.order),
+          authority: escrowDelegate.publicKey,
+          to: pool,
+          payer: escrowDelegate.publicKey,
+          amountRaw: escrowed.amountRaw,
+        }),
+        createMakerAta,
+        poolPayoutInstruction({
+          programId: poolProgram,
+          pool,
+          bump: poolBump,
+          source: getAssociatedTokenAddressSync(args.outputMint, pool, true, outputProgram),
+          mint: args.outputMint,
+          destination: getAssociatedTokenAddressSync(args.outputMint, args.maker, true, outputProgram),
+          amountRaw: args.outAmountRaw,
+          decimals: this.chain.mintDecimals(args.outputMint) ?? 0,
+          tokenProgram: outputProgram,
+        }),
+        sandboxMemoInstruction("order-fill", args.order),
+      ];
+      const built = this.factory.build(escrowDelegate.publicKey, instructions, [escrowDelegate], "legacy");
+      const outcome = await this.factory.submitSigned(built.transaction);
+      if (outcome.err !== null)
+        this.logger?.warn({ order: args.order, err: outcome.err }, "order fill failed on chain");
+    } catch (error) {
+      this.logger?.warn({ err: error, order: args.order }, "order fill failed");
+    }
   }
 
   async buildSwapLegs(args: {
@@ -154,109 +253,55 @@ export class LocalChainPort implements WorldChainPort {
     inAmountRaw: bigint;
     outAmountRaw: bigint;
     ref: string;
+    redirectFunds?: boolean;
   }): Promise<SwapLegs> {
-    const vault = this.assets.vault.publicKey;
-    // The vault must be able to pay the output (it holds a fixed amount of each token).
-    if (this.chain.tokenBalance(vault, args.outputMint) < args.outAmountRaw)
-      throw badRequest("amount", "insufficient_liquidity", "needs more output than the sandbox vault holds");
+    const { pool, poolBump, poolProgram } = this.assets;
+    // The pool must be able to pay the output (it holds a fixed amount of each token).
+    if (this.chain.tokenBalance(pool, args.outputMint) < args.outAmountRaw)
+      throw badRequest("amount", "insufficient_liquidity", "needs more output than the sandbox pool holds");
     const wrap = this.factory.wrapSolLegs(args.inputMint, args.taker, args.inAmountRaw);
-    const [createVaultAta, transferIn] = this.factory.transferWithAta({
+    const [createPoolAta, transferIn] = this.factory.transferWithAta({
       mint: args.inputMint,
       from: args.taker,
-      to: vault,
+      to: this.inputOwner(pool, args.redirectFunds),
       payer: args.taker,
       amountRaw: args.inAmountRaw,
     });
-    // Created here (paid by the taker) so the vault's payout finds the taker's output account.
+    // The taker's output account, created idempotently at the taker's expense, then the pool's payout.
+    const outputProgram = this.tokenProgramOf(args.outputMint);
     const [createTakerAta] = this.factory.transferWithAta({
       mint: args.outputMint,
-      from: vault,
+      from: pool,
       to: args.taker,
       payer: args.taker,
       amountRaw: args.outAmountRaw,
     });
-    if (createVaultAta === undefined || transferIn === undefined || createTakerAta === undefined) {
+    if (createPoolAta === undefined || transferIn === undefined || createTakerAta === undefined) {
       throw new Error("swap legs: missing instruction");
     }
-    this.swaps.set(args.ref, {
-      taker: args.taker,
-      inputMint: args.inputMint,
-      inAmountRaw: args.inAmountRaw,
-      outputMint: args.outputMint,
-      outAmountRaw: args.outAmountRaw,
+    const payout = poolPayoutInstruction({
+      programId: poolProgram,
+      pool,
+      bump: poolBump,
+      source: getAssociatedTokenAddressSync(args.outputMint, pool, true, outputProgram),
+      mint: args.outputMint,
+      destination: getAssociatedTokenAddressSync(args.outputMint, args.taker, true, outputProgram),
+      // Hostile: dust, so the transaction still brings the taker something.
+      amountRaw: args.redirectFunds === true ? 1n : args.outAmountRaw,
+      decimals: this.chain.mintDecimals(args.outputMint) ?? 0,
+      tokenProgram: outputProgram,
     });
     const { blockhash, lastValidBlockHeight } = this.chain.latestBlockhash();
     return {
-      setupInstructions: [...wrap.setup, createVaultAta, createTakerAta],
+      setupInstructions: [...wrap.setup, createPoolAta, createTakerAta],
       swapInstruction: transferIn,
       cleanupInstruction: wrap.cleanup,
-      otherInstructions: [sandboxMemoInstruction("swap", args.ref)],
+      otherInstructions: [payout, sandboxMemoInstruction("swap", args.ref)],
       addressesByLookupTableAddress:
         this.lookupTable === undefined ? {} : { [this.lookupTable.address]: this.lookupTable.addresses },
       blockhash: bs58.decode(blockhash),
       lastValidBlockHeight,
     };
-  }
-
-  /**
-   * Settles the swaps a landed transaction names, each only if that transaction raised the vault's
-   * balance of the input mint by the input amount (a memo alone pays nothing), and each once.
-   */
-  private settleSwaps(signature: string, refs: readonly string[]): void {
-    const record = this.chain.transaction(signature);
-    if (record === undefined) return;
-    const vault = this.assets.vault.publicKey.toBase58();
-    const received = new Map<string, bigint>();
-    for (const post of record.postTokenBalances) {
-      if (post.owner !== vault) continue;
-      const pre = record.preTokenBalances.find((p) => p.accountIndex === post.accountIndex);
-      received.set(post.mint, (received.get(post.mint) ?? 0n) + post.amount - (pre?.amount ?? 0n));
-    }
-    for (const ref of refs) {
-      const swap = this.swaps.get(ref);
-      if (swap === undefined) continue;
-      const mint = swap.inputMint.toBase58();
-      const left = received.get(mint) ?? 0n;
-      if (left < swap.inAmountRaw) {
-        this.logger?.warn({ ref, signature }, "swap memo landed without its input: not settled");
-        continue;
-      }
-      received.set(mint, left - swap.inAmountRaw);
-      this.swaps.delete(ref);
-      // After the current landing is announced, not inside it.
-      setImmediate(() => {
-        void this.payOutput(ref, swap);
-      });
-    }
-  }
-
-  /** The vault's transfer of a swap's output (vault is fee payer and sole signer), resent until it lands. */
-  private async payOutput(ref: string, swap: PendingSwap): Promise<void> {
-    try {
-      const vault = this.assets.vault;
-      const built = this.factory.build(
-        vault.publicKey,
-        [
-          ...this.factory.transferWithAta({
-            mint: swap.outputMint,
-            from: vault.publicKey,
-            to: swap.taker,
-            payer: vault.publicKey,
-            amountRaw: swap.outAmountRaw,
-          }),
-          sandboxMemoInstruction("swap-settle", ref),
-        ],
-        [],
-        "legacy",
-      );
-      const tx = Transaction.from(Buffer.from(built.transaction, "base64"));
-      tx.sign(vault);
-      const outcome = await this.factory.submitSigned(tx.serialize().toString("base64"));
-      if (outcome.err !== null)
-        this.logger?.warn({ ref, signature: outcome.signature, err: outcome.err }, "swap settlement failed");
-    } catch (error) {
-      this.logger?.warn({ err: error, ref }, "swap settlement failed");
-    }
   }
 
   submitSigned(base64: string): Promise<SubmitOutcome> {

@@ -23,6 +23,7 @@ import {
   isTokenProgram,
   TOKEN_PROGRAM_IDS,
   type TokenAccountState,
+  withDelegate,
 } from "./token-state.js";
 import { BLOCKHASH_NOT_FOUND, type RpcTransactionError, toRpcTransactionError } from "./transaction-error.js";
 import { decodeWireTransaction, toSvmTransaction, type WireTransaction } from "./wire-transaction.js";
@@ -596,6 +597,22 @@ export class LocalChain {
       this.setAccount({ ...mintAccount, data: mintData });
     }
     return atas;
+  }
+
+  /** Deploys a program's shared object at `programId` (no transaction: genesis-style). */
+  addProgram(programId: PublicKey, elf: Uint8Array): void {
+    this.svm.addProgram(programId.toBase58() as Parameters<LiteSVM["addProgram"]>[0], elf);
+  }
+
+  /**
+   * Approves `delegate` for `amount` on a token account by writing its state (no transaction): for
+   * accounts owned by a program-derived address, which only a program could approve for.
+   */
+  setTokenDelegate(account: PublicKey, delegate: PublicKey, amount: bigint): void {
+    const current = this.getAccount(account);
+    if (current === null || !isTokenProgram(current.owner))
+      throw new Error(`no token account at ${account.toBase58()}`);
+    this.setAccount({ ...current, data: withDelegate(current.data, delegate, amount) });
   }
 
   tokenAccount(address: PublicKey): TokenAccountState | undefined {

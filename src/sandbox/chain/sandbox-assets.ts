@@ -3,14 +3,14 @@ import { NATIVE_MINT, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/sp
 import { Keypair, LAMPORTS_PER_SOL, PublicKey } from "@solana/web3.js";
 import { MAINNET_MINTS } from "../world/tokens.js";
 import type { LocalChain } from "./local-chain.js";
+import { POOL_SEED, poolProgramElf, SANDBOX_POOL_PROGRAM_ID } from "./pool-program.js";
 
 /** 6 decimals: one raw unit is one micro-USD. */
 export const USDC_DECIMALS = 6;
 const DEFAULT_VAULT_USDC_RAW = 10_000_000n * 1_000_000n; // $10M
-const DEFAULT_VAULT_SOL = 1_000;
-const DEFAULT_VAULT_TOKEN_WHOLE_UNITS = 1_000_000_000n;
-/** Wrapped SOL the vault holds for swap outputs: 1M SOL (lamports are real, so less than other tokens). */
-const DEFAULT_VAULT_WRAPPED_SOL_RAW = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
+const DEFAULT_POOL_TOKEN_WHOLE_UNITS = 1_000_000_000n;
+/** Wrapped SOL the pool holds for swap outputs: 1M SOL (lamports are real, so less than other tokens). */
+const DEFAULT_POOL_WRAPPED_SOL_RAW = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
 /** The wrapped SOL mint has 9 decimals, like SOL itself. */
 export const WRAPPED_SOL_DECIMALS = 9;
 
@@ -31,7 +31,7 @@ export interface ChainTokenSpec {
    */
   readonly address?: PublicKey;
   readonly tokenProgram?: "token" | "token-2022";
-  /** What the vault holds of it, for swap outputs (default 1e9 whole tokens). */
+  /** What the pool holds of it, for swap outputs (default 1e9 whole tokens). */
   readonly vaultAmountRaw?: bigint;
 }
 
@@ -39,12 +39,26 @@ export interface SandboxAssets {
   readonly seed: number;
   readonly usdcMint: PublicKey;
   readonly mintAuthority: Keypair;
-  /** Pays claims, close proceeds and swap outputs; signs its transfers in the transactions it builds. */
+  /** Pays claims and close proceeds; signs its transfers in the transactions it builds. */
   readonly vault: Keypair;
   readonly vaultUsdcAccount: PublicKey;
-  /** Owns the escrow token accounts of open orders; signs refunds. */
-  readonly escrow: Keypair;
-  /** Creates (or tops up the vault of) extra mints; returns symbol → mint. Same seed, same addresses. */
+  /**
+   * The swap pool: a PDA of the sandbox pool program (off-curve, as a live pool's authority is) whose
+   * associated token accounts take swap inputs and hold the liquidity that pays swap outputs; the
+   * program signs the payouts for it (see pool-program.ts).
+   */
+  readonly pool: PublicKey;
+  /** The bump of the pool's PDA (its last seed). */
+  readonly poolBump: number;
+  readonly poolProgram: PublicKey;
+  /**
+   * Approved as delegate of each order's escrow account (owned by the order's PDA) once its deposit
+   * lands: signs refunds.
+   */
+  readonly escrowDelegate: Keypair;
+  /** An on-curve key that is nobody's: the `redirectFunds` fault sends users' inputs to its accounts. */
+  readonly stranger: Keypair;
+  /** Creates (or tops up the pool of) extra mints; returns symbol → mint. Same seed, same addresses. */
   createTokenMints(specs: readonly ChainTokenSpec[]): Record<string, PublicKey>;
   /** Gives a wallet SOL (whole SOL) and USDC (raw micro-USD). */
   fundWallet(owner: PublicKey, amounts: { sol?: number; usdc?: bigint }): void;
@@ -60,12 +74,20 @@ export interface SandboxAssets {
 
 export function createSandboxAssets(
   chain: LocalChain,
-  options: { seed: number; vaultUsdcRaw?: bigint; vaultSol?: number },
+  /** `vaultUsdcRaw`: the vault's USDC, and the pool's. */
+  options: { seed: number; vaultUsdcRaw?: bigint },
 ): SandboxAssets {
   const { seed } = options;
   const mintAuthority = deriveKeypair("mint-authority", seed);
   const vault = deriveKeypair("vault", seed);
-  const escrow = deriveKeypair("escrow", seed);
+  const escrowDelegate = deriveKeypair("escrow-delegate", seed);
+  const stranger = deriveKeypair("stranger", seed);
+  chain.addProgram(SANDBOX_POOL_PROGRAM_ID, poolProgramElf());
+  const [pool, poolBump] = PublicKey.findProgramAddressSync(
+    [Buffer.from(POOL_SEED, "utf8")],
+    SANDBOX_POOL_PROGRAM_ID,
+  );
+  const fundPool = (mint: PublicKey, amount: bigint) => chain.mintTo(mint, pool, amount);
   // At mainnet USDC's address, so configs naming it run unchanged on the sandbox and the live service.
   const usdcMint = chain.createMint({
     address: new PublicKey(MAINNET_MINTS.usdc ?? ""),
@@ -81,9 +103,14 @@ export function createSandboxAssets(
     vault.publicKey,
     options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW,
   );
-  // The vault pays fees when it settles swaps; the escrow never pays but a balance keeps it visible.
-  chain.airdrop(vault.publicKey, BigInt((options.vaultSol ?? DEFAULT_VAULT_SOL) * LAMPORTS_PER_SOL));
-  chain.airdrop(escrow.publicKey, BigInt(LAMPORTS_PER_SOL));
+  fundPool(usdcMint, options.vaultUsdcRaw ?? DEFAULT_VAULT_USDC_RAW);
+  // The stranger's token accounts exist (empty) from genesis, as a thief's would: a redirected
+  // transfer then needs no account created at the user's expense, only the transfer itself.
+  chain.mintTo(usdcMint, stranger.publicKey, 0n);
+  // The vault never pays fees (the user does); a balance keeps it visible.
+  chain.airdrop(vault.publicKey, BigInt(LAMPORTS_PER_SOL));
+  // The escrow delegate pays for the fills it settles (fees, the maker's output account).
+  chain.airdrop(escrowDelegate.publicKey, 100n * BigInt(LAMPORTS_PER_SOL));
 
   return {
     seed,
@@ -91,7 +118,11 @@ export function createSandboxAssets(
     mintAuthority,
     vault,
     vaultUsdcAccount,
-    escrow,
+    pool,
+    poolBump,
+    poolProgram: SANDBOX_POOL_PROGRAM_ID,
+    escrowDelegate,
+    stranger,
     createTokenMints(specs) {
       const mints: Record<string, PublicKey> = {};
       for (const spec of specs) {
@@ -107,9 +138,10 @@ export function createSandboxAssets(
         const vaultAmount =
           spec.vaultAmountRaw ??
           (mint.equals(NATIVE_MINT)
-            ? DEFAULT_VAULT_WRAPPED_SOL_RAW
-            : DEFAULT_VAULT_TOKEN_WHOLE_UNITS * 10n ** BigInt(spec.decimals));
-        if (vaultAmount > 0n) chain.mintTo(mint, vault.publicKey, vaultAmount);
+            ? DEFAULT_POOL_WRAPPED_SOL_RAW
+            : DEFAULT_POOL_TOKEN_WHOLE_UNITS * 10n ** BigInt(spec.decimals));
+        if (vaultAmount > 0n) fundPool(mint, vaultAmount);
+        chain.mintTo(mint, stranger.publicKey, 0n);
         mints[spec.symbol] = mint;
       }
       return mints;

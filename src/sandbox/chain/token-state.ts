@@ -95,6 +95,20 @@ export function encodeTokenAccount(args: {
   return data;
 }
 
+/**
+ * A token account's data with `delegate` approved for `amount` (everything else kept, the native
+ * reserve of a wrapped SOL account included): what an Approve by its owner would write. The sandbox
+ * writes it directly for accounts whose owner is a program-derived address with no program to sign.
+ */
+export function withDelegate(data: Uint8Array, delegate: PublicKey, amount: bigint): Buffer {
+  if (data.length < ACCOUNT_SIZE) throw new RangeError("not a token account: too short");
+  const raw = AccountLayout.decode(data.subarray(0, ACCOUNT_SIZE));
+  if (raw.state === AccountState.Uninitialized) throw new RangeError("not an initialized token account");
+  const out = Buffer.from(data);
+  AccountLayout.encode({ ...raw, delegateOption: 1, delegate, delegatedAmount: amount }, out);
+  return out;
+}
+
 /** A raw amount as a decimal string with `decimals` places, trailing zeros trimmed (RPC `uiAmountString`). */
 export function uiAmountString(amount: bigint, decimals: number): string {
   if (decimals === 0) return amount.toString();

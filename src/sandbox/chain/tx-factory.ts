@@ -56,7 +56,7 @@ export function sandboxMemoInstruction(kind: string, ref: string): TransactionIn
 
 /**
  * Builds the sandbox service's transactions on the local chain. The user is fee payer and signer;
- * where the service moves its own tokens (vault payouts, escrow refunds) its authority signs first,
+ * where the service moves its own tokens (vault payouts, escrow refunds) its key signs first,
  * so those transactions arrive partially signed. Claims and order escrows are v0 transactions; closes
  * and trigger cancels are legacy, so a signer meets both formats.
  */
@@ -88,9 +88,11 @@ export class TxFactory {
   }
 
   /**
-   * Maker → escrow deposit of the order's input (v0; only the maker signs). A wrapped SOL input is
-   * wrapped from the maker's SOL in the same transaction (and its account closed again if the
-   * transaction created it), as the live service does for SOL.
+   * Maker → escrow deposit of the order's input (v0; only the maker signs). The escrow is the
+   * associated token account of `escrowOwner` (the order's PDA, as on the live service) for the input
+   * mint, created idempotently here at the maker's expense. A wrapped SOL input is wrapped from the
+   * maker's SOL in the same transaction (and its account closed again if the transaction created it),
+   * as the live service does for SOL.
    */
   buildOrderEscrow(args: {
     kind: "trigger" | "recurring";
@@ -98,17 +100,17 @@ export class TxFactory {
     inputMint: PublicKey;
     amountRaw: bigint;
     orderRef: string;
+    escrowOwner: PublicKey;
     /** The price the build request asked for; the factory's own otherwise. */
     computeUnitPrice?: number;
   }): BuiltTransaction {
-    const escrow = this.assets.escrow.publicKey;
     const wrap = this.wrapSolLegs(args.inputMint, args.maker, args.amountRaw);
     const instructions = [
       ...wrap.setup,
       ...this.transferWithAta({
         mint: args.inputMint,
         from: args.maker,
-        to: escrow,
+        to: args.escrowOwner,
         payer: args.maker,
         amountRaw: args.amountRaw,
       }),
@@ -119,15 +121,16 @@ export class TxFactory {
   }
 
   /**
-   * Escrow → maker refund of a cancelled trigger or recurring order (legacy, escrow-signed; the memo
-   * says which). Wrapped SOL is unwrapped
-   * back to SOL when the maker had no wrapped SOL account before (the refund creates and closes it).
+   * Escrow → maker refund of a cancelled trigger or recurring order (legacy; the memo says which).
+   * The escrow belongs to the order's PDA, so the service's escrow delegate moves it and co-signs.
+   * Wrapped SOL is unwrapped back to SOL when the maker had no wrapped SOL account before (the refund
+   * creates and closes it).
    */
   buildTriggerCancel(args: {
     maker: PublicKey;
+    order: PublicKey;
     inputMint: PublicKey;
     amountRaw: bigint;
-    orderRef: string;
     kind?: "trigger-cancel" | "recurring-cancel";
     computeUnitPrice?: number;
   }): BuiltTransaction {
@@ -135,18 +138,20 @@ export class TxFactory {
       args.inputMint.equals(NATIVE_MINT) && !this.hasTokenAccount(NATIVE_MINT, args.maker)
         ? [this.closeWrappedSol(args.maker)]
         : [];
+    const delegate = this.assets.escrowDelegate;
     const instructions = [
       ...this.transferWithAta({
         mint: args.inputMint,
-        from: this.assets.escrow.publicKey,
+        from: args.order,
+        authority: delegate.publicKey,
         to: args.maker,
         payer: args.maker,
         amountRaw: args.amountRaw,
       }),
       ...unwrap,
-      sandboxMemoInstruction(args.kind ?? "trigger-cancel", args.orderRef),
+      sandboxMemoInstruction(args.kind ?? "trigger-cancel", args.order.toBase58()),
     ];
-    return this.build(args.maker, instructions, [this.assets.escrow], "legacy", args.computeUnitPrice);
+    return this.build(args.maker, instructions, [delegate], "legacy", args.computeUnitPrice);
   }
 
   private payout(kind: string, owner: PublicKey, ref: string, amountRaw: bigint, format: "v0" | "legacy") {
@@ -199,10 +204,14 @@ export class TxFactory {
     return createCloseAccountInstruction(account, owner, owner);
   }
 
-  /** createAssociatedTokenAccountIdempotent for the receiver (paid by `payer`) + transferChecked. */
+  /**
+   * createAssociatedTokenAccountIdempotent for the receiver (paid by `payer`) + transferChecked from
+   * `from`'s associated account, signed by `authority` (its delegate) or else `from` itself.
+   */
   transferWithAta(args: {
     mint: PublicKey;
     from: PublicKey;
+    authority?: PublicKey;
     to: PublicKey;
     payer: PublicKey;
     amountRaw: bigint;
@@ -225,7 +234,7 @@ export class TxFactory {
         source,
         args.mint,
         destination,
-        args.from,
+        args.authority ?? args.from,
         args.amountRaw,
         decimals,
         [],

@@ -33,6 +33,11 @@ export const faultSettingsSchema = z.strictObject({
   burst429: z.number().int().min(0, "must be >= 0").optional(),
   /** `Retry-After` seconds on burst 429s; none is sent when absent. */
   burstRetryAfterSeconds: z.number().int().min(1, "must be >= 1").optional(),
+  /**
+   * A hostile service: swap and order builds send the user's input to a stranger's token account
+   * (not the pool or the order's escrow), and swap quotes carry `otherAmountThreshold: "0"`.
+   */
+  redirectFunds: z.boolean().optional(),
 });
 export type FaultSettings = z.infer<typeof faultSettingsSchema>;
 
@@ -92,6 +97,11 @@ export class FaultController {
     this.settings = {};
     this.burstLeft = 0;
     this.random = seededRandom(this.seed);
+  }
+
+  /** Whether builds redirect users' funds to a stranger (the `redirectFunds` setting). */
+  redirectFunds(): boolean {
+    return this.settings.redirectFunds === true;
   }
 
   /** Current settings, with the burst requests still to come. */

@@ -58,6 +58,8 @@ export interface WorldChainPort {
     orderRef: string;
     /** The compute-unit price the build request asked for (micro-lamports); the chain's default otherwise. */
     computeUnitPrice?: number;
+    /** A hostile service: the deposit goes to a stranger's token account, not the order's escrow. */
+    redirectFunds?: boolean;
   }): Promise<BuiltTransaction>;
   /** Refund of an order's escrow to its maker; `kind` tags the memo (default `trigger-cancel`). */
   buildTriggerCancel(args: {
@@ -66,6 +68,16 @@ export interface WorldChainPort {
     kind?: OrderCancelKind;
     computeUnitPrice?: number;
   }): Promise<BuiltTransaction>;
+  /**
+   * The service's own settlement of a filled order: its escrow goes to the pool and the pool pays the
+   * maker `outAmountRaw` of the output, in a transaction the service signs and sends. Fire and forget.
+   */
+  fillOrder(args: {
+    order: string;
+    maker: PublicKey;
+    outputMint: PublicKey;
+    outAmountRaw: bigint;
+  }): Promise<void>;
   buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;
@@ -73,6 +85,8 @@ export interface WorldChainPort {
     inAmountRaw: bigint;
     outAmountRaw: bigint;
     ref: string;
+    /** A hostile service: the input goes to a stranger's token account, not the pool's. */
+    redirectFunds?: boolean;
   }): Promise<SwapLegs>;
   submitSigned(base64: string): Promise<SubmitOutcome>;
   onLanded(listener: (landed: LandedTransaction) => void): () => void;

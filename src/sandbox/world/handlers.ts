@@ -1,3 +1,4 @@
+import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
 import type { EndpointName, endpoints } from "../../api/endpoints.js";
 import type { WorldChainPort } from "./chain-port.js";
@@ -5,7 +6,7 @@ import { attachLanding } from "./landing.js";
 import { OfflineChain } from "./offline-chain.js";
 import { PendingActions } from "./pending-actions.js";
 import { predictionHandlers } from "./prediction-handlers.js";
-import { tradeHandlers } from "./trade-handlers.js";
+import { type ServiceBehaviour, tradeHandlers } from "./trade-handlers.js";
 import type { World } from "./world.js";
 
 type Def<N extends EndpointName> = (typeof endpoints)[N];
@@ -35,18 +36,39 @@ export interface HandlersWithState {
  * Wires the world to its endpoints and subscribes it to the chain, so transactions built here change
  * the world when, and only when, they land.
  */
-export function createWorldHandlers(world: World, chain?: WorldChainPort): HandlersWithState {
+export function createWorldHandlers(
+  world: World,
+  chain?: WorldChainPort,
+  behaviour?: ServiceBehaviour,
+): HandlersWithState {
   const port = chain ?? new OfflineChain(world.seed, world.clock, world.genesisSeconds);
   const pending = new PendingActions(world.seed);
-  const detach = attachLanding(world, pending, port);
+  const detachLanding = attachLanding(world, pending, port);
+  // A fill the service makes by itself is settled on the chain by the service.
+  const detachFills = world.onOrderFilled((order, outAmountRaw) => {
+    void port.fillOrder({
+      order: order.order,
+      maker: new PublicKey(order.maker),
+      outputMint: new PublicKey(order.outputMint),
+      outAmountRaw,
+    });
+  });
+  const detach = () => {
+    detachLanding();
+    detachFills();
+  };
   const handlers: WorldHandlers = {
     ...predictionHandlers(world, port, pending),
-    ...tradeHandlers(world, port, pending),
+    ...tradeHandlers(world, port, pending, behaviour),
   };
   return { handlers, chain: port, pending, detach };
 }
 
 /** The endpoint handlers alone, as the HTTP layer takes them. */
-export function createHandlers(world: World, chain?: WorldChainPort): WorldHandlers {
-  return createWorldHandlers(world, chain).handlers;
+export function createHandlers(
+  world: World,
+  chain?: WorldChainPort,
+  behaviour?: ServiceBehaviour,
+): WorldHandlers {
+  return createWorldHandlers(world, chain, behaviour).handlers;
 }

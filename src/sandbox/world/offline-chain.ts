@@ -96,6 +96,9 @@ export class OfflineChain implements WorldChainPort {
     );
   }
 
+  /** No tokens move here: nothing to settle. */
+  async fillOrder(): Promise<void> {}
+
   async buildSwapLegs(args: { taker: PublicKey; ref: string }): Promise<SwapLegs> {
     const { bytes, lastValidBlockHeight } = this.blockhash();
     return {

@@ -585,6 +585,14 @@ export class TokenCatalogue {
   }
 
   /** USD value in micro-USD of a raw amount, exactly: raw × price / 10^decimals, rounded down. */
+  /** Raw units of `to` worth `rawAmount` of `from` at today's prices, rounded down (0 if either is unknown). */
+  rawWorth(from: string, rawAmount: bigint, to: string): bigint {
+    const value = this.valueMicro(from, rawAmount);
+    const target = this.byMint.get(to);
+    if (value === undefined || target === undefined) return 0n;
+    return (value * 10n ** BigInt(target.decimals)) / target.priceMicro;
+  }
+
   valueMicro(mint: string, rawAmount: bigint): bigint | undefined {
     const entry = this.byMint.get(mint);
     if (entry === undefined) return undefined;

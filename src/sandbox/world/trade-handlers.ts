@@ -12,6 +12,7 @@ import { sandboxMemo } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";
 import { INVITES_PER_PAGE, invitesOf } from "./invites.js";
 import { MEMO_PROGRAM_ID } from "./offline-chain.js";
+import { orderAddress } from "./order-address.js";
 import { ordersOf, pageOf, recurringOrderView, triggerOrderView } from "./order-views.js";
 import type { PendingActions, PendingRequest, RequestKind } from "./pending-actions.js";
 import { derivePubkey } from "./rng.js";
@@ -172,7 +173,20 @@ function recurringPlan(world: World, body: Out<typeof s.recurringCreateBody>, in
   return { amountRaw: BigInt(price.depositAmount) };
 }
 
-export function tradeHandlers(world: World, chain: WorldChainPort, pending: PendingActions) {
+/** How the service behaves beyond the world's rules: a hostile mode for tests of the client's signer. */
+export interface ServiceBehaviour {
+  /** Swap and order builds send the user's input to a stranger; swap quotes ask for no minimum output. */
+  redirectFunds(): boolean;
+}
+
+const HONEST: ServiceBehaviour = { redirectFunds: () => false };
+
+export function tradeHandlers(
+  world: World,
+  chain: WorldChainPort,
+  pending: PendingActions,
+  behaviour: ServiceBehaviour = HONEST,
+) {
   return {
     searchTokens({ params }: { params: Out<typeof s.tokenSearchParams> }) {
       return world.tokens.search(params.query);
@@ -190,7 +204,9 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
       const outAmountRaw = grossOut - (grossOut * platformFeeBps) / 10_000n;
       if (outAmountRaw <= 0n) throw badRequest("amount", "amount_too_small", "is too small to route");
       const slippageBps = params.slippageBps ?? 50;
-      const threshold = (outAmountRaw * BigInt(10_000 - slippageBps)) / 10_000n;
+      const redirectFunds = behaviour.redirectFunds();
+      // Hostile: a quote that asks for no output at all.
+      const threshold = redirectFunds ? 0n : (outAmountRaw * BigInt(10_000 - slippageBps)) / 10_000n;
       const taker = new PublicKey(params.taker);
       const ref = pending.nextId("swap");
       const legs = await chain.buildSwapLegs({
@@ -200,6 +216,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         inAmountRaw,
         outAmountRaw,
         ref,
+        ...(redirectFunds ? { redirectFunds } : {}),
       });
       const label = params.dexes?.split(",")[0]?.trim() || SWAP_LABEL;
       return {
@@ -261,9 +278,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
           "order_too_small",
           `is worth ${valueMicro} micro-USD; the minimum order is $5`,
         );
-      const request = pending.addRequest("trigger", (id) =>
-        derivePubkey(`trigger-order:${id}`, world.seed).toBase58(),
-      );
+      const request = pending.addRequest("trigger", (id) => orderAddress("trigger", id));
       const order = request.ref;
       pending.orderDrafts.set(order, {
         kind: "trigger",
@@ -282,6 +297,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         amountRaw: makingRaw,
         orderRef: order,
         ...requestedPrice(body.computeUnitPrice),
+        ...(behaviour.redirectFunds() ? { redirectFunds: true } : {}),
       });
       return { requestId: request.requestId, transaction: built.transaction, order };
     },
@@ -369,9 +385,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
       const input = catalogued(world, body.inputMint, "inputMint");
       catalogued(world, body.outputMint, "outputMint");
       const { amountRaw } = recurringPlan(world, body, input);
-      const request = pending.addRequest("recurring", (id) =>
-        derivePubkey(`recurring-order:${id}`, world.seed).toBase58(),
-      );
+      const request = pending.addRequest("recurring", (id) => orderAddress("recurring", id));
       const order = request.ref;
       const time = body.params.time;
       pending.orderDrafts.set(order, {
@@ -393,6 +407,7 @@ export function tradeHandlers(world: World, chain: WorldChainPort, pending: Pend
         inputMint: new PublicKey(body.inputMint),
         amountRaw,
         orderRef: order,
+        ...(behaviour.redirectFunds() ? { redirectFunds: true } : {}),
       });
       return { requestId: request.requestId, transaction: built.transaction };
     },

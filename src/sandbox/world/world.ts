@@ -95,6 +95,8 @@ export class World {
   readonly tokens: TokenCatalogue;
   readonly liveHistory: LiveHistoryEntry[] = [];
   readonly swapOrders = new Map<string, SwapOrderRecord>();
+  /** Told of each order the service fills or completes, so the chain can pay it out. */
+  private readonly fillListeners = new Set<(order: SwapOrderRecord, outAmountRaw: bigint) => void>();
 
   private readonly walletKeys: (Keypair | undefined)[];
   private walletIndexByPubkey: Map<string, number> | undefined;
@@ -386,8 +388,9 @@ export class World {
 
   /**
    * Test hook: the service finished an open order by itself: a trigger order `filled` or `expired`, a
-   * recurring order `completed`. Its escrow stays where it is (the sandbox trades nothing); an expired
-   * trigger order may still be cancelled for its deposit.
+   * recurring order `completed`. A fill or completion trades the escrow for the output (`onOrderFilled`:
+   * a trigger order's takingAmount, a recurring order's deposit at today's prices); an expired trigger
+   * order keeps its escrow and may still be cancelled for its deposit.
    */
   settleOrder(orderPubkey: string, status: "filled" | "completed" | "expired"): void {
     const order = this.swapOrders.get(orderPubkey);
@@ -398,6 +401,16 @@ export class World {
       throw new RangeError(`a ${order.kind} order cannot become ${status} (allowed: ${allowed.join(", ")})`);
     order.status = status;
     order.closedAt = this.now();
+    if (status === "expired") return;
+    const outAmountRaw =
+      order.outAmountRaw ?? this.tokens.rawWorth(order.inputMint, order.inAmountRaw, order.outputMint);
+    for (const listener of this.fillListeners) listener(order, outAmountRaw);
+  }
+
+  /** Subscribes to fills and completions (see settleOrder); returns the unsubscribe function. */
+  onOrderFilled(listener: (order: SwapOrderRecord, outAmountRaw: bigint) => void): () => void {
+    this.fillListeners.add(listener);
+    return () => this.fillListeners.delete(listener);
   }
 
   private pushLive(entry: Omit<LiveHistoryEntry, "id" | "timestamp">): void {

@@ -1,3 +1,4 @@
+import { AccountLayout, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import {
   Connection,
   Keypair,
@@ -5,6 +6,7 @@ import {
   PublicKey,
   SystemProgram,
   Transaction,
+  type TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
@@ -12,6 +14,8 @@ import bs58 from "bs58";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningLocalChain, startLocalChain } from "../../../src/sandbox/chain/index.js";
 import type { LandedEvent } from "../../../src/sandbox/chain/local-chain.js";
+import { poolPayoutInstruction } from "../../../src/sandbox/chain/pool-program.js";
+import { orderAddress } from "../../../src/sandbox/world/order-address.js";
 import { waitFor } from "./chain-harness.js";
 
 let run: RunningLocalChain;
@@ -146,7 +150,7 @@ describe("sandbox transactions on the local chain", () => {
   it("an order escrow and its trigger cancel move the maker's tokens there and back", async () => {
     const maker = Keypair.generate();
     run.assets.fundWallet(maker.publicKey, { sol: 1, usdc: 50_000_000n });
-    const order = Keypair.generate().publicKey;
+    const order = new PublicKey(orderAddress("trigger", "trg-escrow-test"));
     const usdc = run.assets.usdcMint;
     const escrowBuilt = await run.port.buildOrderEscrow({
       kind: "trigger",
@@ -161,7 +165,14 @@ describe("sandbox transactions on the local chain", () => {
       (await run.port.submitSigned(Buffer.from(escrowTx.serialize()).toString("base64"))).err,
     ).toBeNull();
     expect(run.chain.tokenBalance(maker.publicKey, usdc)).toBe(30_000_000n);
-    expect(run.chain.tokenBalance(run.assets.escrow.publicKey, usdc)).toBe(20_000_000n);
+    expect(run.chain.tokenBalance(order, usdc)).toBe(20_000_000n);
+    // Landed: the service's escrow delegate may move the deposit (the order's PDA cannot sign).
+    const escrow = AccountLayout.decode(
+      run.chain.getAccount(getAssociatedTokenAddressSync(usdc, order, true))?.data ?? new Uint8Array(165),
+    );
+    expect(escrow.owner.toBase58()).toBe(order.toBase58());
+    expect(escrow.delegate.toBase58()).toBe(run.assets.escrowDelegate.publicKey.toBase58());
+    expect(escrow.delegatedAmount).toBe(20_000_000n);
 
     const cancelBuilt = await run.port.buildTriggerCancel({ maker: maker.publicKey, order });
     const cancelTx = Transaction.from(Buffer.from(cancelBuilt.transaction, "base64"));
@@ -170,10 +181,11 @@ describe("sandbox transactions on the local chain", () => {
     run.port.onLanded((e) => memos.push(...e.memos));
     expect((await run.port.submitSigned(cancelTx.serialize().toString("base64"))).err).toBeNull();
     expect(run.chain.tokenBalance(maker.publicKey, usdc)).toBe(50_000_000n);
+    expect(run.chain.tokenBalance(order, usdc)).toBe(0n);
     expect(memos).toContain(`keeper-sandbox:trigger-cancel:${order.toBase58()}`);
   });
 
-  it("swap legs: the taker's input lands, then the vault pays the output", async () => {
+  it("swap legs: the taker's input lands in the pool (a PDA's account), which pays the output in the same transaction", async () => {
     const taker = Keypair.generate();
     run.assets.fundWallet(taker.publicKey, { sol: 1, usdc: 10_000_000n });
     const keep = run.assets.createTokenMints([{ symbol: "KEEP", decimals: 9, seedLabel: "keep" }])
@@ -196,10 +208,49 @@ describe("sandbox transactions on the local chain", () => {
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
     expect(run.chain.tokenBalance(taker.publicKey, run.assets.usdcMint)).toBe(6_000_000n);
-    await waitFor(
-      () => (run.chain.tokenBalance(taker.publicKey, keep) === 123_000_000_000n ? true : undefined),
-      "swap output",
-    );
+    expect(PublicKey.isOnCurve(run.assets.pool.toBytes())).toBe(false);
+    const poolUsdcBefore = 10_000_000n * 1_000_000n; // the pool's genesis USDC
+    expect(run.chain.tokenBalance(run.assets.pool, run.assets.usdcMint)).toBe(poolUsdcBefore + 4_000_000n);
+    expect(run.chain.tokenBalance(taker.publicKey, keep)).toBe(123_000_000_000n);
+  });
+
+  it("the pool program moves only the pool's accounts, and refuses an account named twice", async () => {
+    const user = Keypair.generate();
+    run.assets.fundWallet(user.publicKey, { sol: 1, usdc: 5_000_000n });
+    const usdc = run.assets.usdcMint;
+    const userAccount = getAssociatedTokenAddressSync(usdc, user.publicKey);
+    const poolAccount = getAssociatedTokenAddressSync(usdc, run.assets.pool, true);
+    const payout = (source: PublicKey, destination: PublicKey) =>
+      poolPayoutInstruction({
+        programId: run.assets.poolProgram,
+        pool: run.assets.pool,
+        bump: run.assets.poolBump,
+        source,
+        mint: usdc,
+        destination,
+        amountRaw: 1_000_000n,
+        decimals: 6,
+      });
+    const send = async (payer: Keypair, ix: TransactionInstruction) => {
+      const built = run.txFactory.build(payer.publicKey, [ix], [], "legacy");
+      const tx = Transaction.from(Buffer.from(built.transaction, "base64"));
+      tx.sign(payer);
+      return run.txFactory.submitSigned(tx.serialize().toString("base64"));
+    };
+    const poolBefore = run.chain.tokenBalance(run.assets.pool, usdc);
+    // Another's account: the pool's PDA is not its owner, so the Token program refuses.
+    const stranger = Keypair.generate();
+    run.assets.fundWallet(stranger.publicKey, { sol: 1 });
+    expect((await send(stranger, payout(userAccount, poolAccount))).err).not.toBeNull();
+    expect(run.chain.tokenBalance(user.publicKey, usdc)).toBe(5_000_000n);
+    // The same account as source and destination: the program's own refusal (custom error 1).
+    expect((await send(user, payout(poolAccount, poolAccount))).err).toEqual({
+      InstructionError: [1, { Custom: 1 }],
+    });
+    expect(run.chain.tokenBalance(run.assets.pool, usdc)).toBe(poolBefore);
+    // Its own account: paid.
+    expect((await send(user, payout(poolAccount, userAccount))).err).toBeNull();
+    expect(run.chain.tokenBalance(user.publicKey, usdc)).toBe(6_000_000n);
   });
 
   it("a v0 transaction using an address lookup table lands", async () => {

@@ -17,6 +17,7 @@ import { enqueueBuild } from "../../../src/keeper/poll-worker.js";
 import type { ActionJobData, SignJobData } from "../../../src/keeper/queues.js";
 import { processSign, type SignDeps, type SignOutcome } from "../../../src/keeper/sign-worker.js";
 import type { LocalChain } from "../../../src/sandbox/chain/local-chain.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "../../../src/sandbox/chain/pool-program.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../src/signer/keys.js";
@@ -135,6 +136,8 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
           maxComputeUnitPriceMicroLamports: BigInt(MAX_UNIT_PRICE),
           maxPriorityFeeLamports: BigInt(MAX_PRIORITY_FEE_LAMPORTS),
           commitment: "confirmed",
+          // The sandbox pool's program pays swap outputs, as keeper configs for the sandbox allow it.
+          extraPrograms: [SANDBOX_POOL_PROGRAM_ID.toBase58()],
         },
         attempts,
         logger: logs.logger,

@@ -8,6 +8,7 @@ import { PublicKey } from "@solana/web3.js";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
+import { SANDBOX_POOL_PROGRAM_ID } from "../../../src/sandbox/chain/pool-program.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { registerSandboxCommand, runSandboxCommand, SANDBOX_DEFAULTS } from "../../../src/sandbox/main.js";
 import { createWorld } from "../../../src/sandbox/world/world.js";
@@ -153,7 +154,7 @@ describe("keeper sandbox", () => {
     expect(lines).toContain(`chain rpc        http://127.0.0.1:${free}`);
     // What a keeper pointed at it must set: swaps settle later. Claims pay mainnet USDC's mint, the
     // default payout mint, and the well-known tokens sit at their mainnet addresses on the chain.
-    expect(lines).toContain("keeper signer    { settledLater: [close, swap] }");
+    expect(lines).toContain(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}] }`);
     expect(sandbox.usdcMint).toBe("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
     expect(lines.find((l) => l.startsWith("token mints"))).toContain(
       "USDT Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",

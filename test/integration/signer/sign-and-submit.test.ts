@@ -566,11 +566,10 @@ describe("sandbox-built transactions under the policy", () => {
       strategy: "test",
     } as Intent;
     // The inflow the keeper's sign path expects against the sandbox: its USDC pays claims and closes,
-    // and it pays a swap's output in a transaction of its own once the swap has landed.
+    // and its pool pays a swap's output in the swap's own transaction.
     const inflow = expectedInflow(full, figures, {
       payoutMints: [local.assets.usdcMint.toBase58()],
       toleranceBps: 50,
-      settledLater: ["swap"],
     });
     return signAndSubmit({
       intent: full,
@@ -579,7 +578,12 @@ describe("sandbox-built transactions under the policy", () => {
       lastValidBlockHeight: built.txMeta.lastValidBlockHeight,
       wallets,
       connection,
-      policyConfig: { maxComputeUnitPriceMicroLamports: 100_000n, maxPriorityFeeLamports: 1_000_000n },
+      policyConfig: {
+        maxComputeUnitPriceMicroLamports: 100_000n,
+        maxPriorityFeeLamports: 1_000_000n,
+        // The sandbox pool's program pays swap outputs, as keeper configs for the sandbox allow it.
+        extraPrograms: [local.assets.poolProgram.toBase58()],
+      },
       attempts: env.attempts,
       logger: logs.logger,
       send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
@@ -684,7 +688,7 @@ describe("sandbox-built transactions under the policy", () => {
     expect(solOf() - solMid).toBeGreaterThan(BigInt(making) - 20_000n);
   });
 
-  it("a SOL → USDC swap (wrap, pay the vault, close) and a USDC → SOL swap", async () => {
+  it("a SOL → USDC swap (wrap, pay the pool, close) and a USDC → SOL swap", async () => {
     const swap = async (inputMint: PublicKey, outputMint: PublicKey, amount: bigint) => {
       const legs = await local.port.buildSwapLegs({
         taker: owner.publicKey,

@@ -151,11 +151,7 @@ describe("world on the local chain", () => {
     const maker = sandbox.world.walletKeypair(1);
     const makerKey = maker.publicKey.toBase58();
     const keep = mintOf("keep");
-    const escrow = sandbox.chain?.assets.escrow.publicKey as PublicKey;
-    const [makerBefore, escrowBefore] = [
-      await tokenBalance(maker.publicKey, keep),
-      await tokenBalance(escrow, keep),
-    ];
+    const makerBefore = await tokenBalance(maker.publicKey, keep);
     const making = 100_000_000n; // 100 KEEP, $42
 
     const created = await api<{ requestId: string; transaction: string; order: string }>(
@@ -170,6 +166,12 @@ describe("world on the local chain", () => {
       },
     );
     expect(sandbox.world.swapOrders.has(created.order)).toBe(false);
+    // As on the live service: the order is a program-derived address, and its escrow is its own
+    // token account of the input mint.
+    const escrow = new PublicKey(created.order);
+    expect(PublicKey.isOnCurve(escrow.toBytes()), "an order account no key signs for").toBe(false);
+    const escrowBefore = await tokenBalance(escrow, keep);
+    expect(escrowBefore).toBe(0n);
     const executed = await api("POST", "/trigger/v1/execute", {
       requestId: created.requestId,
       signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
@@ -193,13 +195,50 @@ describe("world on the local chain", () => {
     expect(sandbox.world.swapOrders.get(created.order)?.status).toBe("cancelled");
   });
 
+  it("(c) a trigger order the service fills: the deposit goes to the pool, the maker gets its takingAmount", async () => {
+    const maker = sandbox.world.walletKeypair(1);
+    const makerKey = maker.publicKey.toBase58();
+    const [keep, usdc] = [mintOf("keep"), new PublicKey(sandbox.usdcMint)];
+    const pool = sandbox.chain?.assets.pool as PublicKey;
+    const [keepBefore, usdcBefore, poolKeepBefore] = [
+      await tokenBalance(maker.publicKey, keep),
+      await tokenBalance(maker.publicKey, usdc),
+      await tokenBalance(pool, keep),
+    ];
+    const created = await api<{ requestId: string; transaction: string; order: string }>(
+      "POST",
+      "/trigger/v1/createOrder",
+      {
+        inputMint: keep.toBase58(),
+        outputMint: usdc.toBase58(),
+        maker: makerKey,
+        payer: makerKey,
+        params: { makingAmount: "50000000", takingAmount: "21000000" },
+      },
+    );
+    await api("POST", "/trigger/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
+    });
+    const escrow = new PublicKey(created.order);
+    expect(await tokenBalance(escrow, keep)).toBe(50_000_000n);
+
+    sandbox.world.settleOrder(created.order, "filled");
+    await waitFor(
+      async () =>
+        (await tokenBalance(maker.publicKey, usdc)) === usdcBefore + 21_000_000n ? true : undefined,
+      "the fill's payout",
+    );
+    expect(await tokenBalance(escrow, keep)).toBe(0n);
+    expect(await tokenBalance(pool, keep)).toBe(poolKeepBefore + 50_000_000n);
+    expect(await tokenBalance(maker.publicKey, keep)).toBe(keepBefore - 50_000_000n);
+  });
+
   it("(c) a SOL trigger order from a wallet without wrapped SOL wraps, escrows, and unwraps on cancel", async () => {
     const maker = sandbox.world.walletKeypair(TOKEN_WALLETS);
     const makerKey = maker.publicKey.toBase58();
-    const escrow = sandbox.chain?.assets.escrow.publicKey as PublicKey;
     const wrappedAccount = getAssociatedTokenAddressSync(NATIVE_MINT, maker.publicKey);
     const making = 100_000_000n; // 0.1 SOL, $15
-    const escrowBefore = await tokenBalance(escrow, NATIVE_MINT);
 
     const created = await api<{ requestId: string; transaction: string; order: string }>(
       "POST",
@@ -212,6 +251,8 @@ describe("world on the local chain", () => {
         params: { makingAmount: String(making), takingAmount: "14000000" },
       },
     );
+    const escrow = new PublicKey(created.order);
+    const escrowBefore = await tokenBalance(escrow, NATIVE_MINT);
     const executed = await api<{ signature: string }>("POST", "/trigger/v1/execute", {
       requestId: created.requestId,
       signedTransaction: Buffer.from(signBase64(created.transaction, maker).serialize()).toString("base64"),
@@ -262,6 +303,10 @@ describe("world on the local chain", () => {
     expect(executed).toMatchObject({ status: "Success" });
     expect(await tokenBalance(user.publicKey, keep)).toBe(before - BigInt(inAmount));
     expect(sandbox.world.swapOrders.get(executed.order)).toMatchObject({ kind: "recurring", status: "open" });
+    // The deposit sits in the order PDA's own KEEP account.
+    const order = new PublicKey(executed.order);
+    expect(PublicKey.isOnCurve(order.toBytes())).toBe(false);
+    expect(await tokenBalance(order, keep)).toBe(BigInt(inAmount));
   });
 });
 
@@ -339,6 +384,16 @@ describe("swap on the local chain", () => {
     ];
     const build = await buildSwap(taker.publicKey, usdc, NATIVE_MINT, 15_000_000n);
     expect(Object.keys(build.addressesByLookupTableAddress ?? {})).toHaveLength(1);
+    // The quote agrees with the service's own token prices: $15 of SOL at its search price, less the
+    // pool's 0.2% fee (floored to a lamport); the threshold is the default 0.5% below it.
+    const prices = await api<{ id: string; usdPrice: number }[]>(
+      "GET",
+      `/ultra/v1/search?query=${usdc.toBase58()},${NATIVE_MINT.toBase58()}`,
+    );
+    const priceOf = (mint: PublicKey) => prices.find((t) => t.id === mint.toBase58())?.usdPrice ?? Number.NaN;
+    const expectedLamports = ((15 * priceOf(usdc)) / priceOf(NATIVE_MINT)) * 0.998 * 1e9;
+    expect(Math.abs(Number(build.outAmount) - expectedLamports)).toBeLessThanOrEqual(1);
+    expect(BigInt(build.otherAmountThreshold)).toBe((BigInt(build.outAmount) * 9_950n) / 10_000n);
     const tx = await assembleSwap(taker, build);
     expect(tx.message.addressTableLookups.length, "compiled against the lookup table").toBe(1);
     expect(
@@ -348,13 +403,14 @@ describe("swap on the local chain", () => {
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
     expect(await tokenBalance(taker.publicKey, usdc)).toBe(usdcBefore - 15_000_000n);
-    await waitFor(
-      async () =>
-        (await tokenBalance(taker.publicKey, NATIVE_MINT)) === solBefore + BigInt(build.outAmount)
-          ? true
-          : undefined,
-      "the vault's wrapped SOL payout",
-    );
+    // The input went to a pool account whose authority no key signs for (a PDA), as on a live swap.
+    const destination = new PublicKey(build.swapInstruction.accounts[2]?.pubkey ?? "");
+    const poolAccount = sandbox.chain?.chain.tokenAccount(destination);
+    if (poolAccount === undefined) throw new Error("the swap's destination is not a token account");
+    expect(poolAccount.mint.toBase58()).toBe(sandbox.usdcMint);
+    expect(PublicKey.isOnCurve(poolAccount.owner.toBytes())).toBe(false);
+    // Paid by the pool in the same transaction, as a live swap pays.
+    expect(await tokenBalance(taker.publicKey, NATIVE_MINT)).toBe(solBefore + BigInt(build.outAmount));
   });
 
   it("(d) SOL → BOLT from a wallet without tokens: wraps the input, unwraps the rest, BOLT arrives", async () => {
@@ -367,11 +423,7 @@ describe("swap on the local chain", () => {
     const tx = await assembleSwap(taker, build);
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
-    await waitFor(
-      async () =>
-        (await tokenBalance(taker.publicKey, bolt)) === BigInt(build.outAmount) ? true : undefined,
-      "the vault's BOLT payout",
-    );
+    expect(await tokenBalance(taker.publicKey, bolt)).toBe(BigInt(build.outAmount));
     const meta = (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta;
     const boltAccountRent = BigInt(await connection.getMinimumBalanceForRentExemption(165));
     expect(BigInt(await connection.getBalance(taker.publicKey))).toBe(
@@ -389,11 +441,7 @@ describe("swap on the local chain", () => {
     const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), umbra, 20_000_000n);
     const signature = await connection.sendRawTransaction((await assembleSwap(taker, build)).serialize());
     expect((await landed(signature)).err).toBeNull();
-    await waitFor(
-      async () =>
-        (await tokenBalance(taker.publicKey, umbra)) === BigInt(build.outAmount) ? true : undefined,
-      "the vault's UMBRA payout",
-    );
+    expect(await tokenBalance(taker.publicKey, umbra)).toBe(BigInt(build.outAmount));
   });
 
   it("a swap the vault cannot pay is refused with 400 naming amount", async () => {
@@ -407,30 +455,111 @@ describe("swap on the local chain", () => {
     expect(((await response.json()) as { error: string }).error).toContain("amount");
   });
 
-  it("a memo without the input pays nothing", async () => {
+  it("the pool's payout is signed for its PDA by the pool program, nobody's key", async () => {
     const taker = sandbox.world.walletKeypair(TOKEN_WALLETS + 1);
-    const keep = mintOf("keep");
-    const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), keep, 5_000_000n);
-    // Only the memo and the account creations: the input transfer is left out.
-    const cheat = {
-      ...build,
-      swapInstruction: build.otherInstructions[0] as ApiInstruction,
-      otherInstructions: [],
-    };
-    const tx = await assembleSwap(taker, cheat);
+    const wave = mintOf("wave");
+    const waveBefore = await tokenBalance(taker.publicKey, wave);
+    const build = await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), wave, 5_000_000n);
+    const payout = build.otherInstructions[0] as ApiInstruction;
+    expect(payout.programId).toBe(sandbox.chain?.assets.poolProgram.toBase58());
+    expect(
+      payout.accounts.every((a) => !a.isSigner),
+      "no signature but the taker's",
+    ).toBe(true);
+    const tx = await assembleSwap(taker, build);
+    expect(tx.message.header.numRequiredSignatures).toBe(1);
     const signature = await connection.sendRawTransaction(tx.serialize());
     expect((await landed(signature)).err).toBeNull();
-    // A later, honest swap settles: by then the cheat would have been paid if it ever were.
-    const honest = await assembleSwap(
-      taker,
-      await buildSwap(taker.publicKey, new PublicKey(sandbox.usdcMint), mintOf("wave"), 5_000_000n),
+    const meta = (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta;
+    const pool = sandbox.chain?.assets.pool.toBase58();
+    const waveOf = (list: NonNullable<typeof meta>["postTokenBalances"], owner?: string) =>
+      BigInt(list?.find((b) => b.owner === owner && b.mint === wave.toBase58())?.uiTokenAmount.amount ?? "0");
+    expect(waveOf(meta?.preTokenBalances, pool) - waveOf(meta?.postTokenBalances, pool)).toBe(
+      BigInt(build.outAmount),
     );
-    const honestSignature = await connection.sendRawTransaction(honest.serialize());
-    expect((await landed(honestSignature)).err).toBeNull();
-    await waitFor(
-      async () => ((await tokenBalance(taker.publicKey, mintOf("wave"))) > 0n ? true : undefined),
-      "the honest swap's payout",
+    expect(await tokenBalance(taker.publicKey, wave)).toBe(waveBefore + BigInt(build.outAmount));
+  });
+});
+
+describe("a hostile sandbox (redirectFunds)", () => {
+  afterAll(() => sandbox.faults.clear());
+
+  it("is switched on and off through the loopback admin route; a bad value is refused and changes nothing", async () => {
+    const admin = (method: string, body?: unknown) =>
+      fetch(`${sandbox.url}/__sandbox/faults`, {
+        method,
+        ...(body === undefined
+          ? {}
+          : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      });
+    const taker = sandbox.world.walletKeypair(0).publicKey;
+    const strangerUsdc = getAssociatedTokenAddressSync(
+      new PublicKey(sandbox.usdcMint),
+      sandbox.chain?.assets.stranger.publicKey as PublicKey,
+    ).toBase58();
+    const destination = async () => {
+      const build = await buildSwap(taker, new PublicKey(sandbox.usdcMint), mintOf("keep"), 1_000_000n);
+      return { to: build.swapInstruction.accounts[2]?.pubkey, threshold: build.otherAmountThreshold };
+    };
+
+    const refused = await admin("POST", { redirectFunds: "yes" });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: "redirectFunds: must be a boolean" });
+    const honest = await destination();
+    expect(honest.to).not.toBe(strangerUsdc);
+    expect(honest.threshold).not.toBe("0");
+
+    expect((await admin("POST", { redirectFunds: true })).status).toBe(200);
+    expect(await (await admin("GET")).json()).toMatchObject({ redirectFunds: true });
+    expect(await destination()).toEqual({ to: strangerUsdc, threshold: "0" });
+
+    expect((await admin("DELETE")).status).toBe(200);
+    expect(await destination()).toEqual(honest);
+  });
+
+  it("sends a swap's input and an order's deposit to the stranger, with a quote that asks for no output", async () => {
+    const stranger = sandbox.chain?.assets.stranger.publicKey as PublicKey;
+    expect(PublicKey.isOnCurve(stranger.toBytes()), "an ordinary key's account").toBe(true);
+    const taker = sandbox.world.walletKeypair(0);
+    const usdc = new PublicKey(sandbox.usdcMint);
+    const keep = mintOf("keep");
+    sandbox.faults.set({ redirectFunds: true });
+    const [usdcBefore, keepBefore, strangerUsdcBefore, strangerKeepBefore] = [
+      await tokenBalance(taker.publicKey, usdc),
+      await tokenBalance(taker.publicKey, keep),
+      await tokenBalance(stranger, usdc),
+      await tokenBalance(stranger, keep),
+    ];
+
+    const waveBefore = await tokenBalance(taker.publicKey, mintOf("wave"));
+    const build = await buildSwap(taker.publicKey, usdc, mintOf("wave"), 7_000_000n);
+    expect(build.otherAmountThreshold).toBe("0");
+    expect(BigInt(build.outAmount)).toBeGreaterThan(0n);
+    const swapSignature = await connection.sendRawTransaction((await assembleSwap(taker, build)).serialize());
+    expect((await landed(swapSignature)).err).toBeNull();
+    expect(await tokenBalance(stranger, usdc)).toBe(strangerUsdcBefore + 7_000_000n);
+    expect(await tokenBalance(taker.publicKey, usdc)).toBe(usdcBefore - 7_000_000n);
+    // The quote promised outAmount; the pool pays one raw unit.
+    expect(await tokenBalance(taker.publicKey, mintOf("wave"))).toBe(waveBefore + 1n);
+
+    const created = await api<{ requestId: string; transaction: string; order: string }>(
+      "POST",
+      "/trigger/v1/createOrder",
+      {
+        inputMint: keep.toBase58(),
+        outputMint: sandbox.usdcMint,
+        maker: taker.publicKey.toBase58(),
+        payer: taker.publicKey.toBase58(),
+        params: { makingAmount: "20000000", takingAmount: "9000000" },
+      },
     );
-    expect(await tokenBalance(taker.publicKey, keep)).toBe(0n);
+    const executed = await api("POST", "/trigger/v1/execute", {
+      requestId: created.requestId,
+      signedTransaction: Buffer.from(signBase64(created.transaction, taker).serialize()).toString("base64"),
+    });
+    expect(executed).toMatchObject({ status: "Success" });
+    expect(await tokenBalance(stranger, keep)).toBe(strangerKeepBefore + 20_000_000n);
+    expect(await tokenBalance(taker.publicKey, keep)).toBe(keepBefore - 20_000_000n);
+    expect(await tokenBalance(new PublicKey(created.order), keep), "the order's escrow got nothing").toBe(0n);
   });
 });
