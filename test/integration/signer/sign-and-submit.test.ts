@@ -3,7 +3,7 @@ import {
   Connection,
   Keypair,
   LAMPORTS_PER_SOL,
-  type PublicKey,
+  PublicKey,
   SystemProgram,
   TransactionMessage,
   VersionedTransaction,
@@ -14,6 +14,7 @@ import { ValidationError } from "../../../src/api/errors.js";
 import { type BuildFigures, expectedInflow } from "../../../src/chain/inflow-rules.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { type RunningLocalChain, startLocalChain } from "../../../src/sandbox/chain/index.js";
+import { orderAddress } from "../../../src/sandbox/world/order-address.js";
 import type { AttemptStore } from "../../../src/signer/attempt-store.js";
 import { Wallets } from "../../../src/signer/keys.js";
 import { type SignAndSubmitInput, signAndSubmit } from "../../../src/signer/sign-transaction.js";
@@ -629,7 +630,7 @@ describe("sandbox-built transactions under the policy", () => {
         maker: owner.publicKey,
         inputMint: usdc,
         amountRaw: 1_000_000n,
-        orderRef: Keypair.generate().publicKey.toBase58(),
+        orderRef: orderAddress("trigger", `usdc-${counter}`),
       }),
     );
     expect(trigger).toMatchObject({ outcome: "confirmed" });
@@ -647,7 +648,7 @@ describe("sandbox-built transactions under the policy", () => {
         maker: owner.publicKey,
         inputMint: usdc,
         amountRaw: 1_000_000n,
-        orderRef: Keypair.generate().publicKey.toBase58(),
+        orderRef: orderAddress("recurring", `usdc-${counter}`),
       }),
     );
     expect(recurring).toMatchObject({ outcome: "confirmed" });
@@ -655,7 +656,8 @@ describe("sandbox-built transactions under the policy", () => {
 
   it("a SOL trigger order from a wallet without wrapped SOL (wrap, escrow, close), then its cancel (unwrap)", async () => {
     const making = LAMPORTS_PER_SOL / 10;
-    const order = Keypair.generate().publicKey;
+    // An order's address is a program's (off-curve), as on the live service: its escrow is no wallet's.
+    const order = new PublicKey(orderAddress("trigger", `sol-${counter}`));
     const solBefore = solOf();
     const created = await run(
       {

@@ -52,6 +52,8 @@ describe("swap floor: the signer's own minimum output", () => {
   let walletUsdc: PublicKey;
   let walletKeep: PublicKey;
   let strangerUsdc: PublicKey;
+  /** The input's destination in the legitimate shape: a token account of a pool's (off-curve) address. */
+  let poolUsdc: PublicKey;
   let vaultKeep: PublicKey;
   const policy: PolicyConfig = {
     maxComputeUnitPriceMicroLamports: 1_000_000n,
@@ -75,6 +77,8 @@ describe("swap floor: the signer's own minimum output", () => {
     walletKeep = chain.mintTo(keep, wallet, 0n);
     chain.mintTo(unpriced, wallet, 0n);
     strangerUsdc = chain.mintTo(usdc, stranger.publicKey, 0n);
+    const [poolAuthority] = PublicKey.findProgramAddressSync([Buffer.from("pool")], vault.publicKey);
+    poolUsdc = chain.mintTo(usdc, poolAuthority, 0n);
     vaultKeep = chain.mintTo(keep, vault.publicKey, 10_000_000_000n);
     chain.mintTo(unpriced, vault.publicKey, 10_000_000_000n);
     const client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
@@ -187,6 +191,16 @@ describe("swap floor: the signer's own minimum output", () => {
         quote: quoteOf(intent, { otherAmountThreshold: "0" }),
         instructions: swapInstructions(strangerUsdc, 0n),
       }),
+      // Two rules refuse it; the destination's runs first (the floor alone: the next case).
+      "outflow_destination",
+      /is another wallet \(a key on the curve\)/,
+    ],
+    [
+      "the input paid into a pool that pays nothing back, with the build's threshold 0",
+      (intent: Extract<Intent, { kind: "swap" }>) => ({
+        quote: quoteOf(intent, { otherAmountThreshold: "0" }),
+        instructions: swapInstructions(poolUsdc, 0n),
+      }),
       "swap_below_floor",
       /brings the wallet 0 of mint \w+, expected at least 236430951/,
     ],
@@ -194,7 +208,7 @@ describe("swap floor: the signer's own minimum output", () => {
       "an output below Keeper's floor though above the build's (lowered) threshold",
       (intent: Extract<Intent, { kind: "swap" }>) => ({
         quote: quoteOf(intent, { otherAmountThreshold: "1" }),
-        instructions: swapInstructions(strangerUsdc, QUOTE_THRESHOLD - 1n),
+        instructions: swapInstructions(poolUsdc, QUOTE_THRESHOLD - 1n),
       }),
       "swap_below_floor",
       /floor 236430951: the largest of the build's threshold 1, the quote less slippage 236430951, the fair output 238095238 less signer.maxPriceDeviationPct 226190476\) brings the wallet 236430950 of mint \w+, expected at least 236430951/,
@@ -203,7 +217,7 @@ describe("swap floor: the signer's own minimum output", () => {
       "a quote and threshold lowered together (slippage 100 %): held to the fair output less 5 %",
       (intent: Extract<Intent, { kind: "swap" }>) => ({
         quote: quoteOf(intent, { outAmount: "226190477", otherAmountThreshold: "0" }),
-        instructions: swapInstructions(strangerUsdc, 226_190_475n),
+        instructions: swapInstructions(poolUsdc, 226_190_475n),
         slippageBps: 10_000,
       }),
       "swap_below_floor",
@@ -213,7 +227,7 @@ describe("swap floor: the signer's own minimum output", () => {
       "a quote whose inAmount is not the intent's",
       (intent: Extract<Intent, { kind: "swap" }>) => ({
         quote: quoteOf(intent, { inAmount: "1000000" }),
-        instructions: swapInstructions(strangerUsdc, QUOTED_KEEP),
+        instructions: swapInstructions(poolUsdc, QUOTED_KEEP),
       }),
       "swap_quote_mismatch",
       /inAmount 1000000, the intent's 100000000/,
@@ -222,7 +236,7 @@ describe("swap floor: the signer's own minimum output", () => {
       "a quote whose inputMint and outputMint are not the intent's",
       (intent: Extract<Intent, { kind: "swap" }>) => ({
         quote: quoteOf(intent, { inputMint: keep.toBase58(), outputMint: usdc.toBase58() }),
-        instructions: swapInstructions(strangerUsdc, QUOTED_KEEP),
+        instructions: swapInstructions(poolUsdc, QUOTED_KEEP),
       }),
       "swap_quote_mismatch",
       /inputMint \w+, the intent's \w+; outputMint \w+, the intent's \w+/,
@@ -231,14 +245,14 @@ describe("swap floor: the signer's own minimum output", () => {
       "a quote whose implied price is 20 % off the service's prices (threshold to match)",
       (intent: Extract<Intent, { kind: "swap" }>) => ({
         quote: quoteOf(intent, { outAmount: "190476190", otherAmountThreshold: "189523809" }),
-        instructions: swapInstructions(strangerUsdc, 190_000_000n),
+        instructions: swapInstructions(poolUsdc, 190_000_000n),
       }),
       "price_deviation",
       /gives 190476190 of \w+ for 100000000 of \w+; at the service's prices \(\$1 and \$0.42\) that is 238095238/,
     ],
     [
       "no quote on the ledger row",
-      () => ({ quote: undefined, instructions: swapInstructions(strangerUsdc, QUOTED_KEEP) }),
+      () => ({ quote: undefined, instructions: swapInstructions(poolUsdc, QUOTED_KEEP) }),
       "swap_quote_missing",
       /no readable quote/,
     ],
@@ -269,7 +283,7 @@ describe("swap floor: the signer's own minimum output", () => {
     const before = balances();
     const outcome = await sign(
       intent,
-      swapInstructions(strangerUsdc, QUOTED_KEEP, unpriced),
+      swapInstructions(poolUsdc, QUOTED_KEEP, unpriced),
       quoteOf(intent, { outputMint: unpriced.toBase58() }),
     );
     expect(outcome).toMatchObject({ outcome: "refused", reason: "price_unknown" });
@@ -280,7 +294,7 @@ describe("swap floor: the signer's own minimum output", () => {
   it("signs a swap that pays at least the floor: the input leaves and the output arrives", async () => {
     const intent = swapIntent();
     const before = balances();
-    const outcome = await sign(intent, swapInstructions(strangerUsdc, QUOTE_THRESHOLD), quoteOf(intent));
+    const outcome = await sign(intent, swapInstructions(poolUsdc, QUOTE_THRESHOLD), quoteOf(intent));
     expect(outcome).toMatchObject({ outcome: "confirmed" });
     const after = balances();
     expect(after.usdc).toBe(before.usdc - IN_AMOUNT);
