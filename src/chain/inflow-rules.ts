@@ -34,13 +34,14 @@ export interface InflowOptions {
   toleranceBps: number;
   /**
    * Kinds whose proceeds may come in a later transaction, so one paying nothing at once passes: a
-   * close on the live service places a sell order that is filled later; the sandbox settles a swap's
-   * output in a transaction of its own after the swap lands (a live swap pays in the same one).
+   * close on the live service places a sell order that is filled later. A swap is not one of them: it
+   * pays its output in its own transaction (live and on the sandbox), so one that pays nothing is
+   * refused whatever the config says.
    */
   settledLater?: readonly SettledLaterKind[];
 }
 
-export const SETTLED_LATER_KINDS = ["close", "swap"] as const;
+export const SETTLED_LATER_KINDS = ["close"] as const;
 export type SettledLaterKind = (typeof SETTLED_LATER_KINDS)[number];
 
 /** What the build of an intent said it brings in (the ledger row keeps both). */
@@ -85,7 +86,6 @@ export function expectedInflow(
         what: known ? "swap output" : "swap output (no threshold known)",
         mints: [intent.outputMint],
         minRaw: known ? BigInt(built.minInflowRaw as string) : 1n,
-        ...later("swap", options),
       };
     }
     case "close":
@@ -104,8 +104,7 @@ export function expectedInflow(
 
 /**
  * A swap's expectation held to Keeper's floor (the signer's, see src/signer/swap-floor.ts): the output
- * mint only, at least the floor, refused below it as `swap_below_floor`. Whether nothing at all may come
- * in at once (settledLater) stays as the expectation had it.
+ * mint only, at least the floor, refused below it as `swap_below_floor`. A swap always pays at once.
  */
 export function heldToSwapFloor(
   expectation: InflowExpectation | undefined,
@@ -117,7 +116,6 @@ export function heldToSwapFloor(
     mints: [floor.outputMint],
     minRaw,
     reason: "swap_below_floor",
-    ...(expectation?.noneAllowed ? { noneAllowed: true } : {}),
   };
 }
 

@@ -89,13 +89,11 @@ describe("expectedInflow", () => {
     expect(expectedInflow(close, {}, options)).toBeUndefined();
   });
 
-  it("only the kinds settled later may pay nothing at once, never a claim", () => {
-    const later = { ...options, settledLater: ["close", "swap"] as const };
+  it("only a close settled later may pay nothing at once, never a claim or a swap", () => {
+    const later = { ...options, settledLater: ["close"] as const };
     expect(expectedInflow(close, { minInflowRaw: "1000000" }, later)?.noneAllowed).toBe(true);
-    expect(expectedInflow(swap, { minInflowRaw: "1" }, later)?.noneAllowed).toBe(true);
-    expect(
-      expectedInflow(swap, { minInflowRaw: "1" }, { ...options, settledLater: ["close"] }),
-    ).not.toHaveProperty("noneAllowed");
+    expect(expectedInflow(close, { minInflowRaw: "1000000" }, options)).not.toHaveProperty("noneAllowed");
+    expect(expectedInflow(swap, { minInflowRaw: "1" }, later)).not.toHaveProperty("noneAllowed");
     expect(expectedInflow(claim, { amountMicroUsd: "1" }, later)).not.toHaveProperty("noneAllowed");
   });
 

@@ -175,13 +175,14 @@ describe("heldToSwapFloor: the simulation is held to Keeper's floor", () => {
     expect(() => checkInflow(held, new Map([[solMint, 633_333_333n]]))).not.toThrow();
   });
 
-  it("keeps a higher expectation, and a kind settled later", () => {
-    const later = expectedInflow(
+  it("keeps a higher expectation, and never lets a swap pay nothing", () => {
+    const higher = expectedInflow(
       intent,
       { minInflowRaw: "700000000" },
-      { ...options, settledLater: ["swap"] },
+      { ...options, settledLater: ["close"] },
     );
-    expect(heldToSwapFloor(later, floor)).toMatchObject({ minRaw: 700_000_000n, noneAllowed: true });
+    expect(heldToSwapFloor(higher, floor)).toMatchObject({ minRaw: 700_000_000n });
+    expect(heldToSwapFloor(higher, floor)).not.toHaveProperty("noneAllowed");
     expect(heldToSwapFloor(undefined, floor).minRaw).toBe(633_333_333n);
   });
 });
