@@ -1,7 +1,7 @@
 /**
  * Docs are tests: every YAML config the docs show is checked and run here.
  *
- * What is extracted: every ```yaml block of README.md and strategies/README.md, and every example
+ * What is extracted: every ```yaml block of README.md, strategies/README.md and docs/*.md, and every example
  * config file (config/*.yaml, strategies/examples/*.yaml). Each is one test:
  *
  * - A block meant to be refused says so in a comment line `# invalid: <message>`: `keeper config
@@ -76,6 +76,9 @@ function yamlFilesIn(dir: string): DocBlock[] {
 const BLOCKS: readonly DocBlock[] = [
   ...yamlBlocksOf("README.md"),
   ...yamlBlocksOf("strategies/README.md"),
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .flatMap((name) => yamlBlocksOf(`docs/${name}`)),
   ...yamlFilesIn("config"),
   ...yamlFilesIn("strategies/examples"),
 ];
