@@ -1,5 +1,5 @@
 /**
- * Docs are tests: every `keeper` command line README.md and strategies/README.md show runs here, as
+ * Docs are tests: every `keeper` command line README.md, strategies/README.md and docs/*.md show runs here, as
  * the docs write it, and exits as documented: 0, a command that runs until stopped (`start`,
  * `sandbox`) exits 0 on SIGTERM, and the exceptions the docs state are in DOCUMENTED_OUTCOMES.
  *
@@ -26,7 +26,7 @@
  * Lines that need what this machine lacks are not run here, and are checked where they can be:
  * `docker compose ...` (no Docker engine) by test/e2e/compose-stack.test.ts, against compose.yaml.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -105,7 +105,13 @@ function formsOf(synopsis: string): string[][] {
   return forms;
 }
 
-const DOCS = ["README.md", "strategies/README.md"];
+const DOCS = [
+  "README.md",
+  "strategies/README.md",
+  ...readdirSync("docs")
+    .filter((n) => n.endsWith(".md"))
+    .map((n) => `docs/${n}`),
+];
 
 const FORMS: ReadonlyArray<readonly string[]> = (() => {
   const seen = new Set<string>();
