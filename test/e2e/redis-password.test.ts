@@ -37,7 +37,7 @@ describe("keeper with a Redis that requires a password", () => {
       `redis.passwordFile: Redis at ${server.url} requires a password (NOAUTH): set redis.passwordFile or KEEPER_REDIS_PASSWORD_FILE`,
     );
     expect(run.output()).not.toMatch(/^\s+at /m);
-  }, 30_000);
+  }, 90_000);
 
   it("runs a scheduler (password file) and a worker (password in the URL) whose polls land, and prints neither", async () => {
     const withFile = { KEEPER_REDIS_URL: server.url, KEEPER_REDIS_PASSWORD_FILE: server.passwordFile };
@@ -80,5 +80,5 @@ describe("keeper with a Redis that requires a password", () => {
     expect(wrong.stderr).toContain(`redis.url: Redis at ${server.url} refused the password in the URL`);
     expect(wrong.stderr).not.toContain("not-the-password-0123456789");
     expect(wrong.stderr).not.toMatch(/^\s+at /m);
-  }, 30_000);
+  }, 120_000);
 });
