@@ -398,7 +398,7 @@ function findSecrets(value: unknown, path: PropertyKey[] = []): string[] {
     const here = [...path, Array.isArray(value) ? Number(key) : key];
     if ((SECRET_KEYS as readonly string[]).includes(key))
       found.push(
-        `${formatPath(here)}: secrets may not be written in the config file; use an environment variable or a file (see README)`,
+        `${formatPath(here)}: secrets may not be written in the config file; use an environment variable or a file (see docs/configuration.md)`,
       );
     else found.push(...findSecrets(child, here));
   }

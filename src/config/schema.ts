@@ -200,7 +200,7 @@ export const configSchema = z.strictObject({
         .default([...DEFAULT_PAYOUT_MINTS]),
       /**
        * Token-2022 mints the wallet may receive even with an extension that takes from holders
-       * (permanent delegate, transfer hook, confidential transfers, a transfer fee); see docs/security.md.
+       * (permanent delegate, transfer hook, confidential transfers, a transfer fee); see docs/signer.md.
        */
       allowedToken2022Mints: z.array(pubkey).default([]),
       /** Taken off a close's minimum proceeds (its fees are estimates); claims and swaps are exact. */
@@ -211,14 +211,14 @@ export const configSchema = z.strictObject({
       stuckSendingSeconds: seconds.default(300),
       /**
        * A swap's quote may stray this far from the service's token prices (either way), and Keeper's
-       * floor is at least the fair output less this much (see docs/security.md).
+       * floor is at least the fair output less this much (see docs/signer.md).
        */
       maxPriceDeviationPct: z
         .number({ error: PCT_DEVIATION_RULE })
         .min(0.01, PCT_DEVIATION_RULE)
         .max(50, PCT_DEVIATION_RULE)
         .default(5),
-      /** The signer's own limits on what intents spend, from this file only (see docs/security.md). */
+      /** The signer's own limits on what intents spend, from this file only (see docs/signer.md). */
       limits: signerLimitsSchema,
     })
     .prefault({}),
@@ -268,7 +268,7 @@ export const configSchema = z.strictObject({
         .default(0),
     })
     .prefault({}),
-  /** Circuit breakers across strategies (see README "Protections"); every one is off unless set. */
+  /** Circuit breakers across strategies (strategies/README.md, "Protections"); each is off unless set. */
   protections: z
     .strictObject({
       /** Hold back new orders and plans once today's (UTC) realized loss of Keeper's closes reaches this. */

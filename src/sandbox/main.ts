@@ -48,8 +48,8 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
     (key) => `${key.toUpperCase()} ${sandbox.tokenMints[key] ?? "?"}`,
   );
   lines.push(`token mints      ${mints.join(", ")}`);
-  // Its swaps call the sandbox pool's program: a keeper pointed at it needs this signer key (see the
-  // README's configuration table). Claims pay mainnet USDC's mint, the default payout mint.
+  // Its swaps call the sandbox pool's program: a keeper pointed at it needs this signer key (see
+  // docs/configuration.md). Claims pay mainnet USDC's mint, the default payout mint.
   lines.push(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}] }`);
   lines.push(`wallets (${sandbox.wallets.length}):`);
   for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
@@ -18,7 +18,7 @@ import { promqlReferences } from "../helpers/promql-references.js";
  * followed, to the repo's files, to the other services, and to what Keeper accepts. Keeper's service
  * is then started as the file starts it (its command and KEEPER_* environment, with only Redis, the
  * ports and the bind address swapped for the test's), and its /metrics is read as Prometheus would.
- * What this cannot show: that the images pull and the containers start; README says so.
+ * What this cannot show: that the images pull and the containers start; docs/operations.md says so.
  */
 const ROOT = process.cwd();
 
@@ -326,9 +326,15 @@ describe(".dockerignore", () => {
   });
 });
 
-describe("README's compose lines", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const lines = [...readme.matchAll(/docker compose[^`\n]*/g)].map((m) => m[0].replace(/\s+#.*$/, "").trim());
+describe("the docs' compose lines", () => {
+  const docs = [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
+  const text = docs.map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
+  const lines = [...text.matchAll(/docker compose[^`\n]*/g)].map((m) => m[0].replace(/\s+#.*$/, "").trim());
 
   it("use the repo's compose.yaml and name only its services (they are not run here: no Docker engine)", () => {
     expect(lines.some((line) => /^docker compose up\b/.test(line))).toBe(true);
@@ -343,8 +349,10 @@ describe("README's compose lines", () => {
   });
 
   it("open Grafana and Prometheus where compose.yaml publishes them", () => {
-    const start = readme.indexOf("## Dashboards, alerts and compose");
-    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+    const operations = readFileSync(join(ROOT, "docs/operations.md"), "utf8");
+    const start = operations.indexOf("## Dashboards, alerts and compose");
+    expect(start, "docs/operations.md has its compose section").toBeGreaterThanOrEqual(0);
+    const section = operations.slice(start, operations.indexOf("\n## ", start + 1));
     const urls = [...section.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => m[1]);
     const published = Object.values(services).flatMap((s) => (s.ports ?? []).map((p) => p.split(":")[1]));
     expect(urls.length).toBeGreaterThan(1);

@@ -281,7 +281,7 @@ describe("status page on the ops server", () => {
     expect(pausedPage).toContain("PAUSED since");
     expect(pausedPage).toContain('data-action="resume"');
 
-    // As curl sends it without a body (README).
+    // As curl sends it without a body (docs/operations.md).
     const resumed = await fetch(`${server.url}/admin/resume`, {
       method: "POST",
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
