@@ -1,7 +1,7 @@
 import type { Strategy } from "../src/core/strategy.js";
 import { autoClaim } from "./auto-claim.js";
 import { dca } from "./dca.js";
-import { exitRules } from "./exit-rules.js";
+import { exitRules } from "./exit-rules/index.js";
 import { limitOrders } from "./limit-orders.js";
 import { sweep } from "./sweep.js";
 
