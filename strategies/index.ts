@@ -13,3 +13,6 @@ export const builtInStrategies: ReadonlyMap<string, Strategy<unknown>> = new Map
   [limitOrders.name, limitOrders as Strategy<unknown>],
   [sweep.name, sweep as Strategy<unknown>],
 ]);
+
+/** What runs when a config names no strategies (config/default.yaml says the same). */
+export const defaultStrategyNames: readonly string[] = [autoClaim.name];
