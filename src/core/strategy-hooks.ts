@@ -153,7 +153,10 @@ export const statusViewSchema = z.strictObject({
     .optional(),
 });
 
-/** What a `statusView` hook is given: the wallet's positions as the last poll saw them, and its state. */
+/**
+ * What a `statusView` hook is given: the wallet's positions as the last poll saw them, its state, and
+ * the config as loaded (the page reads no service, so token fields are as the file wrote them).
+ */
 export interface StatusInput<C> {
   readonly config: C;
   readonly state: Readonly<Record<string, unknown>>;
