@@ -1,18 +1,7 @@
 import { z } from "zod";
+import type { ConfigProblem, TokenField } from "../src/core/strategy-hooks.js";
 
 /** Schemas shared by the built-in strategies' configs. */
-
-const MINT_RULE = "expected a base58 mint address of 32 to 44 characters";
-/** A mint address: base58, 32 to 44 characters. */
-export const mintAddress = z
-  .string({ error: MINT_RULE })
-  .min(32, MINT_RULE)
-  .max(44, MINT_RULE)
-  .regex(/^[1-9A-HJ-NP-Za-km-z]+$/, MINT_RULE);
-
-export function isMintAddress(value: string): boolean {
-  return mintAddress.safeParse(value).success;
-}
 
 const TOKEN_RULE = "expected a token: its mint address, symbol or name (1 to 64 characters, no ',')";
 /**
@@ -66,3 +55,41 @@ export const onlyWhenValid = {
 export const expectedObject = (what: string) => ({
   error: (issue: { code?: string }) => (issue.code === "invalid_type" ? `expected ${what}` : undefined),
 });
+
+/**
+ * The token fields of a list whose items each name an input and an output token (dca's plans,
+ * limit-orders' orders, sweep's rules), with the fields stating their decimals where there are some.
+ */
+export function tokenPairFields(
+  list: string,
+  items: readonly unknown[],
+  fields: { input: string; output: string; inputDecimals?: string; outputDecimals?: string },
+): TokenField[] {
+  return items.flatMap((_item, i) => [
+    {
+      path: [list, i, fields.input],
+      ...(fields.inputDecimals ? { decimalsPath: [list, i, fields.inputDecimals] } : {}),
+    },
+    {
+      path: [list, i, fields.output],
+      ...(fields.outputDecimals ? { decimalsPath: [list, i, fields.outputDecimals] } : {}),
+    },
+  ]);
+}
+
+/**
+ * Items whose two tokens turned out to be one once resolved (`USDC` and its mint, say): the schema
+ * refuses two equal strings, only resolution shows two different ones naming the same token.
+ */
+export function sameTokenProblems(
+  list: string,
+  items: ReadonlyArray<Record<string, unknown>>,
+  input: string,
+  output: string,
+): ConfigProblem[] {
+  return items.flatMap((item, i) =>
+    item[input] === item[output]
+      ? [{ path: [list, i, output], message: `names the same token as ${input}` }]
+      : [],
+  );
+}

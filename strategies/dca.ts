@@ -3,6 +3,7 @@ import type { Intent } from "../src/core/intent.js";
 import { formatUsd } from "../src/core/money.js";
 import { isFinished, type ListedOrder } from "../src/core/service-orders.js";
 import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
+import type { ConfigProblem, TokenFacts } from "../src/core/strategy-hooks.js";
 import {
   expectedObject,
   mint,
@@ -10,6 +11,8 @@ import {
   planId,
   positiveRawAmount,
   refuseDuplicateIds,
+  sameTokenProblems,
+  tokenPairFields,
   wholeNumber,
 } from "./config-parts.js";
 import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.js";
@@ -114,24 +117,58 @@ export function checkDcaMinimums(
   usdPrice: number | string,
   decimals: number,
 ): string[] {
+  return dcaMinimumProblems(plan, usdPrice, decimals).map(({ field, message }) => `${field}: ${message}`);
+}
+
+function dcaMinimumProblems(
+  plan: Pick<DcaPlan, "inAmountRaw" | "numberOfOrders">,
+  usdPrice: number | string,
+  decimals: number,
+): Array<{ field: string; message: string }> {
   const price: Decimal | undefined =
     typeof usdPrice === "number" ? decimalFromNumber(usdPrice) : parseDecimal(usdPrice);
-  if (!price) return [`usdPrice: expected a price in dollars >= 0, got ${String(usdPrice)}`];
+  if (!price)
+    return [{ field: "usdPrice", message: `expected a price in dollars >= 0, got ${String(usdPrice)}` }];
   if (!Number.isInteger(decimals) || decimals < 0)
-    return [`decimals: expected a whole number >= 0, got ${decimals}`];
+    return [{ field: "decimals", message: `expected a whole number >= 0, got ${decimals}` }];
   const totalMicroUsd = (BigInt(plan.inAmountRaw) * price.units * 1_000_000n) / pow10(decimals + price.scale);
   const perOrderMicroUsd = totalMicroUsd / BigInt(plan.numberOfOrders);
-  const problems: string[] = [];
+  const problems: Array<{ field: string; message: string }> = [];
   if (totalMicroUsd < DCA_MIN_TOTAL_MICRO_USD)
-    problems.push(
-      `inAmountRaw: worth $${formatUsd(totalMicroUsd)} in total, below the minimum of ` +
+    problems.push({
+      field: "inAmountRaw",
+      message:
+        `worth $${formatUsd(totalMicroUsd)} in total, below the minimum of ` +
         `$${formatUsd(DCA_MIN_TOTAL_MICRO_USD)}`,
-    );
+    });
   if (perOrderMicroUsd < DCA_MIN_PER_ORDER_MICRO_USD)
-    problems.push(
-      `numberOfOrders: ${plan.numberOfOrders} orders of $${formatUsd(perOrderMicroUsd)} each, below ` +
+    problems.push({
+      field: "numberOfOrders",
+      message:
+        `${plan.numberOfOrders} orders of $${formatUsd(perOrderMicroUsd)} each, below ` +
         `the minimum of $${formatUsd(DCA_MIN_PER_ORDER_MICRO_USD)} an order`,
-    );
+    });
+  return problems;
+}
+
+/**
+ * The checks that need the plans' resolved tokens: the service's minimums, with the input token's
+ * price and decimals, and two tokens that resolution showed to be one.
+ */
+function checkPlanTokens(config: DcaConfig, tokens: ReadonlyMap<string, TokenFacts>): ConfigProblem[] {
+  const problems = sameTokenProblems("plans", config.plans, "inputMint", "outputMint");
+  config.plans.forEach((plan, i) => {
+    const input = tokens.get(plan.inputMint);
+    if (!input) return;
+    if (input.usdPrice === undefined || input.usdPrice === null)
+      problems.push({
+        path: ["plans", i, "inputMint"],
+        message: `${input.symbol} has no price; the $100 / $50 minimums cannot be checked`,
+      });
+    else
+      for (const { field, message } of dcaMinimumProblems(plan, input.usdPrice, input.decimals))
+        problems.push({ path: ["plans", i, field], message });
+  });
   return problems;
 }
 
@@ -160,6 +197,25 @@ function readState(state: StrategyState): Record<string, Round> {
 /** Each plan's current round, from the strategy's saved state (for the status page). */
 export function dcaRounds(state: StrategyState): Readonly<Record<string, Round>> {
   return readState(state);
+}
+
+/** The status page's table of a wallet's plans: the configured ones, and stopped ones it still has a round of. */
+function plansTable(config: DcaConfig, state: StrategyState) {
+  const rounds = dcaRounds(state);
+  const ids = new Set([...config.plans.map((p) => p.id), ...Object.keys(rounds)]);
+  const rows = [...ids].sort().map((id) => {
+    const round = rounds[id];
+    const isConfigured = config.plans.some((p) => p.id === id);
+    return [
+      { text: id },
+      { text: round ? String(round.round) : "not started" },
+      round ? { at: round.startedAt } : {},
+      round ? { at: round.endsAt } : {},
+      { text: round?.order ?? "", isId: true },
+      { text: isConfigured ? "yes" : "no (stopped)" },
+    ];
+  });
+  return { title: "DCA plans", columns: ["plan", "round", "started", "ends", "order", "configured"], rows };
 }
 
 export function dcaKey(wallet: string, planId: string, round: number): string {
@@ -231,6 +287,14 @@ export const dca = defineStrategy<DcaConfig>({
   contractVersion: 1,
   description: "Dollar-cost average through recurring orders, one live order per plan",
   configSchema,
+  // The service's list of recurring orders is the rounds' true state (see "Rounds" above).
+  needs: () => ({ orderLists: ["recurring"] }),
+  tokenFields: (config) =>
+    tokenPairFields("plans", config.plans, { input: "inputMint", output: "outputMint" }),
+  checkTokens: checkPlanTokens,
+  spends: (config) =>
+    config.plans.map((plan) => ({ kind: "createRecurring", input: plan.inputMint, output: plan.outputMint })),
+  statusView: ({ config, state }) => ({ tables: [plansTable(config, state)] }),
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));

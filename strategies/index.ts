@@ -1,7 +1,7 @@
 import type { Strategy } from "../src/core/strategy.js";
 import { autoClaim } from "./auto-claim.js";
 import { dca } from "./dca.js";
-import { exitRules } from "./exit-rules.js";
+import { exitRules } from "./exit-rules/index.js";
 import { limitOrders } from "./limit-orders.js";
 import { sweep } from "./sweep.js";
 
@@ -13,3 +13,6 @@ export const builtInStrategies: ReadonlyMap<string, Strategy<unknown>> = new Map
   [limitOrders.name, limitOrders as Strategy<unknown>],
   [sweep.name, sweep as Strategy<unknown>],
 ]);
+
+/** What runs when a config names no strategies (config/default.yaml says the same). */
+export const defaultStrategyNames: readonly string[] = [autoClaim.name];

@@ -9,6 +9,8 @@ import {
   onlyWhenValid,
   planId,
   refuseDuplicateIds,
+  sameTokenProblems,
+  tokenPairFields,
   wholeNumber,
 } from "./config-parts.js";
 import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
@@ -223,6 +225,22 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
   contractVersion: 1,
   description: "Place configured trigger orders; cancel them on TTL, removal or a change of terms",
   configSchema,
+  // The service's list of trigger orders is the orders' true state.
+  needs: () => ({ orderLists: ["trigger"] }),
+  tokenFields: (config) =>
+    tokenPairFields("orders", config.orders, {
+      input: "inputMint",
+      output: "outputMint",
+      inputDecimals: "inputDecimals",
+      outputDecimals: "outputDecimals",
+    }),
+  checkTokens: (config) => sameTokenProblems("orders", config.orders, "inputMint", "outputMint"),
+  spends: (config) =>
+    config.orders.map((order) => ({
+      kind: "createTrigger",
+      input: order.inputMint,
+      output: order.outputMint,
+    })),
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));

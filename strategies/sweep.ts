@@ -8,6 +8,8 @@ import {
   planId,
   positiveRawAmount,
   refuseDuplicateIds,
+  sameTokenProblems,
+  tokenPairFields,
   wholeNumber,
 } from "./config-parts.js";
 
@@ -86,6 +88,12 @@ export const sweep = defineStrategy<SweepConfig>({
   contractVersion: 1,
   description: "Swap what a wallet holds of a token beyond a threshold into another token",
   configSchema,
+  // The balance to compare with `keepRaw` (the config's mints, resolved before this is asked).
+  needs: (config) => ({ balances: config.rules.map((rule) => rule.fromMint) }),
+  tokenFields: (config) => tokenPairFields("rules", config.rules, { input: "fromMint", output: "toMint" }),
+  checkTokens: (config) => sameTokenProblems("rules", config.rules, "fromMint", "toMint"),
+  spends: (config) =>
+    config.rules.map((rule) => ({ kind: "swap", input: rule.fromMint, output: rule.toMint })),
   evaluate({ snapshot, state, config }) {
     const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
     const rules: Record<string, Round> = { ...readState(state) };

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { builtInStrategies } from "../../strategies/index.js";
 import { ConfigError } from "../core/errors.js";
 import type { Strategy } from "../core/strategy.js";
+import { STRATEGY_HOOK_NAMES } from "../core/strategy-hooks.js";
 import { urlHasPassword } from "../ops/secret-forms.js";
 import { formatIssues, formatPath } from "./format-issues.js";
 import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
@@ -301,11 +302,17 @@ const userStrategyShape = z.looseObject({
   evaluate: z.custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", {
     message: "expected a function",
   }),
-  needs: z
-    .custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", {
-      message: "expected a function",
-    })
-    .optional(),
+  // Every hook is optional; one that is there must be a function.
+  ...Object.fromEntries(
+    STRATEGY_HOOK_NAMES.map((hook) => [
+      hook,
+      z
+        .custom<(...args: unknown[]) => unknown>((v) => typeof v === "function", {
+          message: "expected a function",
+        })
+        .optional(),
+    ]),
+  ),
 });
 
 /** The module's absolute path, or undefined (with a problem) when it cannot be a strategy module. */

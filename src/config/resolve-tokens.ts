@@ -1,33 +1,9 @@
-import { isMintAddress } from "../../strategies/config-parts.js";
-import { checkDcaMinimums } from "../../strategies/dca.js";
 import type { Token } from "../api/schemas/tokens.js";
 import { ConfigError } from "../core/errors.js";
+import { isMintAddress } from "../core/mint-address.js";
+import type { ConfigPath, TokenFacts, TokenField } from "../core/strategy-hooks.js";
+import { formatPath } from "./format-issues.js";
 import type { ConfiguredStrategy, KeeperConfig } from "./load-config.js";
-
-/**
- * Where the built-in strategies name tokens: a list in their config and the fields of each item.
- * Each such field may hold a mint, a symbol or a name; it is resolved here, once, to a mint.
- */
-export const TOKEN_FIELDS: Readonly<
-  Record<
-    string,
-    {
-      list: string;
-      fields: readonly string[];
-      decimals?: Readonly<Record<string, string>>;
-      /** Fields whose token's balance the engine reads into `snapshot.balances`. */
-      balances?: readonly string[];
-    }
-  >
-> = {
-  dca: { list: "plans", fields: ["inputMint", "outputMint"] },
-  "limit-orders": {
-    list: "orders",
-    fields: ["inputMint", "outputMint"],
-    decimals: { inputMint: "inputDecimals", outputMint: "outputDecimals" },
-  },
-  sweep: { list: "rules", fields: ["fromMint", "toMint"], balances: ["fromMint"] },
-};
 
 export type SearchTokens = (params: { query: string }) => Promise<readonly Token[]>;
 
@@ -84,10 +60,11 @@ export interface TokenResolution {
 }
 
 /**
- * Resolves every token a strategy's config names, once, and applies the checks that need the
- * token: DCA minimums (with the input token's price and decimals) and the decimals a limit order
- * states. Throws one ConfigError listing every problem by path (`strategies[2].plans[0].inputMint:
- * "BONK" matches 2 tokens ...; give the mint`). Strategies without token fields pass unchanged.
+ * Resolves every token a strategy's config names (its `tokenFields` hook), once, checks the decimals
+ * a field states against the token's own, then runs the strategy's own checks that need the tokens
+ * (its `checkTokens` hook: dca's minimums with the input token's price, say). Throws one ConfigError
+ * listing every problem by path (`strategies[2].plans[0].inputMint: "BONK" matches 2 tokens ...; give
+ * the mint`). Strategies without token fields pass unchanged.
  */
 export async function resolveStrategyTokens(
   config: Pick<KeeperConfig, "strategies" | "tokens">,
@@ -106,75 +83,91 @@ export async function resolveStrategyTokens(
   };
   const strategies: ConfiguredStrategy[] = [];
   for (const [position, entry] of config.strategies.entries()) {
-    const spec = TOKEN_FIELDS[entry.name];
-    const items = spec ? (entry.config as Record<string, unknown>)[spec.list] : undefined;
-    if (!spec || !Array.isArray(items)) {
+    const at = `strategies[${entry.index ?? position}]`;
+    const fields = hookAnswer(entry, at, problems, () => entry.strategy.tokenFields?.(entry.config) ?? []);
+    if (!fields || fields.length === 0) {
       strategies.push(entry);
       continue;
     }
-    const at = `strategies[${entry.index ?? position}]`;
     const copy = structuredClone(entry.config) as Record<string, unknown>;
-    const list = copy[spec.list] as Array<Record<string, unknown>>;
-    for (const [i, item] of list.entries()) {
-      const tokens: Record<string, Token> = {};
-      for (const field of spec.fields) {
-        const reference = item[field];
-        if (typeof reference !== "string") continue;
-        const path = `${at}.${spec.list}[${i}].${field}`;
-        const verdict = judgeToken(reference, await lookup(reference), config.tokens);
-        if ("problem" in verdict) {
-          problems.push(`${path}: ${verdict.problem}`);
-          continue;
-        }
-        tokens[field] = verdict.token;
-        item[field] = verdict.token.id;
-        resolved.push({ path, reference, mint: verdict.token.id, symbol: verdict.token.symbol });
-        const decimalsField = spec.decimals?.[field];
-        if (decimalsField !== undefined && item[decimalsField] !== verdict.token.decimals)
-          problems.push(
-            `${at}.${spec.list}[${i}].${decimalsField}: ${String(item[decimalsField])}, but ${verdict.token.symbol} has ${verdict.token.decimals} decimals`,
-          );
+    const tokens = new Map<string, TokenFacts>();
+    for (const field of fields) {
+      const reference = valueAt(copy, field.path);
+      if (typeof reference !== "string") continue;
+      const path = `${at}.${formatPath(field.path)}`;
+      const verdict = judgeToken(reference, await lookup(reference), config.tokens);
+      if ("problem" in verdict) {
+        problems.push(`${path}: ${verdict.problem}`);
+        continue;
       }
-      const fieldNames = spec.fields;
-      const [inField, outField] = fieldNames as [string, string];
-      if (tokens[inField] && tokens[outField] && tokens[inField].id === tokens[outField].id)
-        problems.push(`${at}.${spec.list}[${i}].${outField}: names the same token as ${inField}`);
-      const input = tokens[inField];
-      if (entry.name === "dca" && input) {
-        if (input.usdPrice === undefined || input.usdPrice === null)
-          problems.push(
-            `${at}.${spec.list}[${i}].${inField}: ${input.symbol} has no price; the $100 / $50 minimums cannot be checked`,
-          );
-        else
-          for (const line of checkDcaMinimums(
-            item as { inAmountRaw: string; numberOfOrders: number },
-            input.usdPrice,
-            input.decimals,
-          ))
-            problems.push(`${at}.${spec.list}[${i}].${line}`);
-      }
+      const { token } = verdict;
+      setValueAt(copy, field.path, token.id);
+      tokens.set(token.id, factsOf(token));
+      resolved.push({ path, reference, mint: token.id, symbol: token.symbol });
+      problems.push(...decimalsProblems(copy, field, token, at));
     }
+    const checks = hookAnswer(entry, at, problems, () => entry.strategy.checkTokens?.(copy, tokens) ?? []);
+    for (const problem of checks ?? [])
+      problems.push(`${at}.${formatPath(problem.path)}: ${problem.message}`);
     strategies.push({ ...entry, config: copy });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { strategies, resolved };
 }
 
-/** The mints whose balances the strategies need in their snapshots (after resolution). */
-export function balanceMints(strategies: readonly ConfiguredStrategy[]): string[] {
-  const mints = new Set<string>();
-  for (const entry of strategies) {
-    const spec = TOKEN_FIELDS[entry.name];
-    const items = spec?.balances ? (entry.config as Record<string, unknown>)[spec.list] : undefined;
-    if (!spec?.balances || !Array.isArray(items)) continue;
-    for (const item of items as Array<Record<string, unknown>>)
-      for (const field of spec.balances)
-        if (typeof item[field] === "string") mints.add(item[field] as string);
+/** A stated decimals field that is not the token's own. */
+function decimalsProblems(config: unknown, field: TokenField, token: Token, at: string): string[] {
+  if (field.decimalsPath === undefined) return [];
+  const stated = valueAt(config, field.decimalsPath);
+  if (stated === token.decimals) return [];
+  return [
+    `${at}.${formatPath(field.decimalsPath)}: ${String(stated)}, but ${token.symbol} has ${token.decimals} decimals`,
+  ];
+}
+
+function factsOf(token: Token): TokenFacts {
+  return { mint: token.id, symbol: token.symbol, decimals: token.decimals, usdPrice: token.usdPrice ?? null };
+}
+
+/** A strategy hook's answer, or undefined (with a problem naming the strategy) when it threw. */
+function hookAnswer<T>(
+  entry: ConfiguredStrategy,
+  at: string,
+  problems: string[],
+  call: () => T,
+): T | undefined {
+  try {
+    return call();
+  } catch (error) {
+    problems.push(`${at}: ${entry.name}'s token hooks failed: ${(error as Error).message}`);
+    return undefined;
   }
-  return [...mints].sort();
+}
+
+function valueAt(root: unknown, path: ConfigPath): unknown {
+  let node = root;
+  for (const key of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
+function setValueAt(root: unknown, path: ConfigPath, value: unknown): void {
+  const parent = valueAt(root, path.slice(0, -1));
+  const key = path[path.length - 1];
+  if (parent !== null && typeof parent === "object" && key !== undefined)
+    (parent as Record<string | number, unknown>)[key] = value;
 }
 
 /** True when some strategy names tokens, so resolving needs the service. */
 export function hasTokenFields(strategies: readonly ConfiguredStrategy[]): boolean {
-  return strategies.some((s) => TOKEN_FIELDS[s.name] !== undefined);
+  return strategies.some((s) => {
+    try {
+      return (s.strategy.tokenFields?.(s.config) ?? []).length > 0;
+    } catch {
+      // Resolution asks again and reports the failure with the strategy's path.
+      return true;
+    }
+  });
 }

@@ -1,5 +1,6 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
+import { defaultStrategyNames } from "../../strategies/index.js";
 import { pubkey } from "../api/schemas/common.js";
 import { DEFAULT_PAYOUT_MINTS, SETTLED_LATER_KINDS } from "../chain/inflow-rules.js";
 import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
@@ -165,7 +166,9 @@ export const configSchema = z.strictObject({
         .default(20),
     })
     .prefault({}),
-  strategies: z.array(strategyEntrySchema).default([{ name: "auto-claim", enabled: true }]),
+  strategies: z
+    .array(strategyEntrySchema)
+    .default(() => defaultStrategyNames.map((name) => ({ name, enabled: true }))),
   signer: z
     .strictObject({
       /** Program ids of the service, allowed on top of the default allow-list. */

@@ -1,7 +1,8 @@
 /**
  * What Keeper knows of a prediction event beyond the `eventMetadata` a position carries: the fields
  * of GET /prediction/v1/events/{eventId} that strategies select on. Positions do not carry them, so
- * the snapshot holds them only when a strategy declares it needs them (see `SnapshotNeeds`).
+ * the snapshot holds them only when a strategy declares it needs them (see `SnapshotNeeds` in
+ * strategy-hooks.ts).
  */
 
 /**
@@ -38,12 +39,4 @@ export interface EventDetails {
    * field): absent means unknown, and then no provider selector matches the event.
    */
   readonly provider?: EventProvider;
-}
-
-/** Data a strategy's config needs in the snapshot beyond the wallet's positions and orders. */
-export interface SnapshotNeeds {
-  /** `snapshot.events`: category, subcategory and tags of each event the wallet holds a position in. */
-  readonly events?: boolean;
-  /** ...and each event's provider too, which may cost a search per provider for a new event. */
-  readonly eventProviders?: boolean;
 }

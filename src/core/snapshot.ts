@@ -17,7 +17,7 @@ export interface Snapshot {
   readonly openOrders: readonly Order[];
   /** Intents of this wallet that the ledger holds as not yet finished. */
   readonly inFlight: readonly InFlightIntent[];
-  /** Raw token balances by mint, where a strategy asked for them. */
+  /** Raw token balances by mint, of the mints the strategies asked for (`needs().balances`). */
   readonly balances: Readonly<Record<string, string>>;
   /**
    * Trigger orders Keeper created for this wallet and still considers open, from the ledger:
@@ -27,10 +27,10 @@ export interface Snapshot {
   readonly triggerOrders?: readonly KnownTriggerOrder[];
   /**
    * The wallet's trigger orders as the service lists them (open ones, and the latest finished ones):
-   * the orders' true state. Present only when limit-orders is configured.
+   * the orders' true state. Present only when a configured strategy needs it (`needs().orderLists`).
    */
   readonly listedTriggerOrders?: readonly ListedOrder[];
-  /** The wallet's recurring (time) orders as the service lists them. Present only when dca is configured. */
+  /** The wallet's recurring (time) orders as the service lists them; present only when a strategy needs them. */
   readonly listedRecurringOrders?: readonly ListedOrder[];
   /**
    * Category, subcategory, tags (and provider, when known) of the events the wallet holds positions

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { SnapshotNeeds } from "./event-details.js";
 import type { Intent } from "./intent.js";
 import type { Snapshot } from "./snapshot.js";
+import type { StrategyHooks } from "./strategy-hooks.js";
 
 /** Strategy state is JSON data, persisted per wallet and strategy between polls. */
 export type StrategyState = Readonly<Record<string, unknown>>;
@@ -23,19 +23,15 @@ export interface StrategyResult {
 /**
  * The strategy contract, version 1. `evaluate` is synchronous, pure and total: no I/O, no clock but
  * `now`, no randomness. The engine freezes its inputs, catches what it throws, validates what it
- * returns, and runs the other strategies regardless.
+ * returns, and runs the other strategies regardless. The optional hooks (`StrategyHooks`) tell the
+ * engine what to do for the strategy beyond calling `evaluate`.
  */
-export interface Strategy<C = unknown> {
+export interface Strategy<C = unknown> extends StrategyHooks<C> {
   readonly name: string;
   readonly contractVersion: 1;
   readonly description: string;
   readonly configSchema: z.ZodType<C>;
   evaluate(input: StrategyInput<C>): StrategyResult;
-  /**
-   * Optional, pure: data this config needs in the snapshot beyond positions and orders. Asked once
-   * at start-up; what no configured strategy needs is never fetched.
-   */
-  needs?(config: C): SnapshotNeeds;
 }
 
 export function defineStrategy<C>(strategy: Strategy<C>): Strategy<C> {

@@ -1,12 +1,8 @@
 import type { Redis } from "ioredis";
-import {
-  STRATEGY_NAME as EXIT_RULES,
-  type ExitRulesConfig,
-  exitThresholds,
-} from "../../strategies/exit-rules.js";
 import type { Position } from "../api/schemas/prediction.js";
 import type { ConfiguredStrategy } from "../config/load-config.js";
 import type { EventDetails } from "../core/event-details.js";
+import { type PriceThresholds, priceThresholdsSchema } from "../core/strategy-hooks.js";
 import type { RedisKeys } from "./names.js";
 
 /**
@@ -27,7 +23,10 @@ export interface Holding {
   resolvedSeen: boolean;
   /** The held side's mark price at the sweep (null once the market closed). */
   markUsd: string | null;
-  /** Mark prices at which an exit-rules rule would enter (see `exitThresholds`); absent without one. */
+  /**
+   * Mark prices at which a configured strategy would act on it (its `priceThresholds` hook; the
+   * nearest on each side when several have some); absent without any.
+   */
   exit?: { above?: string; below?: string; trailingStopPct?: number };
   /** Unix seconds of the poll that wrote it. */
   sweptAt: number;
@@ -46,27 +45,29 @@ export function isHeld(p: Position): boolean {
   return p.marketMetadata.status === "open" && (BigInt(p.sizeUsd) > 0n || /[1-9]/.test(p.contracts));
 }
 
-/** The exit-rules configs in force (one per enabled exit-rules entry). */
-export function exitRulesConfigs(strategies: readonly ConfiguredStrategy[]): ExitRulesConfig[] {
-  return strategies.filter((s) => s.name === EXIT_RULES && !s.module).map((s) => s.config as ExitRulesConfig);
-}
-
-/** The holdings of one wallet's full position list; several exit-rules entries: the nearest threshold wins. */
+/**
+ * The holdings of one wallet's full position list, with the prices at which its strategies would act
+ * on each (the nearest on each side wins). A strategy whose `priceThresholds` throws or answers
+ * something else gets no thresholds on this poll, and is reported once.
+ */
 export function holdingsOf(
   wallet: string,
   positions: readonly Position[],
   options: {
-    exitRules: readonly ExitRulesConfig[];
+    strategies: readonly ConfiguredStrategy[];
     events?: Readonly<Record<string, EventDetails>>;
     nowSeconds: number;
+    onHookError?(strategy: string, error: string): void;
   },
 ): Holding[] {
   const out: Holding[] = [];
+  const failed = new Map<string, string>();
+  const watching = options.strategies.filter((s) => s.strategy.priceThresholds !== undefined);
   for (const p of positions) {
     if (!isHeld(p)) continue;
     const exit = nearest(
-      options.exitRules.flatMap((config) => {
-        const t = exitThresholds(config, p, options.events?.[p.eventId]);
+      watching.flatMap((entry) => {
+        const t = thresholdsOf(entry, p, options.events?.[p.eventId], failed);
         return t ? [t] : [];
       }),
     );
@@ -87,7 +88,28 @@ export function holdingsOf(
       sweptAt: options.nowSeconds,
     });
   }
+  for (const [strategy, error] of failed) options.onHookError?.(strategy, error);
   return out;
+}
+
+/** One strategy's thresholds for one position, checked; a failure is noted in `failed`, by strategy. */
+function thresholdsOf(
+  { name, strategy, config }: ConfiguredStrategy,
+  position: Position,
+  event: EventDetails | undefined,
+  failed: Map<string, string>,
+): PriceThresholds | undefined {
+  if (failed.has(name)) return undefined;
+  try {
+    const answer = strategy.priceThresholds?.(config, position, event);
+    if (answer === undefined) return undefined;
+    const parsed = priceThresholdsSchema.safeParse(answer);
+    if (parsed.success) return parsed.data;
+    failed.set(name, `priceThresholds() answered ${parsed.error.issues[0]?.message ?? "something else"}`);
+  } catch (error) {
+    failed.set(name, `priceThresholds() failed: ${(error as Error).message}`);
+  }
+  return undefined;
 }
 
 function nearest(all: ReadonlyArray<NonNullable<Holding["exit"]>>): Holding["exit"] | undefined {

@@ -22,7 +22,7 @@ import { expectedInflow } from "../chain/inflow-rules.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
 import { apiKeyFor } from "../config/api-key.js";
 import type { KeeperConfig } from "../config/load-config.js";
-import { balanceMints, resolveStrategyTokens } from "../config/resolve-tokens.js";
+import { resolveStrategyTokens } from "../config/resolve-tokens.js";
 import { ConfigError } from "../core/errors.js";
 import type { IntentKind } from "../core/intent.js";
 import { formatUsd } from "../core/money.js";
@@ -40,7 +40,7 @@ import { processAction } from "./action-worker.js";
 import { simulateUnitsOn } from "./assemble-swap.js";
 import { processConfirm } from "./confirm-worker.js";
 import { EventDetailsCache } from "./event-details-cache.js";
-import { exitRulesConfigs, HoldingsIndex } from "./holdings.js";
+import { HoldingsIndex } from "./holdings.js";
 import { runHousekeeping } from "./housekeeping.js";
 import { Ledger, TERMINAL_STATUSES } from "./ledger.js";
 import { MarketWatcher } from "./market-watcher.js";
@@ -306,6 +306,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     if (roles.has("worker")) {
       // Tokens named by symbol or name become mints once, here; a bad one stops the start (exit 2).
       const { strategies } = await resolveStrategyTokens(config, client.tokens.search);
+      const reads = snapshotNeeds(strategies);
       const events = eventDetailsFor(strategies, client, logger, metrics);
       const sourceOver = (api: ApiClient): SnapshotSource => ({
         positions: (wallet: string) =>
@@ -322,7 +323,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           ).filter((o) => o.status === "pending"),
         balances: (wallet: string, mints: readonly string[]) => readTokenBalances(connection, wallet, mints),
         // The orders' true state, read only for the strategies that place them.
-        ...orderListsFor(strategies, client, logger),
+        ...orderListsFor(reads.orderLists, client, logger),
         ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
       });
       const source = sourceOver(client);
@@ -338,7 +339,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                 // A poll killed mid-way frees its wallet when its BullMQ lock would have expired too.
                 lockMs: config.queues.lockDurationMs,
                 strategies,
-                balanceMints: balanceMints(strategies),
+                balanceMints: reads.balances,
                 // The watcher's polls read at the plan's rate; the sweep's within its share.
                 source: job.data.target ? source : sweepSource,
                 ledger,
@@ -375,9 +376,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                     metrics.marketReaction.observe({ trigger }, seconds),
                 },
                 protections,
-                ...(config.watcher.enabled
-                  ? { holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) } }
-                  : {}),
+                ...(config.watcher.enabled ? { holdings: { index: holdings } } : {}),
               });
             const result = job.data.target ? await acting.run(poll) : await poll();
             // The wallet's other poll may have read its positions before the market changed: a
@@ -626,7 +625,7 @@ async function failIntentOfExhaustedJob(
 
 /**
  * The process-wide event details cache, made only when a configured strategy needs event details
- * (an exit-rules category, tags or provider selector); otherwise no event is ever fetched.
+ * (its `needs` hook says so); otherwise no event is ever fetched.
  */
 function eventDetailsFor(
   strategies: KeeperConfig["strategies"],

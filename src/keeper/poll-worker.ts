@@ -1,7 +1,6 @@
 import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { ExitRulesConfig } from "../../strategies/exit-rules.js";
 import type { ConfiguredStrategy } from "../config/load-config.js";
 import { type Intent, intentKeys } from "../core/intent.js";
 import { formatUsd } from "../core/money.js";
@@ -53,12 +52,15 @@ export interface PollDeps {
   now?: () => Date;
   /** How long a poll may hold its wallet's lock before it is presumed dead. */
   lockMs?: number;
-  /** Mints whose balances go into each snapshot (the sweep's). */
+  /** Mints whose balances go into each snapshot (the strategies' `needs`). */
   balanceMints?: readonly string[];
   /** Circuit breakers; without them nothing is held back. */
   protections?: Protections;
-  /** The holdings index each poll rewrites for its wallet (for the market watcher). */
-  holdings?: { index: HoldingsIndex; exitRules: readonly ExitRulesConfig[] };
+  /**
+   * The holdings index each poll rewrites for its wallet (for the market watcher), with the prices at
+   * which the strategies would act (their `priceThresholds` hooks).
+   */
+  holdings?: { index: HoldingsIndex };
 }
 
 export interface PollResult {
@@ -199,9 +201,13 @@ async function indexHoldings(
   if (!deps.holdings) return;
   try {
     const holdings = holdingsOf(wallet, snapshot.positions, {
-      exitRules: deps.holdings.exitRules,
+      strategies: deps.strategies,
       ...(snapshot.events ? { events: snapshot.events } : {}),
       nowSeconds: snapshot.takenAt,
+      onHookError: (strategy, error) => {
+        log.warn({ strategy, err: error }, "strategy thresholds left out of the holdings index");
+        deps.events?.onStrategyError?.(strategy);
+      },
     });
     await deps.holdings.index.replaceWallet(wallet, holdings);
   } catch (error) {

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import type { RecurringApi } from "../api/recurring.js";
 import type { TriggerApi } from "../api/trigger.js";
-import type { ConfiguredStrategy } from "../config/load-config.js";
 import { fromRecurringOrder, fromTriggerOrder, type ListedOrder } from "../core/service-orders.js";
+import type { OrderListKind } from "../core/strategy-hooks.js";
 import type { SnapshotSource } from "./snapshot.js";
 
 /** Pages of open orders read per poll at most (a page holds about ten): a wallet with more is unusual. */
@@ -58,18 +58,17 @@ export function listRecurringOrders(
 }
 
 /**
- * The order lists a snapshot source offers, only for the strategies that read them: limit-orders
- * reads trigger orders, dca recurring orders. Without either configured, no list is ever fetched.
+ * The order lists a snapshot source offers, only those the strategies need (their `needs` hooks, see
+ * `snapshotNeeds`): none asked, none ever fetched.
  * A list that cannot be read is left out of that poll's snapshot (the strategies then go by the
  * ledger and their own state, as without lists) rather than failing the poll: claims and exits of
  * the wallet do not wait for an order list.
  */
 export function orderListsFor(
-  strategies: readonly Pick<ConfiguredStrategy, "name">[],
+  lists: readonly OrderListKind[],
   client: { trigger: Pick<TriggerApi, "getOrders">; recurring: Pick<RecurringApi, "getOrders"> },
   logger?: Logger,
 ): Pick<SnapshotSource, "triggerOrders" | "recurringOrders"> {
-  const names = new Set(strategies.map((s) => s.name));
   const orSkip =
     (what: string, list: (wallet: string) => Promise<ListedOrder[]>) =>
     async (wallet: string): Promise<ListedOrder[] | undefined> => {
@@ -84,10 +83,10 @@ export function orderListsFor(
       }
     };
   return {
-    ...(names.has("limit-orders")
+    ...(lists.includes("trigger")
       ? { triggerOrders: orSkip("trigger", (wallet) => listTriggerOrders(client.trigger, wallet)) }
       : {}),
-    ...(names.has("dca")
+    ...(lists.includes("recurring")
       ? { recurringOrders: orSkip("recurring", (wallet) => listRecurringOrders(client.recurring, wallet)) }
       : {}),
   };

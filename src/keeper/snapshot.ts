@@ -1,9 +1,11 @@
 import type { Order, Position } from "../api/schemas/prediction.js";
+import { formatIssues } from "../config/format-issues.js";
 import type { ConfiguredStrategy } from "../config/load-config.js";
 import { ConfigError } from "../core/errors.js";
-import type { EventDetails, SnapshotNeeds } from "../core/event-details.js";
+import type { EventDetails } from "../core/event-details.js";
 import type { ListedOrder } from "../core/service-orders.js";
 import type { InFlightIntent, KnownTriggerOrder, Snapshot } from "../core/snapshot.js";
+import { ORDER_LIST_KINDS, type OrderListKind, snapshotNeedsSchema } from "../core/strategy-hooks.js";
 import type { LedgerRow } from "./ledger.js";
 
 /** Where a snapshot's data comes from: the API client in production (all pages), anything in tests. */
@@ -22,7 +24,8 @@ export interface SnapshotSource {
   ): Promise<Record<string, EventDetails>>;
   /**
    * The wallet's trigger and recurring orders as the service lists them. Wired only when a strategy
-   * reads them (see `orderListsFor`), so their presence is what makes a snapshot carry the lists.
+   * needs them (see `snapshotNeeds`, `orderListsFor`), so their presence is what makes a snapshot
+   * carry the lists.
    */
   triggerOrders?(wallet: string): Promise<ListedOrder[] | undefined>;
   recurringOrders?(wallet: string): Promise<ListedOrder[] | undefined>;
@@ -82,26 +85,52 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<Snapshot> 
   };
 }
 
+/** What the configured strategies together need read into each snapshot. */
+export interface StrategyReads {
+  events: boolean;
+  eventProviders: boolean;
+  /** The service's order lists to read, in a fixed order. */
+  orderLists: OrderListKind[];
+  /** Mints whose balances to read, sorted, each once. */
+  balances: string[];
+}
+
 /**
- * What the configured strategies need in their snapshots, asked of each once at start-up. A
- * strategy whose `needs` throws stops the start like a bad config.
+ * What the configured strategies need in their snapshots (their `needs` hooks), asked of each once at
+ * start-up, after their tokens were resolved to mints. A strategy whose `needs` throws, or answers
+ * something else than needs, stops the start like a bad config.
  */
-export function snapshotNeeds(strategies: readonly ConfiguredStrategy[]): Required<SnapshotNeeds> {
-  let events = false;
-  let eventProviders = false;
+export function snapshotNeeds(strategies: readonly ConfiguredStrategy[]): StrategyReads {
+  const reads: StrategyReads = { events: false, eventProviders: false, orderLists: [], balances: [] };
+  const lists = new Set<OrderListKind>();
+  const mints = new Set<string>();
   const problems: string[] = [];
   for (const { index, name, strategy, config } of strategies) {
     if (!strategy.needs) continue;
+    let answer: unknown;
     try {
-      const needs = strategy.needs(config);
-      eventProviders ||= needs.eventProviders === true;
-      events ||= needs.events === true || needs.eventProviders === true;
+      answer = strategy.needs(config);
     } catch (error) {
       problems.push(`strategies[${index ?? name}]: needs() failed: ${(error as Error).message}`);
+      continue;
     }
+    const parsed = snapshotNeedsSchema.safeParse(answer);
+    if (!parsed.success) {
+      problems.push(
+        ...formatIssues(parsed.error).map((p) => `strategies[${index ?? name}]: needs() answered ${p}`),
+      );
+      continue;
+    }
+    const needs = parsed.data;
+    reads.eventProviders ||= needs.eventProviders === true;
+    reads.events ||= needs.events === true || needs.eventProviders === true;
+    for (const list of needs.orderLists ?? []) lists.add(list);
+    for (const mint of needs.balances ?? []) mints.add(mint);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { events, eventProviders };
+  reads.orderLists = ORDER_LIST_KINDS.filter((list) => lists.has(list));
+  reads.balances = [...mints].sort();
+  return reads;
 }
 
 function toInFlight(row: LedgerRow): InFlightIntent {

@@ -1,8 +1,7 @@
 import type { Redis } from "ioredis";
-import { type DcaConfig, dcaRounds } from "../../strategies/dca.js";
-import { type ExitOutlook, type ExitRulesConfig, nearestExitRule } from "../../strategies/exit-rules.js";
 import type { Order, Position } from "../api/schemas/prediction.js";
-import type { KeeperConfig } from "../config/load-config.js";
+import type { ConfiguredStrategy, KeeperConfig } from "../config/load-config.js";
+import { type StatusView, statusViewSchema } from "../core/strategy-hooks.js";
 import { Ledger, type LedgerRow } from "../keeper/ledger.js";
 import type { RedisKeys } from "../keeper/names.js";
 import { type PollRecord, PollRecords } from "../keeper/poll-record.js";
@@ -20,26 +19,14 @@ export interface LedgerFilter {
   page: number;
 }
 
-export interface PositionView {
-  position: Position;
-  /** The exit rule nearest to firing, where exit-rules is configured and a rule applies. */
-  exit?: ExitOutlook;
-}
-
-export interface DcaPlanView {
-  id: string;
-  isConfigured: boolean;
-  round?: number;
-  startedAt?: number;
-  endsAt?: number;
-  order?: string;
-}
+/** What one configured strategy shows for a wallet (its `statusView` hook), or why it shows nothing. */
+export type StrategyView = { strategy: string; view: StatusView } | { strategy: string; error: string };
 
 export interface WalletView {
   wallet: string;
   label?: string;
   lastPollAt?: number;
-  positions: PositionView[];
+  positions: Position[];
   /** Unix seconds of the poll the positions are from; absent: no poll recorded them yet. */
   positionsAt?: number;
   /** Pending prediction orders, as the last orders poll listed them. */
@@ -48,7 +35,8 @@ export interface WalletView {
   ordersAt?: number;
   /** Trigger (limit) orders Keeper created and has not cancelled. */
   triggerOrders: Array<{ key: string; order: string }>;
-  dcaPlans: DcaPlanView[];
+  /** Columns and tables the strategies add for this wallet, in config order. */
+  strategies: StrategyView[];
 }
 
 export interface StatusPageData {
@@ -59,8 +47,6 @@ export interface StatusPageData {
   needsLook: LedgerRow[];
   /** A wallet not polled successfully for this long is stale (ops.stalePollSeconds). */
   stalePollSeconds: number;
-  /** exit-rules is configured: positions show the rule nearest to firing. */
-  hasExitRules: boolean;
   /** Values seen in the ledger, for the filter's choices. */
   kinds: string[];
   generatedAt: number;
@@ -76,10 +62,6 @@ export interface StatusPageDeps {
   keys: RedisKeys;
   /** The wallets the keeper runs for (config.wallets, or the demo's). */
   wallets: readonly string[];
-}
-
-function strategyConfig<C>(config: KeeperConfig, name: string): C | undefined {
-  return config.strategies.find((s) => s.name === name)?.config as C | undefined;
 }
 
 /** Everything the status page shows, read from Redis only (as `keeper status` does): no service call. */
@@ -112,7 +94,6 @@ export async function readStatusPage(
     },
     needsLook: status.recent.filter((r) => r.status === "refused" || r.status === "failed"),
     stalePollSeconds: deps.config.ops.stalePollSeconds,
-    hasExitRules: strategyConfig(deps.config, "exit-rules") !== undefined,
     kinds: [...new Set(status.recent.map((r) => r.kind))].sort(),
     generatedAt: nowSeconds,
   };
@@ -137,41 +118,38 @@ async function readWallet(
     orders: record?.orders ?? [],
     ...(record?.ordersAt === undefined ? {} : { ordersAt: record.ordersAt }),
     triggerOrders: await new Ledger(redis, keys).triggerOrders(wallet),
-    dcaPlans: await dcaPlansOf(config, states, wallet),
+    strategies: [],
   };
-  if (!record) return view;
-  const exitRules = strategyConfig<ExitRulesConfig>(config, "exit-rules");
-  const exitState = exitRules ? await states.load(wallet, "exit-rules") : {};
-  view.positionsAt = record.positionsAt;
-  view.positions = record.positions.map((position) => {
-    const exit = exitRules ? nearestExitRule(exitRules, position, exitState, nowSeconds) : undefined;
-    return { position, ...(exit ? { exit } : {}) };
-  });
+  if (record) {
+    view.positionsAt = record.positionsAt;
+    view.positions = record.positions;
+  }
+  const shown = config.strategies.filter((s) => s.strategy.statusView !== undefined);
+  view.strategies = await Promise.all(
+    shown.map(async (entry) =>
+      strategyView(entry, {
+        state: await states.load(wallet, entry.name),
+        positions: view.positions,
+        nowSeconds,
+      }),
+    ),
+  );
   return view;
 }
 
-async function dcaPlansOf(
-  config: KeeperConfig,
-  states: StrategyStateStore,
-  wallet: string,
-): Promise<DcaPlanView[]> {
-  const dca = strategyConfig<DcaConfig>(config, "dca");
-  if (!dca) return [];
-  const rounds = dcaRounds(await states.load(wallet, "dca"));
-  const ids = new Set([...dca.plans.map((p) => p.id), ...Object.keys(rounds)]);
-  return [...ids].sort().map((id) => {
-    const round = rounds[id];
+/** One strategy's view of a wallet, checked: a hook that throws or answers something else shows why. */
+function strategyView(
+  { name, strategy, config }: ConfiguredStrategy,
+  input: { state: Record<string, unknown>; positions: readonly Position[]; nowSeconds: number },
+): StrategyView {
+  try {
+    const parsed = statusViewSchema.safeParse(strategy.statusView?.({ config, ...input }) ?? {});
+    if (parsed.success) return { strategy: name, view: parsed.data };
     return {
-      id,
-      isConfigured: dca.plans.some((p) => p.id === id),
-      ...(round
-        ? {
-            round: round.round,
-            startedAt: round.startedAt,
-            endsAt: round.endsAt,
-            ...(round.order ? { order: round.order } : {}),
-          }
-        : {}),
+      strategy: name,
+      error: `statusView() answered ${parsed.error.issues[0]?.message ?? "something else"}`,
     };
-  });
+  } catch (error) {
+    return { strategy: name, error: `statusView() failed: ${(error as Error).message}` };
+  }
 }

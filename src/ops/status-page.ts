@@ -1,4 +1,5 @@
 import { formatUsd } from "../core/money.js";
+import type { StatusCell, StatusView } from "../core/strategy-hooks.js";
 import { LEDGER_STATUSES, type LedgerRow } from "../keeper/ledger.js";
 import { LEDGER_SCAN_LIMIT } from "../keeper/status-report.js";
 import { type Html, html } from "./html.js";
@@ -141,8 +142,10 @@ ${rows.map((r) => intentRow(r, options, true))}
 function walletSection(
   w: WalletView,
   now: number,
-  { hasExitRules, stalePollSeconds }: Pick<StatusPageData, "hasExitRules" | "stalePollSeconds">,
+  { stalePollSeconds }: Pick<StatusPageData, "stalePollSeconds">,
 ): Html {
+  const views = w.strategies.flatMap((s) => ("view" in s ? [s.view] : []));
+  const columns = views.flatMap((v) => v.positionColumns ?? []);
   const isStale = w.lastPollAt === undefined || now - w.lastPollAt > stalePollSeconds;
   return html`<article class="wallet" data-wallet="${w.wallet}">
 <h3>${w.label ? html`${w.label} ` : ""}<span class="mono">${w.wallet}</span></h3>
@@ -158,18 +161,17 @@ function walletSection(
 ${
   w.positions.length === 0
     ? html`<p>none</p>`
-    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th>value</th><th>pnl</th><th>pnl %</th><th>state</th>${hasExitRules ? html`<th>exit rule nearest to firing</th>` : ""}</tr></thead><tbody>
-${w.positions.map(({ position: p, exit }) => {
+    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th>value</th><th>pnl</th><th>pnl %</th><th>state</th>${columns.map((c) => html`<th>${c.label}</th>`)}</tr></thead><tbody>
+${w.positions.map((p) => {
   const state = p.claimable ? "claimable" : (p.marketMetadata.status ?? "");
   return html`<tr data-position="${p.pubkey}"><td>${p.marketMetadata.title ?? p.marketId}</td><td>${
     p.isYes ? "YES" : "NO"
   }</td><td>${p.contracts}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${usd(p.pnlUsd)}</td><td>${
     p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2)
-  }</td><td>${state}</td>${
-    hasExitRules
-      ? html`<td class="exit ${exit?.isEntered ? "warn" : ""}">${exit ? exit.detail : ""}</td>`
-      : ""
-  }</tr>`;
+  }</td><td>${state}</td>${columns.map((c) => {
+    const cell = c.cells[p.pubkey];
+    return html`<td class="${c.key} ${cell?.isAlert ? "warn" : ""}">${cellText(cell)}</td>`;
+  })}</tr>`;
 })}
 </tbody></table>`
 }
@@ -195,20 +197,36 @@ ${w.triggerOrders.map(
 )}
 </tbody></table>`
 }
-<h4>DCA plans (${w.dcaPlans.length})</h4>
+${views.map(strategyTables)}
+${w.strategies.map((s) => ("error" in s ? html`<p class="bad">${s.strategy}: ${s.error}</p>` : ""))}
+</article>`;
+}
+
+function cellText(cell: StatusCell | undefined): string {
+  if (cell === undefined) return "";
+  return cell.at === undefined ? (cell.text ?? "") : iso(cell.at);
+}
+
+/** A strategy's own tables of a wallet (its `statusView` hook), each under its title with its row count. */
+function strategyTables(view: StatusView): Html[] {
+  return (view.tables ?? []).map(
+    (t) => html`<h4>${t.title} (${t.rows.length})</h4>
 ${
-  w.dcaPlans.length === 0
+  t.rows.length === 0
     ? html`<p>none</p>`
-    : html`<table><thead><tr><th>plan</th><th>round</th><th>started</th><th>ends</th><th>order</th><th>configured</th></tr></thead><tbody>
-${w.dcaPlans.map(
-  (d) =>
-    html`<tr><td>${d.id}</td><td>${d.round ?? "not started"}</td><td>${iso(d.startedAt)}</td><td>${iso(
-      d.endsAt,
-    )}</td><td class="mono short">${d.order ?? ""}</td><td>${d.isConfigured ? "yes" : "no (stopped)"}</td></tr>`,
-)}
+    : html`<table><thead><tr>${t.columns.map((c) => html`<th>${c}</th>`)}</tr></thead><tbody>
+${t.rows.map((row) => html`<tr>${row.map(tableCell)}</tr>`)}
 </tbody></table>`
 }
-</article>`;
+`,
+  );
+}
+
+function tableCell(cell: StatusCell): Html {
+  const classes = [...(cell.isId ? ["mono", "short"] : []), ...(cell.isAlert ? ["warn"] : [])].join(" ");
+  return classes === ""
+    ? html`<td>${cellText(cell)}</td>`
+    : html`<td class="${classes}">${cellText(cell)}</td>`;
 }
 
 function ledgerHref(filter: LedgerFilter, page: number): string {

@@ -1,23 +1,23 @@
 import type { ConfiguredStrategy } from "../config/load-config.js";
-import { TOKEN_FIELDS } from "../config/resolve-tokens.js";
 import type { ParsedConfig } from "../config/schema.js";
+import type { Spending } from "../core/strategy-hooks.js";
 import { type AllowedMints, type SignerLimitSettings, SPENDING_KINDS, type SpendingKind } from "./limits.js";
 
 type LimitsConfig = ParsedConfig["signer"]["limits"];
 
-/** Which kind each built-in strategy that names tokens spends through (its TOKEN_FIELDS: input, output). */
-const KIND_OF_STRATEGY: Readonly<Record<string, SpendingKind>> = {
-  dca: "createRecurring",
-  "limit-orders": "createTrigger",
-  sweep: "swap",
-};
+/**
+ * What a strategy's intents spend, from its `spends` hook: built-in strategies only. A user module's
+ * hook is code the signer must not run (a signer on its own never imports one), and a keeper running
+ * every role must allow the same mints as one that does not: a user strategy's mints are listed in
+ * `signer.limits.allowedMints`.
+ */
+function spendingOf(entry: ConfiguredStrategy): readonly Spending[] {
+  return entry.module || !entry.strategy.spends ? [] : entry.strategy.spends(entry.config);
+}
 
 /** Whether some spending kind takes its allowed mints from the strategies (so their tokens must be resolved). */
 export function needsStrategyMints(limits: LimitsConfig, strategies: readonly ConfiguredStrategy[]): boolean {
-  return strategies.some((s) => {
-    const kind = s.module ? undefined : KIND_OF_STRATEGY[s.name];
-    return kind !== undefined && limits.allowedMints[kind] === undefined;
-  });
+  return strategies.some((s) => spendingOf(s).some(({ kind }) => limits.allowedMints[kind] === undefined));
 }
 
 /**
@@ -50,17 +50,10 @@ function mintsNamedByStrategies(
   const named = Object.fromEntries(
     SPENDING_KINDS.map((kind) => [kind, { input: new Set<string>(), output: new Set<string>() }]),
   ) as Record<SpendingKind, { input: Set<string>; output: Set<string> }>;
-  for (const entry of strategies) {
-    // A user module's config is its own: only the built-in strategies' token fields are known.
-    const kind = entry.module ? undefined : KIND_OF_STRATEGY[entry.name];
-    const spec = TOKEN_FIELDS[entry.name];
-    const items = spec ? (entry.config as Record<string, unknown>)[spec.list] : undefined;
-    if (!kind || !spec || !Array.isArray(items)) continue;
-    const [inputField, outputField] = spec.fields as [string, string];
-    for (const item of items as Array<Record<string, unknown>>) {
-      if (typeof item[inputField] === "string") named[kind].input.add(item[inputField] as string);
-      if (typeof item[outputField] === "string") named[kind].output.add(item[outputField] as string);
+  for (const entry of strategies)
+    for (const { kind, input, output } of spendingOf(entry)) {
+      named[kind].input.add(input);
+      named[kind].output.add(output);
     }
-  }
   return named;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
+import type { Snapshot } from "../../src/core/snapshot.js";
 import { defineStrategy } from "../../src/core/strategy.js";
 
 /**
@@ -20,6 +21,14 @@ export type CloseAtMultipleConfig = z.infer<typeof configSchema>;
 
 const NAME = "close-at-multiple";
 const SCALE = 1_000_000n; // the multiple, kept exact to 6 decimals
+/** A contract pays at most $1: a threshold above it can never be reached. */
+const MAX_PRICE_MICRO_USD = 1_000_000n;
+
+type Position = Snapshot["positions"][number];
+
+function isOpen(position: Position): boolean {
+  return position.marketMetadata.status === "open" && !position.claimable && !position.claimed;
+}
 
 export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
   name: NAME,
@@ -34,8 +43,8 @@ export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
     const closeAllInFlight = snapshot.inFlight.some((intent) => intent.kind === "closeAll");
     const intents: Intent[] = [];
     for (const position of snapshot.positions) {
-      const isOpen = position.marketMetadata.status === "open" && !position.claimable && !position.claimed;
-      if (!isOpen || position.openOrders > 0 || closeAllInFlight || busy.has(position.pubkey)) continue;
+      if (!isOpen(position) || position.openOrders > 0 || closeAllInFlight || busy.has(position.pubkey))
+        continue;
       const cost = BigInt(position.totalCostUsd);
       // No valuation (null) is no reason to close.
       if (position.valueUsd === null) continue;
@@ -53,6 +62,20 @@ export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
       });
     }
     return { intents, state };
+  },
+  /**
+   * A hook of the contract: the mark price at which this position would be closed, so the market
+   * watcher polls the wallet as soon as the market gets there instead of at the next sweep. The
+   * value is about contracts x mark and the cost contracts x the average price paid, so the value
+   * reaches the multiple at mark = multiple x average price (fees make it a little higher, which
+   * the watcher's band covers; `evaluate` decides on the real figures).
+   */
+  priceThresholds(config, position) {
+    if (!isOpen(position) || position.openOrders > 0) return undefined;
+    const cost = BigInt(position.totalCostUsd);
+    if (cost <= 0n || cost < BigInt(Math.round(config.minCostUsd * 1_000_000))) return undefined;
+    const above = (BigInt(position.avgPriceUsd) * BigInt(Math.round(config.multiple * 1_000_000))) / SCALE;
+    return above > 0n && above <= MAX_PRICE_MICRO_USD ? { above: above.toString() } : undefined;
   },
 });
 

@@ -12,9 +12,12 @@ import {
   type EventLookupOutcome,
   type EventReader,
 } from "../../src/keeper/event-details-cache.js";
-import { snapshotNeeds, takeSnapshot } from "../../src/keeper/snapshot.js";
+import { type StrategyReads, snapshotNeeds, takeSnapshot } from "../../src/keeper/snapshot.js";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
-import { exitRules } from "../../strategies/exit-rules.js";
+import { dca } from "../../strategies/dca.js";
+import { exitRules } from "../../strategies/exit-rules/index.js";
+import { limitOrders } from "../../strategies/limit-orders.js";
+import { sweep } from "../../strategies/sweep.js";
 import { eventMetadata, fakePubkey, position, WALLET } from "../helpers/fixtures.js";
 
 function event(eventId: string, extra: Partial<Event> = {}): Event {
@@ -302,7 +305,11 @@ describe("takeSnapshot and event details", () => {
   });
 });
 
-describe("snapshotNeeds", () => {
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const SOL = "So11111111111111111111111111111111111111112";
+const JUP = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
+
+describe("snapshotNeeds: what the strategies' needs hooks ask read", () => {
   const entry = (config: Record<string, unknown>, index = 0): ConfiguredStrategy => ({
     index,
     name: exitRules.name,
@@ -317,26 +324,71 @@ describe("snapshotNeeds", () => {
     evaluate: () => ({ intents: [], state: {} }),
   }) as ConfiguredStrategy["strategy"];
 
-  it.each<[string, ConfiguredStrategy[], { events: boolean; eventProviders: boolean }]>([
-    ["no strategies", [], { events: false, eventProviders: false }],
-    [
-      "a strategy without needs",
-      [{ name: "silent", strategy: silent, config: {} }],
-      { events: false, eventProviders: false },
+  const builtIn = (strategy: ConfiguredStrategy["strategy"], config: unknown): ConfiguredStrategy => ({
+    name: strategy.name,
+    strategy,
+    config: strategy.configSchema.parse(config),
+  });
+  const plan = { id: "p", inputMint: USDC, outputMint: SOL, inAmountRaw: "200000000", numberOfOrders: 2 };
+  const dcaEntry = builtIn(dca as ConfiguredStrategy["strategy"], {
+    plans: [{ ...plan, intervalSeconds: 60 }],
+  });
+  const limitEntry = builtIn(limitOrders as ConfiguredStrategy["strategy"], {
+    orders: [
+      {
+        id: "o",
+        side: "sell",
+        inputMint: SOL,
+        outputMint: USDC,
+        inputDecimals: 9,
+        outputDecimals: 6,
+        amount: "1",
+        price: "150",
+      },
     ],
-    ["exit-rules on positions only", [entry({ takeProfitPct: 5 })], { events: false, eventProviders: false }],
+  });
+  const sweepEntry = builtIn(sweep as ConfiguredStrategy["strategy"], {
+    rules: [
+      { id: "a", fromMint: USDC, toMint: SOL, keepRaw: "0" },
+      { id: "b", fromMint: SOL, toMint: USDC, keepRaw: "0" },
+      { id: "c", fromMint: USDC, toMint: JUP, keepRaw: "5" },
+    ],
+  });
+  const none = { events: false, eventProviders: false, orderLists: [], balances: [] };
+
+  it.each<[string, ConfiguredStrategy[], StrategyReads]>([
+    ["no strategies", [], none],
+    ["a strategy without needs", [{ name: "silent", strategy: silent, config: {} }], none],
+    ["exit-rules on positions only", [entry({ takeProfitPct: 5 })], none],
     [
       "exit-rules with a tags selector",
       [entry({ takeProfitPct: 5, overrides: [{ match: { tags: ["nba"] }, rules: {} }] })],
-      { events: true, eventProviders: false },
+      { ...none, events: true },
     ],
     [
       "exit-rules with a provider selector",
       [entry({ takeProfitPct: 5, overrides: [{ match: { provider: "kalshi" }, rules: {} }] })],
-      { events: true, eventProviders: true },
+      { ...none, events: true, eventProviders: true },
     ],
+    ["dca: the recurring orders list", [dcaEntry], { ...none, orderLists: ["recurring"] }],
+    [
+      "limit-orders and dca: both lists, in a fixed order",
+      [dcaEntry, limitEntry],
+      { ...none, orderLists: ["trigger", "recurring"] },
+    ],
+    ["sweep: the balances of its from-mints, each once", [sweepEntry], { ...none, balances: [USDC, SOL] }],
   ])("%s", (_label, strategies, expected) => {
     expect(snapshotNeeds(strategies)).toEqual(expected);
+  });
+
+  it("refuses an answer of needs() that is not needs, naming the key", () => {
+    const misspelt = {
+      ...silent,
+      needs: () => ({ orderList: ["trigger"] }),
+    } as ConfiguredStrategy["strategy"];
+    expect(() => snapshotNeeds([{ index: 1, name: "silent", strategy: misspelt, config: {} }])).toThrow(
+      expect.objectContaining({ problems: ["strategies[1]: needs() answered orderList: unknown key"] }),
+    );
   });
 
   it("a strategy whose needs() throws stops the start with its path", () => {

@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { Market } from "../../src/api/schemas/prediction.js";
+import type { ConfiguredStrategy } from "../../src/config/load-config.js";
+import type { Strategy } from "../../src/core/strategy.js";
 import { type Holding, holdingsOf, isHeld } from "../../src/keeper/holdings.js";
 import { decideTriggers, sideMark } from "../../src/keeper/market-watcher.js";
-import { type ExitRulesConfig, exitRules, exitThresholds } from "../../strategies/exit-rules.js";
+import { autoClaim } from "../../strategies/auto-claim.js";
+import { closeAtMultiple } from "../../strategies/examples/close-at-multiple.js";
+import { type ExitRulesConfig, exitRules, exitThresholds } from "../../strategies/exit-rules/index.js";
 import { marketMetadata, OTHER_WALLET, position, WALLET } from "../helpers/fixtures.js";
 
 const rules = (config: unknown) => exitRules.configSchema.parse(config) as ExitRulesConfig;
+/** A configured entry of a strategy, its config parsed by its own schema. */
+function configured<C>(strategy: Strategy<C>, config: unknown): ConfiguredStrategy {
+  return { name: strategy.name, strategy: strategy as Strategy, config: strategy.configSchema.parse(config) };
+}
 
 function market(overrides: Partial<Market> = {}): Market {
   return {
@@ -99,20 +107,64 @@ describe("holdings of a wallet", () => {
       false,
     ]);
     const held = holdingsOf(WALLET, [open, loser, claimable], {
-      exitRules: [rules({ takeProfitPct: 50 }), rules({ takeProfitPct: 30, stopLossPct: 10 })],
+      strategies: [
+        configured(exitRules, { takeProfitPct: 30, stopLossPct: 10 }),
+        configured(closeAtMultiple, { multiple: 1.2 }),
+        configured(autoClaim, {}),
+      ],
       nowSeconds: 1_700_000_500,
     });
     expect(held.map((h) => h.position)).toEqual([open.pubkey, claimable.pubkey]);
-    // Two exit-rules entries: the nearest threshold of each side.
+    // exit-rules acts at 0.78 and 0.54 (avg 0.60), close-at-multiple at 1.2 x 0.60: the nearest of each side.
     expect(held[0]).toMatchObject({
       side: "yes",
       sizeUsd: "6000000",
       costUsd: "6000000",
       sweptAt: 1_700_000_500,
     });
-    expect(held[0]?.exit).toEqual({ above: "780000", below: "540000" });
+    expect(held[0]?.exit).toEqual({ above: "720000", below: "540000" });
     expect(held[1]?.exit).toBeUndefined();
     expect(held[1]?.claimable).toBe(true);
+  });
+});
+
+describe("price thresholds from the strategies' hooks", () => {
+  const hooked = (priceThresholds: Strategy["priceThresholds"]): ConfiguredStrategy => ({
+    name: "hooked",
+    strategy: { ...closeAtMultiple, name: "hooked", priceThresholds } as Strategy,
+    config: {},
+  });
+
+  it.each<[string, Strategy["priceThresholds"], string]>([
+    [
+      "throws",
+      () => {
+        throw new Error("boom");
+      },
+      "priceThresholds() failed: boom",
+    ],
+    [
+      "answers a price that is not micro-USD",
+      () => ({ above: "0.9" }),
+      "priceThresholds() answered expected micro-USD as an integer string",
+    ],
+  ])("a hook that %s is left out, reported once, and the others still count", (_label, hook, error) => {
+    const errors: string[] = [];
+    const held = holdingsOf(WALLET, [position(), position()], {
+      strategies: [hooked(hook), configured(exitRules, { takeProfitPct: 50 })],
+      nowSeconds: 1_700_000_500,
+      onHookError: (strategy, message) => errors.push(`${strategy}: ${message}`),
+    });
+    expect(held.map((h) => h.exit)).toEqual([{ above: "900000" }, { above: "900000" }]);
+    expect(errors).toEqual([`hooked: ${error}`]);
+  });
+
+  it("gives no thresholds without a strategy that has the hook", () => {
+    const held = holdingsOf(WALLET, [position()], {
+      strategies: [configured(autoClaim, {})],
+      nowSeconds: 1_700_000_500,
+    });
+    expect(held[0]?.exit).toBeUndefined();
   });
 });
 

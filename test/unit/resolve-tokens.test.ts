@@ -102,6 +102,65 @@ describe("token resolution of strategy configs", () => {
     ]);
   });
 
+  it("resolves a user strategy's token fields through its hooks, and reports its own token checks", async () => {
+    // A user strategy, not a built-in: what it names as tokens is all the engine knows of it.
+    const payWith = {
+      name: "pay-with",
+      contractVersion: 1,
+      description: "test: names tokens",
+      configSchema: dca.configSchema,
+      evaluate: () => ({ intents: [], state: {} }),
+      tokenFields: () => [
+        { path: ["pay", "token"] },
+        { path: ["pay", "other"], decimalsPath: ["pay", "decimals"] },
+      ],
+      checkTokens: (
+        config: unknown,
+        tokens: ReadonlyMap<string, { symbol: string; usdPrice?: number | null }>,
+      ) => {
+        const pay = (config as { pay: { token: string } }).pay;
+        return [
+          {
+            path: ["pay", "token"],
+            message: `${tokens.get(pay.token)?.symbol} at $${tokens.get(pay.token)?.usdPrice}`,
+          },
+        ];
+      },
+    } as unknown as ConfiguredStrategy["strategy"];
+    const attempt = resolveStrategyTokens(
+      {
+        tokens: { minOrganicScore: 0 },
+        strategies: [
+          {
+            index: 4,
+            name: "pay-with",
+            module: "/x/pay-with.ts",
+            strategy: payWith,
+            config: { pay: { token: "sol", other: "USDC", decimals: 9 } },
+          },
+        ],
+      },
+      search,
+    );
+    expect(await attempt.catch((e: ConfigError) => e.problems)).toEqual([
+      "strategies[4].pay.decimals: 9, but USDC has 6 decimals",
+      "strategies[4].pay.token: SOL at $150",
+    ]);
+  });
+
+  it("refuses two fields that resolve to the same token", async () => {
+    const attempt = resolveStrategyTokens(
+      {
+        tokens: { minOrganicScore: 0 },
+        strategies: [entry(0, dca, { plans: [{ ...plan, inputMint: "USDC", outputMint: USDC }] })],
+      },
+      search,
+    );
+    expect(await attempt.catch((e: ConfigError) => e.problems)).toEqual([
+      "strategies[0].plans[0].outputMint: names the same token as inputMint",
+    ]);
+  });
+
   it("lists every problem by path and rule, DCA minimums and stated decimals included", async () => {
     const attempt = resolveStrategyTokens(
       {

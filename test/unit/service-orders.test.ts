@@ -130,7 +130,7 @@ describe("listing a wallet's orders", () => {
     ]);
   });
 
-  it("lists only for the strategies that read them: none without limit-orders or dca", async () => {
+  it("lists only the order lists asked for: none when none is", async () => {
     const requests: string[] = [];
     const client = {
       trigger: {
@@ -146,12 +146,12 @@ describe("listing a wallet's orders", () => {
         },
       },
     };
-    expect(orderListsFor([{ name: "auto-claim" }, { name: "sweep" }], client)).toEqual({});
-    const both = orderListsFor([{ name: "limit-orders" }, { name: "dca" }], client);
+    expect(orderListsFor([], client)).toEqual({});
+    const both = orderListsFor(["trigger", "recurring"], client);
     await both.triggerOrders?.(WALLET);
     await both.recurringOrders?.(WALLET);
-    const onlyDca = orderListsFor([{ name: "dca" }], client);
-    expect(onlyDca.triggerOrders).toBeUndefined();
+    const onlyRecurring = orderListsFor(["recurring"], client);
+    expect(onlyRecurring.triggerOrders).toBeUndefined();
     expect(requests).toEqual(["trigger", "trigger", "recurring", "recurring"]);
   });
 });
@@ -160,7 +160,7 @@ describe("an order list that cannot be read", () => {
   it("is left out of the poll, logged, instead of failing it", async () => {
     const { logger, lines } = captureLogger();
     const lists = orderListsFor(
-      [{ name: "limit-orders" }],
+      ["trigger"],
       {
         trigger: {
           getOrders: async () => {

@@ -6,6 +6,7 @@ import { PolicyRefusal } from "../../src/core/errors.js";
 import type { Intent } from "../../src/core/intent.js";
 import { limitSettingsFrom, needsStrategyMints } from "../../src/signer/limit-settings.js";
 import { checkSpend, type SignerLimitSettings, type Spend, spendOf } from "../../src/signer/limits.js";
+import { dca } from "../../strategies/dca.js";
 import { sweep } from "../../strategies/sweep.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -167,7 +168,7 @@ describe("limitSettingsFrom: the config's limits, or the mints its strategies na
     if (!parsed.success) throw new Error(formatIssues(parsed.error).join("; "));
     return parsed.data.signer.limits;
   };
-  // Only each entry's name and config are read: the strategy object is any built-in.
+  // Each entry's mints come from its strategy's `spends` hook, which reads only the token fields.
   const strategies: ConfiguredStrategy[] = [
     {
       name: "sweep",
@@ -181,7 +182,7 @@ describe("limitSettingsFrom: the config's limits, or the mints its strategies na
     },
     {
       name: "dca",
-      strategy: sweep as ConfiguredStrategy["strategy"],
+      strategy: dca as ConfiguredStrategy["strategy"],
       config: { plans: [{ inputMint: usdc, outputMint: jup }] },
     },
   ];
@@ -194,6 +195,18 @@ describe("limitSettingsFrom: the config's limits, or the mints its strategies na
     expect(built.allowedMints.createRecurring).toEqual(sides([usdc], [jup]));
     expect(built.allowedMints.createTrigger).toEqual(sides([], []));
     expect(built.perIntent.size + built.perDay.size).toBe(0);
+  });
+
+  it("never runs a user module's spends hook: its mints are the config's to list", () => {
+    const userModule: ConfiguredStrategy = {
+      name: "my-sweep",
+      module: "/strategies/my-sweep.ts",
+      strategy: { ...sweep, name: "my-sweep" } as ConfiguredStrategy["strategy"],
+      config: { rules: [{ fromMint: jup, toMint: bonk }] },
+    };
+    const limits = parse({});
+    expect(needsStrategyMints(limits, [userModule])).toBe(false);
+    expect(limitSettingsFrom(limits, [userModule]).allowedMints.swap).toEqual(sides([], []));
   });
 
   it("takes the configured mints and caps over the strategies'", () => {

@@ -71,3 +71,22 @@ describe("example strategy close-at-multiple", () => {
     if (!parsed.success) expect(formatIssues(parsed.error)).toEqual([problem]);
   });
 });
+
+describe("example strategy close-at-multiple: its priceThresholds hook", () => {
+  // The fixture's average price is $0.60 a contract.
+  it.each<[string, Record<string, unknown>, Partial<Position>, { above: string } | undefined]>([
+    ["the default, double: $1.20, above what a contract pays, none", {}, {}, undefined],
+    ["1.25: at 1.25 x 0.60", { multiple: 1.25 }, {}, { above: "750000" }],
+    ["1.5: at 1.5 x 0.60", { multiple: 1.5 }, {}, { above: "900000" }],
+    ["1.1: at 1.1 x 0.60", { multiple: 1.1 }, {}, { above: "660000" }],
+    ["exactly $1 is still a price", { multiple: 2 }, { avgPriceUsd: "500000" }, { above: "1000000" }],
+    ["above $1: never reached, none", { multiple: 2 }, { avgPriceUsd: "500001" }, undefined],
+    ["open orders: none", { multiple: 1.1 }, { openOrders: 1 }, undefined],
+    ["claimable: none", { multiple: 1.1 }, { claimable: true }, undefined],
+    ["cheaper than minCostUsd: none", { multiple: 1.1, minCostUsd: 6.01 }, {}, undefined],
+    ["market closed: none", {}, { marketMetadata: marketMetadata({ status: "closed" }) }, undefined],
+  ])("%s", (_label, config, overrides, expected) => {
+    const parsed = closeAtMultiple.configSchema.parse(config);
+    expect(closeAtMultiple.priceThresholds?.(parsed, position(overrides))).toEqual(expected);
+  });
+});

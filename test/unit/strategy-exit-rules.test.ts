@@ -5,7 +5,7 @@ import type { EventDetails } from "../../src/core/event-details.js";
 import { intentSchema } from "../../src/core/intent.js";
 import type { InFlightIntent, Snapshot } from "../../src/core/snapshot.js";
 import type { StrategyState } from "../../src/core/strategy.js";
-import { exitRules, nearestExitRule, specificity } from "../../strategies/exit-rules.js";
+import { exitRules, nearestExitRule, specificity } from "../../strategies/exit-rules/index.js";
 import {
   eventMetadata,
   fakePubkey,

@@ -2,6 +2,7 @@ import { VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/client.js";
 import type { EndpointName } from "../../../src/api/endpoints.js";
+import type { OrderListKind } from "../../../src/core/strategy-hooks.js";
 import { orderListsFor } from "../../../src/keeper/service-orders.js";
 import { type SnapshotSource, takeSnapshot } from "../../../src/keeper/snapshot.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
@@ -9,8 +10,8 @@ import { DrivenClock } from "../../../src/sandbox/world/clock.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 
 /**
- * A poll's snapshot against the sandbox: the order lists are read through the client only for the
- * strategies that use them, in a counted number of requests, and carry the sandbox's own states.
+ * A poll's snapshot against the sandbox: the order lists are read through the client only where the
+ * strategies need them (`snapshotNeeds`), in a counted number of requests, and carry the sandbox's own states.
  */
 let sandbox: RunningSandbox;
 let client: ApiClient;
@@ -58,26 +59,23 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-async function snapshotWith(strategies: string[]) {
+async function snapshotWith(lists: OrderListKind[]) {
   const source: SnapshotSource = {
     positions: async () => [],
     pendingOrders: async () => [],
-    ...orderListsFor(
-      strategies.map((name) => ({ name })),
-      client,
-    ),
+    ...orderListsFor(lists, client),
   };
   requests.length = 0;
   return takeSnapshot({ wallet, withOrders: false, source, inFlight: [], nowSeconds: 0 });
 }
 
 describe("order lists in a poll's snapshot", () => {
-  it("reads the trigger and recurring lists for limit-orders and dca: two requests each", async () => {
+  it("reads the trigger and recurring lists where strategies need them: two requests each", async () => {
     const [filled] = [...sandbox.world.swapOrders.values()].filter(
       (o) => o.kind === "trigger" && o.maker === wallet,
     );
     sandbox.world.settleOrder(filled?.order ?? "", "filled");
-    const snap = await snapshotWith(["limit-orders", "dca"]);
+    const snap = await snapshotWith(["trigger", "recurring"]);
     expect(requests.filter((r) => r === "getTriggerOrders")).toHaveLength(2);
     expect(requests.filter((r) => r === "getRecurringOrders")).toHaveLength(2);
     expect(requests).toHaveLength(4);
@@ -93,8 +91,8 @@ describe("order lists in a poll's snapshot", () => {
     ]);
   });
 
-  it("reads no list when neither strategy is configured", async () => {
-    const snap = await snapshotWith(["auto-claim", "exit-rules"]);
+  it("reads no list when no strategy needs one", async () => {
+    const snap = await snapshotWith([]);
     expect(requests).toEqual([]);
     expect(snap).not.toHaveProperty("listedTriggerOrders");
     expect(snap).not.toHaveProperty("listedRecurringOrders");

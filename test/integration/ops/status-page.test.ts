@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeeperConfig } from "../../../src/config/load-config.js";
@@ -23,6 +26,31 @@ import { testRedis } from "../../helpers/redis.js";
 import { TEST_ADMIN_TOKEN } from "../../helpers/test-secrets.js";
 
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
+
+/** User strategies, plain JS as a user might write them: one shows itself on the page, one fails to. */
+const USER_STRATEGY = (name: string, statusView: string) => `export default {
+  name: "${name}",
+  contractVersion: 1,
+  description: "test: a status view",
+  configSchema: { safeParse: (value) => ({ success: true, data: value }) },
+  evaluate: ({ state }) => ({ intents: [], state }),
+  statusView: ${statusView},
+};
+`;
+const SHOWS_ITSELF = USER_STRATEGY(
+  "my-view",
+  `({ positions, state }) => ({
+    positionColumns: [{ key: "my-view", label: "my view", cells: positions[0] ? { [positions[0].pubkey]: { text: "<b>first</b>", isAlert: true } } : {} }],
+    tables: [{ title: "My table", columns: ["note", "when"], rows: [[{ text: state.note ?? "no note" }, { at: 1800000000 }]] }],
+  })`,
+);
+const VIEW_THROWS = USER_STRATEGY("broken-view", `() => { throw new Error("view boom"); }`);
+
+async function writeModule(name: string, text: string): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), "keeper-status-view-")), name);
+  await writeFile(file, text);
+  return file;
+}
 
 /**
  * The status page and its operator routes over real HTTP: real Redis (ledger, pause switch, queues,
@@ -85,6 +113,10 @@ describe("status page on the ops server", () => {
         inAmountRaw: "200000000"
         numberOfOrders: 2
         intervalSeconds: 86400
+  - name: my-view
+    module: ${await writeModule("my-view.mjs", SHOWS_ITSELF)}
+  - name: broken-view
+    module: ${await writeModule("broken-view.mjs", VIEW_THROWS)}
 `,
       }),
     );
@@ -117,6 +149,7 @@ describe("status page on the ops server", () => {
       },
     });
     await ctx.redis.hset(keys.ledgerTriggerOrders(wallet), "limit-buy-1", "TriggerOrder1111");
+    await new StrategyStateStore(ctx.redis, keys).save(wallet, "my-view", { note: `from state ${HOSTILE}` });
     // A hostile market title from the service: the first wallet's first position's market.
     const position = sandbox.world.positionsOfWallet(0)[0];
     if (!position) throw new Error("the sandbox wallet has no position");
@@ -192,6 +225,27 @@ describe("status page on the ops server", () => {
     expect(first).toContain("TriggerOrder1111</td><td>limit order (limit-buy-1)</td>");
     // The other wallets have no round yet: the configured plan shows as not started.
     expect(body.split('<article class="wallet"')[2]).toContain("<td>weekly-sol</td><td>not started</td>");
+  });
+
+  it("shows what a strategy's statusView hook gives, escaped, and why one that fails shows nothing", async () => {
+    const server = await serve();
+    const body = await (await fetch(`${server.url}/`)).text();
+    const [first = "", second = ""] = body.split('<article class="wallet"').slice(1);
+    const firstPosition = (await positionsOf(sandbox, sandbox.wallets[0] ?? ""))[0]?.pubkey ?? "";
+    expect(first).toContain("<th>state</th><th>my view</th></tr>");
+    expect(first).toMatch(
+      new RegExp(
+        `<tr data-position="${firstPosition}">.*<td class="my-view warn">&lt;b&gt;first&lt;/b&gt;</td></tr>`,
+      ),
+    );
+    expect(first).toContain("<h4>My table (1)</h4>");
+    expect(first).toContain(
+      `<td>from state ${HOSTILE.replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;")}</td><td>2027-01-15T08:00:00Z</td>`,
+    );
+    expect(first).toContain('<p class="bad">broken-view: statusView() failed: view boom</p>');
+    // Another wallet: no state of its own, the same columns and tables.
+    expect(second).toContain("<td>no note</td>");
+    expect(body).not.toContain("<b>first</b>");
   });
 
   it("shows refused intents highlighted with their reason, and the ledger filtered and paged", async () => {

@@ -1,0 +1,271 @@
+import { z } from "zod";
+import type { EventDetails } from "../../src/core/event-details.js";
+import { formatUsd, usdToMicro } from "../../src/core/money.js";
+import type { Snapshot } from "../../src/core/snapshot.js";
+import type { StrategyState } from "../../src/core/strategy.js";
+import { type ExitRulesConfig, RULE_NAMES, type RuleName, type Rules } from "./config.js";
+import { rulesFor } from "./selectors.js";
+
+/** exit-rules' rules at work: each rule's check on a position, with its hysteresis, and the state they keep. */
+
+type Position = Snapshot["positions"][number];
+
+// ---- state ----
+
+const positionStateSchema = z.object({
+  /** Highest `valueUsd` seen (micro-USD) since the position was first seen or its size changed. */
+  peakValueMicroUsd: z.string().regex(/^\d+$/),
+  /**
+   * The `sizeUsd` the peak belongs to: a buy or a partial sell changes value without a price move.
+   * Not `contracts`, which the service floors (a partial sell below one contract would not show).
+   * Absent in state written before it replaced `contracts`: the peak starts again, the counts stay.
+   */
+  sizeMicroUsd: z.string().optional(),
+  /** The trailing stop is armed (no activation configured, or the pnl reached it once). */
+  trailingArmed: z.boolean(),
+  /** Consecutive polls each rule has entered or stayed (only rules above 0 are kept). */
+  polls: z.partialRecord(z.enum(RULE_NAMES), z.number().int().positive()),
+});
+export type PositionState = z.infer<typeof positionStateSchema>;
+const stateSchema = z.object({ positions: z.record(z.string(), positionStateSchema) });
+
+/** Stored state we cannot read is dropped rather than trusted: peaks and counts start again. */
+export function readState(state: StrategyState): Record<string, PositionState> {
+  const parsed = stateSchema.safeParse(state);
+  return parsed.success ? parsed.data.positions : {};
+}
+
+// ---- evaluation ----
+
+interface RuleCheck {
+  rule: RuleName;
+  /** The metric crossed the threshold on this poll. */
+  enters: boolean;
+  /** The metric is still inside the hysteresis band (always true when `enters`). */
+  stays: boolean;
+  /** What the metric is, e.g. "pnl 31.2%". */
+  metric: string;
+  /** The comparison that entered, e.g. ">= 30%". */
+  threshold: string;
+  /**
+   * How far the metric is from entering, 0 once it has: percentage points for the pnl and trailing
+   * rules, percent of the threshold for the price rules; the time rule is not comparable (Infinity).
+   */
+  gap: number;
+}
+
+const PCT_SCALE = 10_000; // percents kept to 4 decimals in integer arithmetic
+
+/** `amount * (100 + pct) / 100` in integers, for thresholds on money. */
+export function scaleByPct(amount: bigint, pct: number): bigint {
+  const factor = BigInt(Math.round((100 + pct) * PCT_SCALE));
+  return (amount * factor) / BigInt(100 * PCT_SCALE);
+}
+
+function formatPct(value: number): string {
+  return `${Number(value.toFixed(2))}%`;
+}
+
+/** `part` as a percent of `whole` (micro-USD), for gaps on price rules. */
+function percentOf(part: bigint, whole: bigint): number {
+  return whole === 0n
+    ? Number.POSITIVE_INFINITY
+    : Number((part * BigInt(100 * PCT_SCALE)) / whole) / PCT_SCALE;
+}
+
+/** Null when the service gives no pnl (a closed market): no pnl rule enters on it. */
+function pnlPercent(position: Position, rules: Rules): number | null {
+  return rules.basis === "after-fees" ? position.pnlUsdAfterFeesPercent : position.pnlUsdPercent;
+}
+
+/** A micro-USD figure the service may send as null (no valuation, no quote). */
+function microOrNull(value: string | null): bigint | null {
+  return value === null ? null : BigInt(value);
+}
+
+/** "take-profit: pnl 31.2% >= 30%", or, inside the band, "take-profit: pnl 29.5% held (>= 30%, hysteresis 2%)". */
+function reasonOf(check: RuleCheck, rules: Rules): string {
+  if (check.enters) return `${check.rule}: ${check.metric} ${check.threshold}`;
+  return `${check.rule}: ${check.metric} held (${check.threshold}, hysteresis ${formatPct(rules.hysteresisPct)})`;
+}
+
+function ruleChecks(
+  position: Position,
+  rules: Rules,
+  tracked: PositionState,
+  nowSeconds: number,
+): RuleCheck[] {
+  const checks: RuleCheck[] = [];
+  // A figure the service did not give (null) checks no rule that reads it: the rule neither enters
+  // nor stays on that poll.
+  const pnl = pnlPercent(position, rules);
+  const band = rules.hysteresisPct;
+  const pnlMetric = `${rules.basis === "after-fees" ? "pnl after fees" : "pnl"} ${formatPct(pnl ?? 0)}`;
+  const mark = microOrNull(position.markPriceUsd);
+  const value = microOrNull(position.valueUsd);
+
+  if (rules.stopLossPct !== undefined && pnl !== null) {
+    const limit = -rules.stopLossPct;
+    checks.push({
+      rule: "stop-loss",
+      enters: pnl <= limit,
+      stays: pnl <= limit + band,
+      metric: pnlMetric,
+      threshold: `<= ${formatPct(limit)}`,
+      gap: Math.max(0, pnl - limit),
+    });
+  }
+  if (rules.stopLossPriceUsd !== undefined && mark !== null) {
+    const limit = usdToMicro(rules.stopLossPriceUsd);
+    checks.push({
+      rule: "stop-loss-price",
+      enters: mark <= limit,
+      stays: mark <= scaleByPct(limit, band),
+      metric: `mark $${formatUsd(mark)}`,
+      threshold: `<= $${formatUsd(limit)}`,
+      gap: mark <= limit ? 0 : percentOf(mark - limit, limit),
+    });
+  }
+  if (rules.trailingStopPct !== undefined && tracked.trailingArmed && value !== null) {
+    const peak = BigInt(tracked.peakValueMicroUsd);
+    if (peak > 0n) {
+      const drawdownPct = Number(((peak - value) * BigInt(100 * PCT_SCALE)) / peak) / PCT_SCALE;
+      checks.push({
+        rule: "trailing-stop",
+        enters: value <= scaleByPct(peak, -rules.trailingStopPct),
+        stays: value <= scaleByPct(peak, Math.min(0, band - rules.trailingStopPct)),
+        metric: `value $${formatUsd(value)} is ${formatPct(drawdownPct)} below peak $${formatUsd(peak)}`,
+        threshold: `>= ${formatPct(rules.trailingStopPct)}`,
+        gap: Math.max(0, rules.trailingStopPct - drawdownPct),
+      });
+    }
+  }
+  if (rules.takeProfitPct !== undefined && pnl !== null) {
+    const limit = rules.takeProfitPct;
+    checks.push({
+      rule: "take-profit",
+      enters: pnl >= limit,
+      stays: pnl >= limit - band,
+      metric: pnlMetric,
+      threshold: `>= ${formatPct(limit)}`,
+      gap: Math.max(0, limit - pnl),
+    });
+  }
+  if (rules.takeProfitPriceUsd !== undefined && mark !== null) {
+    const limit = usdToMicro(rules.takeProfitPriceUsd);
+    checks.push({
+      rule: "take-profit-price",
+      enters: mark >= limit,
+      stays: mark >= scaleByPct(limit, -band),
+      metric: `mark $${formatUsd(mark)}`,
+      threshold: `>= $${formatUsd(limit)}`,
+      gap: mark >= limit ? 0 : percentOf(limit - mark, limit),
+    });
+  }
+  const closeTime = position.marketMetadata.closeTime;
+  if (rules.closeBeforeSeconds !== undefined && closeTime !== undefined) {
+    const closesIn = closeTime - nowSeconds;
+    const due = closesIn <= rules.closeBeforeSeconds;
+    checks.push({
+      rule: "close-before",
+      enters: due,
+      stays: due,
+      metric: `market closes in ${closesIn}s`,
+      threshold: `<= ${rules.closeBeforeSeconds}s`,
+      gap: due ? 0 : Number.POSITIVE_INFINITY,
+    });
+  }
+  return checks;
+}
+
+/** The rule of a position nearest to firing, as the status page shows it. */
+export interface ExitOutlook {
+  rule: RuleName;
+  /** It has entered on the last poll's figures (it fires once held for `confirmPolls` polls). */
+  isEntered: boolean;
+  /** e.g. "take-profit: pnl 12% (>= 30%)". */
+  detail: string;
+  gap: number;
+}
+
+/**
+ * For an operator's view: which of the position's rules is nearest to entering, on the figures given
+ * and the strategy's saved state (the trailing stop's peak). Overrides that select on event details
+ * are matched only when `event` is given. Undefined when no rule applies (or the position is not open).
+ */
+export function nearestExitRule(
+  config: ExitRulesConfig,
+  position: Position,
+  state: StrategyState,
+  nowSeconds: number,
+  event?: EventDetails,
+): ExitOutlook | undefined {
+  if (!isOpen(position)) return undefined;
+  const rules = rulesFor(config, position, event);
+  const tracked = track(readState(state)[position.pubkey], position, rules);
+  let nearest: RuleCheck | undefined;
+  for (const check of ruleChecks(position, rules, tracked, nowSeconds))
+    if (nearest === undefined || check.gap < nearest.gap) nearest = check;
+  if (nearest === undefined) return undefined;
+  return {
+    rule: nearest.rule,
+    isEntered: nearest.enters,
+    detail: `${nearest.rule}: ${nearest.metric} (${nearest.threshold})`,
+    gap: nearest.gap,
+  };
+}
+
+/** Advances each rule's count of consecutive polls; returns the counts and the first rule that fires. */
+export function checkRules(position: Position, rules: Rules, tracked: PositionState, nowSeconds: number) {
+  const polls: PositionState["polls"] = {};
+  let firing: string | undefined;
+  let firingRule: RuleName | undefined;
+  for (const check of ruleChecks(position, rules, tracked, nowSeconds)) {
+    const previous = tracked.polls[check.rule] ?? 0;
+    const holding = previous > 0 ? check.stays : check.enters;
+    if (!holding) continue;
+    const needed = check.rule === "close-before" ? 1 : rules.confirmPolls;
+    const count = Math.min(previous + 1, needed);
+    polls[check.rule] = count;
+    if (count >= needed && firing === undefined) {
+      firing = reasonOf(check, rules);
+      firingRule = check.rule;
+    }
+  }
+  return { polls, firing, firingRule };
+}
+
+/** Peak and arming, carried from the last poll; reset when the position's size changed. */
+export function track(previous: PositionState | undefined, position: Position, rules: Rules): PositionState {
+  // No valuation this poll (null): the peak stays what it was.
+  const value = microOrNull(position.valueUsd) ?? 0n;
+  const same = previous !== undefined && previous.sizeMicroUsd === position.sizeUsd;
+  const lastPeak = same ? BigInt(previous.peakValueMicroUsd) : 0n;
+  const pnl = pnlPercent(position, rules);
+  const reachedActivation =
+    rules.trailingActivationPct === undefined || (pnl !== null && pnl >= rules.trailingActivationPct);
+  return {
+    peakValueMicroUsd: (value > lastPeak ? value : lastPeak).toString(),
+    sizeMicroUsd: position.sizeUsd,
+    trailingArmed: (same && previous.trailingArmed) || reachedActivation,
+    // Counts follow the pnl and the price, not the value: they survive a change of contracts.
+    polls: previous?.polls ?? {},
+  };
+}
+
+/**
+ * Positions the strategy watches at all: open market, nothing to claim, something to sell. "Something"
+ * is read from the USD size: `contracts` is floored, so a position under one contract shows 0 there.
+ */
+export function isOpen(position: Position): boolean {
+  return (
+    !position.claimable &&
+    !position.claimed &&
+    position.marketMetadata.status === "open" &&
+    (BigInt(position.sizeUsd) > 0n || /[1-9]/.test(position.contracts))
+  );
+}
+
+export function dollarsToMicro(dollars: number): bigint {
+  return BigInt(Math.round(dollars * 1_000_000));
+}
