@@ -2,11 +2,16 @@ import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import type { KeeperConfig } from "../config/load-config.js";
 import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.js";
-import { Ledger, type LedgerRow } from "../keeper/ledger.js";
 import { redisKeys } from "../keeper/names.js";
-import { pauseKeeper, resumeKeeper, retryKeeperIntent, retryRefusal } from "../keeper/operator-actions.js";
-import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
-import { readKeeperStatus } from "../keeper/status-report.js";
+import {
+  pauseKeeper,
+  resumeKeeper,
+  retryKeeperIntent,
+  retryRefusal,
+} from "../keeper/operator/operator-actions.js";
+import { Ledger, type LedgerRow } from "../keeper/state/ledger.js";
+import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";
+import { readKeeperStatus } from "../status/status-report.js";
 import type { CliContext } from "./context.js";
 import { UsageError } from "./errors.js";
 import { formatCsv, formatJson, formatTable, isoTime } from "./output.js";

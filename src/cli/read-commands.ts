@@ -1,12 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { collectUnique, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
+import { formatUsd } from "../core/money.js";
 import {
   CATEGORIES,
   LEADERBOARD_METRICS,
   LEADERBOARD_PERIODS,
   PROVIDERS,
-} from "../api/schemas/prediction.js";
-import { formatUsd } from "../core/money.js";
+} from "../core/schemas/prediction.js";
 import type { CliContext } from "./context.js";
 import { formatJson, formatTable, isoTime, type Row } from "./output.js";
 

@@ -1,7 +1,7 @@
 import { isMintAddress } from "../../strategies/config-parts.js";
 import { checkDcaMinimums } from "../../strategies/dca.js";
-import type { Token } from "../api/schemas/tokens.js";
 import { ConfigError } from "../core/errors.js";
+import type { Token } from "../core/schemas/tokens.js";
 import type { ConfiguredStrategy, KeeperConfig } from "./load-config.js";
 
 /**

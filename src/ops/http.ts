@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { registerStatusRoutes, type StatusPageRoutesOptions } from "../status/status-routes.js";
 import { HostAllowList } from "./allowed-hosts.js";
 import { registerFrameHeaders } from "./frame-headers.js";
 import { registerHostGuard } from "./host-guard.js";
-import { registerStatusRoutes, type StatusPageRoutesOptions } from "./status-routes.js";
 import type { HealthVerdict } from "./watchdog.js";
 import { OpsTimeoutError, withTimeout } from "./with-timeout.js";
 

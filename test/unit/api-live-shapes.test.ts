@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createApiClient } from "../../src/api/client.js";
 import type { EndpointName } from "../../src/api/endpoints.js";
 import { PermanentApiError } from "../../src/api/errors.js";
-import { buildTransaction, isClaimItem } from "../../src/keeper/build-transaction.js";
+import { buildTransaction, isClaimItem } from "../../src/keeper/pipeline/build-transaction.js";
 import {
   allTimeLeaderboard,
   closeAllWithClaim,

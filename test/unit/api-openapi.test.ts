@@ -8,7 +8,7 @@ import {
   type OpenApiOperation,
   openApiPath,
 } from "../../src/api/openapi.js";
-import { swapBuildParams } from "../../src/api/schemas/swap.js";
+import { swapBuildParams } from "../../src/core/schemas/swap.js";
 import { createSchemaValidator } from "../../src/sandbox/http/response-check.js";
 
 const document = buildOpenApiDocument();

@@ -4,8 +4,8 @@ import { parseErrorBody } from "../../src/api/error-body.js";
 import { ValidationError } from "../../src/api/errors.js";
 import { buildUrl, encodeJsonBody, encodeValue } from "../../src/api/request-url.js";
 import { serverRequestedDelayMs } from "../../src/api/retry-after.js";
-import type { Area } from "../../src/api/schemas/common.js";
 import { formatPath } from "../../src/api/validate.js";
+import type { Area } from "../../src/core/schemas/common.js";
 
 describe("error bodies of every area", () => {
   it.each<[string, Area, unknown, { message: string; code?: string; param?: string; requestId?: string }]>([

@@ -7,13 +7,13 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
-import type { ApiInstruction } from "../../src/api/schemas/common.js";
-import type { SwapBuildResponse } from "../../src/api/schemas/swap.js";
 import { readComputeBudget } from "../../src/chain/compute-budget.js";
 import { viewTransaction } from "../../src/chain/decode.js";
 import type { Intent } from "../../src/core/intent.js";
-import { assembleSwap, MAX_COMPUTE_UNITS } from "../../src/keeper/assemble-swap.js";
-import { type BuildApi, buildTransaction } from "../../src/keeper/build-transaction.js";
+import type { ApiInstruction } from "../../src/core/schemas/common.js";
+import type { SwapBuildResponse } from "../../src/core/schemas/swap.js";
+import { assembleSwap, MAX_COMPUTE_UNITS } from "../../src/keeper/pipeline/assemble-swap.js";
+import { type BuildApi, buildTransaction } from "../../src/keeper/pipeline/build-transaction.js";
 
 const taker = Keypair.generate().publicKey.toBase58();
 const program = Keypair.generate().publicKey.toBase58();

@@ -7,7 +7,7 @@ import {
   realizedPnlMicroUsd,
   utcDayStart,
   utcDayTag,
-} from "../../src/keeper/circuit-breakers.js";
+} from "../../src/keeper/operator/circuit-breakers.js";
 
 // 2026-01-02T12:00:00Z
 const NOW = 1_767_355_200;

@@ -1,18 +1,18 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { PermanentApiError, TransientApiError } from "../../src/api/errors.js";
-import type { Event } from "../../src/api/schemas/prediction.js";
 import type { ConfiguredStrategy } from "../../src/config/load-config.js";
 import { ConfigError } from "../../src/core/errors.js";
 import type { EventProvider } from "../../src/core/event-details.js";
+import type { Event } from "../../src/core/schemas/prediction.js";
 import { defineStrategy } from "../../src/core/strategy.js";
 import {
   EventDetailsCache,
   type EventDetailsCacheOptions,
   type EventLookupOutcome,
   type EventReader,
-} from "../../src/keeper/event-details-cache.js";
-import { snapshotNeeds, takeSnapshot } from "../../src/keeper/snapshot.js";
+} from "../../src/keeper/reads/event-details-cache.js";
+import { snapshotNeeds, takeSnapshot } from "../../src/keeper/reads/snapshot.js";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
 import { exitRules } from "../../strategies/exit-rules.js";
 import { eventMetadata, fakePubkey, position, WALLET } from "../helpers/fixtures.js";

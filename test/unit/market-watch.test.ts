@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Market } from "../../src/api/schemas/prediction.js";
-import { type Holding, holdingsOf, isHeld } from "../../src/keeper/holdings.js";
-import { decideTriggers, sideMark } from "../../src/keeper/market-watcher.js";
+import type { Market } from "../../src/core/schemas/prediction.js";
+import { type Holding, holdingsOf, isHeld } from "../../src/keeper/state/holdings.js";
+import { decideTriggers, sideMark } from "../../src/keeper/watch/market-watcher.js";
 import { type ExitRulesConfig, exitRules, exitThresholds } from "../../strategies/exit-rules.js";
 import { marketMetadata, OTHER_WALLET, position, WALLET } from "../helpers/fixtures.js";
 

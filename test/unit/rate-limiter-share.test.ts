@@ -6,7 +6,7 @@ import {
   slowerWhile,
   withinShare,
 } from "../../src/api/index.js";
-import { WorkInProgress } from "../../src/keeper/work-in-progress.js";
+import { WorkInProgress } from "../../src/api/work-in-progress.js";
 
 function recording(name: string, log: string[]): RequestRateLimiter {
   return {

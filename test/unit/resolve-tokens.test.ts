@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Token } from "../../src/api/schemas/tokens.js";
 import type { ConfiguredStrategy } from "../../src/config/load-config.js";
 import { judgeToken, resolveStrategyTokens } from "../../src/config/resolve-tokens.js";
 import { ConfigError } from "../../src/core/errors.js";
+import type { Token } from "../../src/core/schemas/tokens.js";
 import { dca } from "../../strategies/dca.js";
 import { limitOrders } from "../../strategies/limit-orders.js";
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ConfiguredStrategy } from "../../src/config/load-config.js";
 import type { Intent } from "../../src/core/intent.js";
 import { defineStrategy, type Strategy } from "../../src/core/strategy.js";
-import { runStrategies } from "../../src/keeper/run-strategies.js";
+import { runStrategies } from "../../src/keeper/pipeline/run-strategies.js";
 import { autoClaim } from "../../strategies/auto-claim.js";
 import { OTHER_WALLET, position, snapshot } from "../helpers/fixtures.js";
 

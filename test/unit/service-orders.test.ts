@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { RecurringOrdersParams } from "../../src/api/schemas/recurring.js";
-import type { TriggerOrdersParams } from "../../src/api/schemas/trigger.js";
+import type { RecurringOrdersParams } from "../../src/core/schemas/recurring.js";
+import type { TriggerOrdersParams } from "../../src/core/schemas/trigger.js";
 import { fromRecurringOrder, fromTriggerOrder, listedOrderState } from "../../src/core/service-orders.js";
-import { listRecurringOrders, listTriggerOrders, orderListsFor } from "../../src/keeper/service-orders.js";
+import {
+  listRecurringOrders,
+  listTriggerOrders,
+  orderListsFor,
+} from "../../src/keeper/reads/service-orders.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 import { fakePubkey, WALLET } from "../helpers/fixtures.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Token } from "../../src/api/schemas/tokens.js";
 import { PolicyRefusal, TransientError } from "../../src/core/errors.js";
+import type { Token } from "../../src/core/schemas/tokens.js";
 import { TokenPrices } from "../../src/signer/token-prices.js";
 
 const usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";

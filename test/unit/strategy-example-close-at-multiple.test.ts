@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
 import { formatIssues } from "../../src/config/format-issues.js";
 import { intentSchema } from "../../src/core/intent.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import type { InFlightIntent } from "../../src/core/snapshot.js";
 import { closeAtMultiple } from "../../strategies/examples/close-at-multiple.js";
 import { inFlight, marketMetadata, position, snapshot } from "../helpers/fixtures.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
 import { formatIssues } from "../../src/config/format-issues.js";
 import type { EventDetails } from "../../src/core/event-details.js";
 import { intentSchema } from "../../src/core/intent.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import type { InFlightIntent, Snapshot } from "../../src/core/snapshot.js";
 import type { StrategyState } from "../../src/core/strategy.js";
 import { exitRules, nearestExitRule, specificity } from "../../strategies/exit-rules.js";

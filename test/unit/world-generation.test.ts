@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HISTORY_EVENT_TYPES } from "../../src/api/schemas/prediction.js";
+import { HISTORY_EVENT_TYPES } from "../../src/core/schemas/prediction.js";
 import { DrivenClock } from "../../src/sandbox/world/clock.js";
 import { queryHistory } from "../../src/sandbox/world/history.js";
 import { WORLD_CATEGORIES } from "../../src/sandbox/world/topics.js";

@@ -1,6 +1,6 @@
 import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
-import * as s from "../../api/schemas/index.js";
+import * as s from "../../core/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";
 import type { EventRecord } from "./events.js";

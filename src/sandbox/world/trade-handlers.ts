@@ -5,8 +5,8 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import type { z } from "zod";
-import type { ApiInstruction } from "../../api/schemas/common.js";
-import type * as s from "../../api/schemas/index.js";
+import type { ApiInstruction } from "../../core/schemas/common.js";
+import type * as s from "../../core/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { sandboxMemo } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";

@@ -4,12 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../src/config/load-config.js";
 import { intentKeys } from "../../../src/core/intent.js";
 import { defineStrategy } from "../../../src/core/strategy.js";
-import { Ledger } from "../../../src/keeper/ledger.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
-import { PauseSwitch } from "../../../src/keeper/pause.js";
-import { processPoll, RECLOSE_AFTER_SECONDS } from "../../../src/keeper/poll-worker.js";
-import type { ActionJobData } from "../../../src/keeper/queues.js";
-import { StrategyStateStore } from "../../../src/keeper/strategy-state.js";
+import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
+import { processPoll, RECLOSE_AFTER_SECONDS } from "../../../src/keeper/pipeline/poll-worker.js";
+import type { ActionJobData } from "../../../src/keeper/pipeline/queues.js";
+import { Ledger } from "../../../src/keeper/state/ledger.js";
+import { StrategyStateStore } from "../../../src/keeper/state/strategy-state.js";
 import { position } from "../../helpers/fixtures.js";
 import { testRedis } from "../../helpers/redis.js";
 

@@ -1,12 +1,12 @@
 import { Connection } from "@solana/web3.js";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../../src/api/schemas/prediction.js";
+import type { RunningKeeper } from "../../../src/app/start-keeper.js";
 import { type Intent, intentKeys } from "../../../src/core/intent.js";
-import { processConfirm } from "../../../src/keeper/confirm-worker.js";
-import type { RunningKeeper } from "../../../src/keeper/keeper.js";
-import type { LedgerRow } from "../../../src/keeper/ledger.js";
-import { enqueueBuild } from "../../../src/keeper/poll-worker.js";
+import type { Position } from "../../../src/core/schemas/prediction.js";
+import { processConfirm } from "../../../src/keeper/pipeline/confirm-loop.js";
+import { enqueueBuild } from "../../../src/keeper/pipeline/poll-worker.js";
+import type { LedgerRow } from "../../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
 import { type DroppingNode, startDroppingNode } from "../../helpers/dropping-rpc.js";

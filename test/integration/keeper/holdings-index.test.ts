@@ -1,10 +1,10 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../../src/api/index.js";
-import { type Holding, HoldingsIndex } from "../../../src/keeper/holdings.js";
-import { MarketWatcher } from "../../../src/keeper/market-watcher.js";
 import { redisKeys } from "../../../src/keeper/names.js";
-import { PauseSwitch } from "../../../src/keeper/pause.js";
+import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
+import { type Holding, HoldingsIndex } from "../../../src/keeper/state/holdings.js";
+import { MarketWatcher } from "../../../src/keeper/watch/market-watcher.js";
 import { OTHER_WALLET, WALLET } from "../../helpers/fixtures.js";
 import { testHolding } from "../../helpers/holdings.js";
 import { testRedis } from "../../helpers/redis.js";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../src/core/intent.js";
-import { Ledger } from "../../../src/keeper/ledger.js";
 import { redisKeys } from "../../../src/keeper/names.js";
+import { Ledger } from "../../../src/keeper/state/ledger.js";
 import { testRedis } from "../../helpers/redis.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";

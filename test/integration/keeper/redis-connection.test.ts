@@ -1,7 +1,7 @@
 import { Queue, Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/core/errors.js";
-import { connectRedis, type RedisTarget } from "../../../src/keeper/redis-connection.js";
+import { connectRedis, type RedisTarget } from "../../../src/keeper/state/redis-connection.js";
 import { startPasswordRedis } from "../../helpers/password-redis.js";
 
 const PASSWORD = "redis-requirepass-3c9e1f7a5b2d8e4f";

@@ -1,10 +1,10 @@
 import { Queue } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../src/core/intent.js";
-import { Ledger } from "../../../src/keeper/ledger.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
-import type { ActionJobData } from "../../../src/keeper/queues.js";
-import { retryIntent } from "../../../src/keeper/retry-intent.js";
+import { retryIntent } from "../../../src/keeper/operator/retry-intent.js";
+import type { ActionJobData } from "../../../src/keeper/pipeline/queues.js";
+import { Ledger } from "../../../src/keeper/state/ledger.js";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
 import { testRedis } from "../../helpers/redis.js";
 

@@ -2,11 +2,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { Connection } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/index.js";
+import type { RunningKeeper } from "../../../src/app/start-keeper.js";
 import type { Intent } from "../../../src/core/intent.js";
-import { enqueueSign } from "../../../src/keeper/action-worker.js";
-import { simulateUnitsOn } from "../../../src/keeper/assemble-swap.js";
-import { type BuildApi, buildTransaction } from "../../../src/keeper/build-transaction.js";
-import type { RunningKeeper } from "../../../src/keeper/keeper.js";
+import { enqueueSign } from "../../../src/keeper/pipeline/action-worker.js";
+import { simulateUnitsOn } from "../../../src/keeper/pipeline/assemble-swap.js";
+import { type BuildApi, buildTransaction } from "../../../src/keeper/pipeline/build-transaction.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import {
   eventually,

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
+import { startKeeper } from "../../../src/app/start-keeper.js";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
-import { startKeeper } from "../../../src/keeper/keeper.js";
-import { runStrategies } from "../../../src/keeper/run-strategies.js";
+import { runStrategies } from "../../../src/keeper/pipeline/run-strategies.js";
 import { position, snapshot } from "../../helpers/fixtures.js";
 
 const EXAMPLE = resolve("strategies/examples/close-at-multiple.ts");

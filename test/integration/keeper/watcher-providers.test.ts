@@ -1,11 +1,11 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/index.js";
-import type { Market } from "../../../src/api/schemas/prediction.js";
-import { type Holding, HoldingsIndex } from "../../../src/keeper/holdings.js";
-import { MarketWatcher } from "../../../src/keeper/market-watcher.js";
+import type { Market } from "../../../src/core/schemas/prediction.js";
 import { redisKeys } from "../../../src/keeper/names.js";
-import { PauseSwitch } from "../../../src/keeper/pause.js";
+import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
+import { type Holding, HoldingsIndex } from "../../../src/keeper/state/holdings.js";
+import { MarketWatcher } from "../../../src/keeper/watch/market-watcher.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { WALLET } from "../../helpers/fixtures.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectAll, createApiClient, iterateOrders } from "../../../src/api/index.js";
-import type { Order, Position } from "../../../src/api/schemas/prediction.js";
-import type { RunningKeeper } from "../../../src/keeper/keeper.js";
+import type { RunningKeeper } from "../../../src/app/start-keeper.js";
+import type { Order, Position } from "../../../src/core/schemas/prediction.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import {
   eventually,

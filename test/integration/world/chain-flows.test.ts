@@ -10,8 +10,8 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiInstruction } from "../../../src/api/schemas/common.js";
-import { swapBuildResponseSchema } from "../../../src/api/schemas/swap.js";
+import type { ApiInstruction } from "../../../src/core/schemas/common.js";
+import { swapBuildResponseSchema } from "../../../src/core/schemas/swap.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
