@@ -57,6 +57,7 @@ import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
 import { signAndSend, watchAttempt } from "../signer/sign-transaction.js";
+import { statusPagePlugin } from "../status/status-plugin.js";
 
 const WORKER_HEARTBEAT_MS = 10_000;
 
@@ -582,18 +583,24 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           rpc: rpcReachable(config.rpc.url),
           lastPollFresh: () => polls.freshness(config.ops.stalePollSeconds * 1000),
         },
-        statusPage: {
-          deps: { config, redis, keys, wallets: walletList },
-          onOperatorAction: (action) => metrics.operatorActions.inc({ action }),
-          onRefused: (reason) => metrics.opsRequestsRefused.inc({ reason }),
-          ...(config.secrets.adminToken === undefined
-            ? {}
-            : {
-                adminToken: config.secrets.adminToken,
-                queues: queues.all(),
-                queuesWritable: config.ops.queuesWritable,
-              }),
-        },
+        plugins: [
+          statusPagePlugin(
+            {
+              deps: { config, redis, keys, wallets: walletList },
+              onOperatorAction: (action) => metrics.operatorActions.inc({ action }),
+              onRefused: (reason) => metrics.opsRequestsRefused.inc({ reason }),
+              ...(config.secrets.adminToken === undefined
+                ? {}
+                : {
+                    adminToken: config.secrets.adminToken,
+                    queues: queues.all(),
+                    queuesWritable: config.ops.queuesWritable,
+                  }),
+            },
+            logger,
+          ),
+        ],
+        onHostRefused: () => metrics.opsRequestsRefused.inc({ reason: "host" }),
       });
       cleanups.push(() => ops?.close() ?? Promise.resolve());
     }

@@ -12,6 +12,7 @@ import { type OpsServer, startOpsServer } from "../../../src/ops/http.js";
 import { createLogger } from "../../../src/ops/logger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { statusPagePlugin } from "../../../src/status/status-plugin.js";
 import {
   loadTestConfig,
   positionsOf,
@@ -49,13 +50,9 @@ describe("status page on the ops server", () => {
   };
 
   async function serve(adminToken?: string, { queuesWritable = false } = {}): Promise<OpsServer> {
-    const server = await startOpsServer({
-      port: 0,
-      metrics: createMetrics({ defaultMetrics: false }),
-      checks: {},
-      liveness: () => ({ ok: true, detail: "test" }),
-      logger: createLogger({ level: "debug", pretty: false, destination: logs }),
-      statusPage: {
+    const logger = createLogger({ level: "debug", pretty: false, destination: logs });
+    const statusPage = statusPagePlugin(
+      {
         deps: {
           config,
           redis: ctx.redis,
@@ -65,6 +62,16 @@ describe("status page on the ops server", () => {
         ...(adminToken ? { adminToken, queues, queuesWritable } : {}),
         onRefused: (reason) => refusals.push(reason),
       },
+      logger,
+    );
+    const server = await startOpsServer({
+      port: 0,
+      metrics: createMetrics({ defaultMetrics: false }),
+      checks: {},
+      liveness: () => ({ ok: true, detail: "test" }),
+      logger,
+      plugins: [statusPage],
+      onHostRefused: () => refusals.push("host"),
     });
     servers.push(server);
     return server;
