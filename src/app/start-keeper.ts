@@ -5,19 +5,13 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import {
   type ApiClient,
-  chargedTo,
   collectUnique,
   createApiClient,
-  createRateLimiter,
   iterateOrders,
   iteratePositions,
-  PriorityLanes,
   type RequestRateLimiter,
-  SlidingWindowLimiter,
-  slowerWhile,
-  withinShare,
 } from "../api/index.js";
-import { WorkInProgress } from "../api/work-in-progress.js";
+import { createRequestBudget } from "../api/request-budget.js";
 import { withBatchedReads } from "../chain/batched-reads.js";
 import { expectedInflow } from "../chain/inflow-rules.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
@@ -141,14 +135,8 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
         { baseUrl: config.service.baseUrl },
         "no API key (KEEPER_API_KEY or service.apiKeyFile): using the service's keyless limits",
       );
-    // The plan's window as the service counts it: targeted work spends what is left of it at once.
-    const planWindow = new SlidingWindowLimiter({
-      apiKey: apiKeyFor(config),
-      requestsPerSecond: config.service.requestsPerSecond,
-      windowSeconds: config.service.rateLimitWindowSeconds,
-      redis,
-      keyPrefix: `${config.redis.prefix}:api-window`,
-    });
+    // One plan shared by every process of this key: targeted work first, the sweep at its share.
+    const budget = createRequestBudget({ config, apiKey: apiKeyFor(config), redis });
     const clientWith = (rateLimiter: RequestRateLimiter) =>
       createApiClient({
         baseUrl: config.service.baseUrl,
@@ -167,35 +155,9 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           onItemsSkipped: (endpoint, count) => metrics.recordApiItemsSkipped(endpoint, count),
         },
       });
-    // Targeted work (the watcher's reads, its polls, every build) takes the window's turns ahead of
-    // the sweep, unpaced: a burst of claims after a market resolved does not wait behind routine reads.
-    const lanes = new PriorityLanes(planWindow);
-    const client = clientWith(lanes.first);
-    // The sweep is paced, evenly, at a share of the plan (its rest stays free for targeted work and
-    // builds up in the window for a burst), then takes its turn of the window behind targeted work.
-    const sweepPace = (pct: number, name: string) =>
-      createRateLimiter({
-        apiKey: apiKeyFor(config),
-        requestsPerSecond: (config.service.requestsPerSecond * pct) / 100,
-        redis,
-        keyPrefix: `${config.redis.prefix}:${name}`,
-      });
-    // Targeted polls, builds and signings running here: the sweep keeps to a smaller share meanwhile.
-    const acting = new WorkInProgress();
-    const { sweepSharePct, sweepShareWhileActingPct } = config.watcher;
-    const sweepShare = sweepPace(config.watcher.enabled ? sweepSharePct : 100, "api-rate-sweep");
-    const sweepClient = clientWith(
-      config.watcher.enabled
-        ? slowerWhile(
-            () => acting.isBusy,
-            sweepPace(Math.min(sweepSharePct, sweepShareWhileActingPct), "api-rate-sweep-acting"),
-            withinShare(lanes.after, sweepShare),
-          )
-        : withinShare(lanes.after, sweepShare),
-    );
-    // The watcher's reads are charged to the sweep's share: a keeper at rest sends no more with the
-    // watcher on than its sweep alone would.
-    const watcherClient = clientWith(chargedTo(lanes.first, sweepShare));
+    const client = clientWith(budget.targeted);
+    const sweepClient = clientWith(budget.sweep);
+    const watcherClient = clientWith(budget.watcher);
     const notifier = config.secrets.webhookUrl
       ? new Notifier({
           webhookUrl: config.secrets.webhookUrl,
@@ -380,7 +342,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                   ? { holdings: { index: holdings, exitRules: exitRulesConfigs(strategies) } }
                   : {}),
               });
-            const result = job.data.target ? await acting.run(poll) : await poll();
+            const result = job.data.target ? await budget.acting(poll) : await poll();
             // The wallet's other poll may have read its positions before the market changed: a
             // targeted poll runs again once that one is done (its job's attempts, see jobOptions).
             if (result.skipped === "poll_running" && job.data.target)
@@ -394,7 +356,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       const actionsWorker = new Worker(
         QUEUES.actions,
         async (job) => {
-          await acting.run(() =>
+          await budget.acting(() =>
             processAction(job, {
               api: buildApi(client, connection),
               ledger,
@@ -425,7 +387,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       // The signer's limits and swap floor: from this process's config file and its own service reads.
       const guard = await signerGuardFor(
         config,
-        clientWith(lanes.first).tokens.search,
+        clientWith(budget.targeted).tokens.search,
         redis,
         keys.signerSpent,
       );
@@ -460,7 +422,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
       const signWorker = new Worker(
         QUEUES.sign,
         async (job, token) =>
-          acting.run(() =>
+          budget.acting(() =>
             processSign(
               job,
               {
