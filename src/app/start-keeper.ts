@@ -13,7 +13,6 @@ import {
 } from "../api/index.js";
 import { createRequestBudget } from "../api/request-budget.js";
 import { withBatchedReads } from "../chain/batched-reads.js";
-import { expectedInflow } from "../chain/inflow-rules.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
 import { apiKeyFor } from "../config/api-key.js";
 import type { KeeperConfig } from "../config/load-config.js";
@@ -50,7 +49,8 @@ import { Watchdog } from "../ops/watchdog.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
-import { signAndSend, watchAttempt } from "../signer/sign-transaction.js";
+import { watchAttempt } from "../signer/sign-transaction.js";
+import { createSubmitAdapter } from "../signer/submit-adapter.js";
 import { statusPagePlugin } from "../status/status-plugin.js";
 
 const WORKER_HEARTBEAT_MS = 10_000;
@@ -419,6 +419,16 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
           },
         },
       };
+      const signAndSubmit = createSubmitAdapter({
+        config,
+        execute: { trigger: client.trigger.execute, recurring: client.recurring.execute },
+        guard,
+        wallets: keyring,
+        connection,
+        attempts,
+        logger,
+        send,
+      });
       const signWorker = new Worker(
         QUEUES.sign,
         async (job, token) =>
@@ -429,50 +439,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
                 ...outcomeDeps,
                 pause,
                 confirm: queues.confirm,
-                signAndSubmit: async (row) => {
-                  const requestId = row.requestId;
-                  const submit =
-                    requestId && (row.kind === "createTrigger" || row.kind === "cancelTrigger")
-                      ? async (signedTransaction: string) =>
-                          client.trigger.execute({ requestId, signedTransaction })
-                      : requestId && (row.kind === "createRecurring" || row.kind === "cancelRecurring")
-                        ? async (signedTransaction: string) =>
-                            client.recurring.execute({ requestId, signedTransaction })
-                        : undefined;
-                  const inflow = expectedInflow(row.intent, row, {
-                    payoutMints: config.signer.payoutMints,
-                    toleranceBps: config.signer.inflowToleranceBps,
-                    settledLater: config.signer.settledLater,
-                  });
-                  return signAndSend({
-                    intent: row.intent,
-                    ...(inflow ? { inflow } : {}),
-                    guard,
-                    swapQuote: row.swapQuote,
-                    ...(row.order ? { order: row.order } : {}),
-                    transactionBase64: row.transaction ?? "",
-                    lastValidBlockHeight:
-                      row.lastValidBlockHeight ??
-                      (await connection.getLatestBlockhash()).lastValidBlockHeight,
-                    wallets: keyring,
-                    connection,
-                    policyConfig: {
-                      extraPrograms: config.signer.allowedPrograms,
-                      maxComputeUnitPriceMicroLamports: BigInt(
-                        config.signer.maxComputeUnitPriceMicroLamports,
-                      ),
-                      maxPriorityFeeLamports: BigInt(config.signer.maxPriorityFeeLamports),
-                      commitment: config.rpc.commitment,
-                      payoutMints: config.signer.payoutMints,
-                      allowedToken2022Mints: config.signer.allowedToken2022Mints,
-                    },
-                    attempts,
-                    logger,
-                    maxAttempts: (maxRebuilds + 1) * 3,
-                    send,
-                    ...(submit ? { submit } : {}),
-                  });
-                },
+                signAndSubmit,
               },
               token,
             ),
