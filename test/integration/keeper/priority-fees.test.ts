@@ -115,7 +115,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     onPriorityFee: (kind, price) => observed.push({ kind, price }),
   });
 
-  /** The signer role's dependencies, wired as src/keeper/keeper.ts wires them (trigger rows go to execute). */
+  /** The signer role's dependencies, wired as src/app/signer-role.ts wires them (trigger rows go to execute). */
   const signDeps = (): SignDeps => ({
     ledger,
     actions,

@@ -107,7 +107,7 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     logger: logs.logger,
   });
 
-  /** The signer role's dependencies, wired as src/keeper/keeper.ts wires them. */
+  /** The signer role's dependencies, wired as src/app/signer-role.ts wires them. */
   const signDeps = (options: { signal?: AbortSignal } = {}): SignDeps => ({
     ledger,
     actions,
