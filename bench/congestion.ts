@@ -15,7 +15,7 @@ import { ALL_ROLES, startKeeper } from "../src/app/start-keeper.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { type Intent, intentKeys } from "../src/core/intent.js";
 import { redisKeys } from "../src/keeper/names.js";
-import { enqueueBuild } from "../src/keeper/pipeline/poll-worker.js";
+import { enqueueBuild } from "../src/keeper/pipeline/enqueue.js";
 import { createQueues } from "../src/keeper/pipeline/queues.js";
 import { Ledger, TERMINAL_STATUSES } from "../src/keeper/state/ledger.js";
 import { BLOCKHASH_VALIDITY_BLOCKS } from "../src/sandbox/chain/blockhash-window.js";

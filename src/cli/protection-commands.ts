@@ -13,7 +13,7 @@ import {
   type ProtectionsEvaluation,
 } from "../keeper/operator/circuit-breakers.js";
 import { Protections } from "../keeper/operator/protections.js";
-import { enqueueBuild } from "../keeper/pipeline/poll-worker.js";
+import { enqueueBuild } from "../keeper/pipeline/enqueue.js";
 import { createQueues } from "../keeper/pipeline/queues.js";
 import { Ledger } from "../keeper/state/ledger.js";
 import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";

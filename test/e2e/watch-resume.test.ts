@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
 import type { Position } from "../../src/core/schemas/prediction.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../src/keeper/names.js";
-import { enqueueBuild } from "../../src/keeper/pipeline/poll-worker.js";
+import { enqueueBuild } from "../../src/keeper/pipeline/enqueue.js";
 import type { ActionJobData, ConfirmJobData } from "../../src/keeper/pipeline/queues.js";
 import { Ledger, type LedgerRow } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { RedisAttemptStore } from "../../signer/attempt-store.js";
-import { enqueueBuild } from "../pipeline/poll-worker.js";
+import { enqueueBuild } from "../pipeline/enqueue.js";
 import type { ActionJobData } from "../pipeline/queues.js";
 import type { Ledger, LedgerRow, LedgerStatus } from "../state/ledger.js";
 

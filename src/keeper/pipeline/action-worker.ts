@@ -6,7 +6,6 @@ import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../../config/schema.js";
 import { PermanentError } from "../../core/errors.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
 import { blockHeightOf, type Position } from "../../core/schemas/prediction.js";
-import { jobIds } from "../names.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
 import {
   type BuildApi,
@@ -15,6 +14,7 @@ import {
   isClaimItem,
   type PriorityFees,
 } from "./build-transaction.js";
+import { enqueueSign } from "./enqueue.js";
 import type { ActionJobData, SignJobData } from "./queues.js";
 
 export interface ActionDeps {
@@ -98,10 +98,6 @@ export async function processAction(
 /** The service's answer to a claim asked before its market is settled (400 market_not_settled). */
 export function isNotSettledYet(error: unknown): boolean {
   return error instanceof PermanentApiError && error.code === "market_not_settled";
-}
-
-export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {
-  return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(`${intentKey}-t${tries}`, build) });
 }
 
 /**

@@ -3,8 +3,7 @@ import type { Logger } from "pino";
 import type { NotificationEvent } from "../../ops/notifier.js";
 import { jobIds } from "../names.js";
 import type { Ledger, LedgerRow } from "../state/ledger.js";
-import { enqueueSign } from "./action-worker.js";
-import { enqueueBuild } from "./poll-worker.js";
+import { enqueueBuild, enqueueSign } from "./enqueue.js";
 import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
 
 /** A sign or confirm job in one of these states will still run: its intent is not abandoned. */

@@ -6,7 +6,7 @@ import type { ConfiguredStrategy } from "../../config/load-config.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
 import { formatUsd } from "../../core/money.js";
 import type { StrategyState } from "../../core/strategy.js";
-import { BUILD_PRIORITY, jobIds, type RedisKeys } from "../names.js";
+import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { BreakerChange, Protections } from "../operator/protections.js";
@@ -15,6 +15,7 @@ import { type HoldingsIndex, holdingsOf } from "../state/holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "../state/ledger.js";
 import { PollRecords } from "../state/poll-record.js";
 import type { StrategyStateStore } from "../state/strategy-state.js";
+import { enqueueBuild } from "./enqueue.js";
 import type { ActionJobData, PollJobData } from "./queues.js";
 import { runStrategies } from "./run-strategies.js";
 
@@ -320,22 +321,4 @@ async function closeAgainIfStillOpen(
     "position still open after its close confirmed: closing again",
   );
   return { ...intent, key };
-}
-
-/**
- * The job id names the intent, its try and its build, so a repeated enqueue adds nothing. Only the
- * routine sweep's intents wait behind the others (BUILD_PRIORITY).
- */
-export function enqueueBuild(
-  actions: Queue<ActionJobData>,
-  intentKey: string,
-  tries: number,
-  build: number,
-  priority: number = BUILD_PRIORITY.first,
-) {
-  return actions.add(
-    "build",
-    { intentKey, build },
-    { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
-  );
 }

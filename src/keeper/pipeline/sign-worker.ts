@@ -1,10 +1,9 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
-import { jobIds } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { Protections } from "../operator/protections.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
-import { enqueueBuild } from "./poll-worker.js";
+import { enqueueBuild, enqueueConfirm } from "./enqueue.js";
 import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
 
 /** Recorded and sent once: the watcher (confirm queue) owns the attempt from here. */
@@ -90,24 +89,6 @@ export async function processSign(
   }
   await applyOutcome(row, build, outcome, deps);
   return outcome;
-}
-
-/**
- * One watch per attempt and sign job: a re-run of the same sign job adds nothing, a sign job that
- * housekeeping started anew (another id) gets a watch of its own.
- */
-export async function enqueueConfirm(
-  confirm: Queue<ConfirmJobData>,
-  intentKey: string,
-  build: number,
-  attempt: number,
-  signJobId: string,
-): Promise<void> {
-  await confirm.add(
-    "confirm",
-    { intentKey, build },
-    { jobId: jobIds.confirm(signJobId || intentKey, attempt) },
-  );
 }
 
 /**

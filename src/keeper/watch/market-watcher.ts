@@ -4,8 +4,9 @@ import type { Logger } from "pino";
 import { type ApiClient, paginate } from "../../api/index.js";
 import { KNOWN_EVENT_PROVIDERS } from "../../core/event-details.js";
 import type { Market } from "../../core/schemas/prediction.js";
-import { jobIds, POLL_PRIORITY, type RedisKeys } from "../names.js";
+import type { RedisKeys } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
+import { enqueueTargetedPoll } from "../pipeline/enqueue.js";
 import type { PollJobData, WatchTrigger } from "../pipeline/queues.js";
 import type { Holding, HoldingsIndex } from "../state/holdings.js";
 
@@ -341,47 +342,4 @@ export class MarketWatcher {
     }
     return found;
   }
-}
-
-/**
- * A positions poll of the wallet ahead of the sweep. The wallet's one positions poll (BullMQ
- * deduplication) may already wait in the queue: it is moved ahead instead and told why (a watcher's
- * poll already waiting keeps its earlier moment and adds these markets). False when that poll is not
- * waiting (running, or delayed after a failed try): nothing is added, it may have read before the
- * change, and the caller asks again later.
- */
-export async function enqueueTargetedPoll(
-  poll: Queue<PollJobData>,
-  wallet: string,
-  target: NonNullable<PollJobData["target"]>,
-): Promise<boolean> {
-  const jobId = jobIds.targetedPoll(wallet, target.seenAtMs);
-  const job = await poll.add(
-    "poll",
-    { wallet, kind: "positions", tick: Math.floor(target.seenAtMs / 1000), target },
-    {
-      jobId,
-      priority: POLL_PRIORITY.targeted,
-      // Run again shortly when the wallet's other poll (orders) held its lock.
-      attempts: 5,
-      backoff: { type: "fixed", delay: 500 },
-      deduplication: { id: jobIds.pollDeduplication(wallet, "positions") },
-    },
-  );
-  if (job.id === jobId) return true;
-  const waiting = job.id === undefined ? undefined : await poll.getJob(job.id);
-  if (!waiting) return false;
-  const state = await waiting.getState();
-  if (state !== "prioritized" && state !== "waiting") return false;
-  const before = waiting.data.target;
-  const merged: typeof target = before
-    ? {
-        trigger: before.trigger === "resolved" ? "resolved" : target.trigger,
-        seenAtMs: Math.min(before.seenAtMs, target.seenAtMs),
-        marketIds: [...new Set([...before.marketIds, ...target.marketIds])],
-      }
-    : target;
-  await waiting.updateData({ ...waiting.data, target: merged });
-  await waiting.changePriority({ priority: POLL_PRIORITY.targeted });
-  return true;
 }

@@ -7,7 +7,7 @@ import type { Position } from "../../../src/core/schemas/prediction.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../src/keeper/pipeline/action-worker.js";
-import { enqueueBuild } from "../../../src/keeper/pipeline/poll-worker.js";
+import { enqueueBuild } from "../../../src/keeper/pipeline/enqueue.js";
 import type { ActionJobData, SignJobData } from "../../../src/keeper/pipeline/queues.js";
 import { processSign, type SignDeps, type SignOutcome } from "../../../src/keeper/pipeline/sign-worker.js";
 import { Ledger, type LedgerRow } from "../../../src/keeper/state/ledger.js";

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/api/index.js";
 import type { RunningKeeper } from "../../../src/app/start-keeper.js";
 import type { Intent } from "../../../src/core/intent.js";
-import { enqueueSign } from "../../../src/keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../../../src/keeper/pipeline/assemble-swap.js";
 import { type BuildApi, buildTransaction } from "../../../src/keeper/pipeline/build-transaction.js";
+import { enqueueSign } from "../../../src/keeper/pipeline/enqueue.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import {
   eventually,
