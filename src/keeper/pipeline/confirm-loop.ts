@@ -15,7 +15,7 @@ export interface ConfirmDeps extends OutcomeDeps {
 }
 
 /**
- * The watcher's job: the attempt a sign job sent, from its first send to confirmed, failed or expired,
+ * The confirm loop's job: the attempt a sign job sent, from its first send to confirmed, failed or expired,
  * outside any signing slot. A job lost to a crash runs again (BullMQ's stalled check) and watches the
  * same recorded bytes; an intent that already ended is left alone.
  */

@@ -6,7 +6,7 @@ import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.
 import { enqueueBuild, enqueueConfirm } from "./enqueue.js";
 import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
 
-/** Recorded and sent once: the watcher (confirm queue) owns the attempt from here. */
+/** Recorded and sent once: the confirm loop (confirm queue) owns the attempt from here. */
 export interface SentOutcome {
   outcome: "sent";
   signature: string;
@@ -40,10 +40,10 @@ export interface OutcomeDeps {
 export interface SignDeps extends OutcomeDeps {
   /**
    * Checks, signs and sends the row's current transaction (the signer module). Answers `sent` once the
-   * signature is recorded and sent (the watcher takes over), or an outcome reached without watching.
+   * signature is recorded and sent (the confirm loop takes over), or an outcome reached without watching.
    */
   signAndSubmit(row: LedgerRow): Promise<SignOutcome | SentOutcome>;
-  /** The watcher's queue: a `sent` attempt is handed to it, and the signing slot is free. */
+  /** The confirm loop's queue: a `sent` attempt is handed to it, and the signing slot is free. */
   confirm?: Queue<ConfirmJobData>;
   pause: PauseSwitch;
   pausedRetryMs?: number;
@@ -51,7 +51,7 @@ export interface SignDeps extends OutcomeDeps {
 
 /**
  * The signer worker's job: one transaction of one intent checked, signed and sent once. A sent attempt
- * goes to the watcher (the confirm queue) and the job ends, freeing its slot; an outcome reached
+ * goes to the confirm loop (the confirm queue) and the job ends, freeing its slot; an outcome reached
  * without sending (refused, stale, an attempt that already finished) is applied here.
  */
 export async function processSign(
@@ -83,7 +83,7 @@ export async function processSign(
     await enqueueConfirm(deps.confirm, intentKey, build, outcome.attempt, String(job.id ?? ""));
     log.info(
       { signature: outcome.signature, attempt: outcome.attempt },
-      "transaction sent; the watcher has it",
+      "transaction sent; the confirm loop has it",
     );
     return outcome;
   }
