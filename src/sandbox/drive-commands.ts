@@ -1,8 +1,7 @@
 import { Argument, type Command, InvalidArgumentError, Option } from "commander";
 import type { z } from "zod";
-import { UsageError } from "../cli/errors.js";
 import { isLoopback } from "../config/load-config.js";
-import { TransientError } from "../core/errors.js";
+import { TransientError, UsageError } from "../core/errors.js";
 import {
   amountRule,
   MARKET_RESULTS,
