@@ -87,7 +87,10 @@ module.exports = {
     // Type-only imports are arrows too (core once imported the API's types).
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };
