@@ -50,6 +50,14 @@ export function ledgerRecord(row: LedgerRow): Record<string, unknown> {
 
 /** Commands that read or switch the running keeper's state in Redis. */
 export function registerOpsCommands(program: Command, ctx: CliContext): void {
+  registerStatusCommand(program, ctx);
+  registerLedgerCommand(program, ctx);
+  registerPauseCommand(program, ctx);
+  registerResumeCommand(program, ctx);
+  registerRetryCommand(program, ctx);
+}
+
+function registerStatusCommand(program: Command, ctx: CliContext): void {
   program
     .command("status")
     .description("queues, last polls, in-flight intents, paused?")
@@ -100,7 +108,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
         );
       });
     });
+}
 
+function registerLedgerCommand(program: Command, ctx: CliContext): void {
   program
     .command("ledger")
     .description("every intent Keeper recorded, most recent first")
@@ -128,7 +138,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
           );
       });
     });
+}
 
+function registerPauseCommand(program: Command, ctx: CliContext): void {
   program
     .command("pause")
     .description("stop new work in every role within one tick (in-flight transactions are still watched)")
@@ -144,7 +156,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
       );
       console.log("paused");
     });
+}
 
+function registerResumeCommand(program: Command, ctx: CliContext): void {
   program
     .command("resume")
     .description("lift a pause and reset every circuit breaker")
@@ -158,7 +172,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
       );
       console.log("resumed");
     });
+}
 
+function registerRetryCommand(program: Command, ctx: CliContext): void {
   program
     .command("retry <intent-key>")
     .description("admit a refused or failed intent again, after a look: a fresh transaction is built")

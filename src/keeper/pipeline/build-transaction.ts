@@ -203,45 +203,8 @@ export async function buildTransaction(
       const built = await api.cancelRecurringOrder({ user: intent.wallet, order: intent.order });
       return { transaction: built.transaction, requestId: built.requestId };
     }
-    case "swap": {
-      if (!api.buildSwap || !api.simulateUnits)
-        throw new PermanentError("swap intents need the swap build API and an RPC to simulate on");
-      const built = await api.buildSwap({
-        inputMint: intent.inputMint,
-        outputMint: intent.outputMint,
-        amount: intent.amount,
-        taker: intent.wallet,
-        ...(intent.slippageBps !== undefined ? { slippageBps: intent.slippageBps } : {}),
-      });
-      // The quote must be of this swap: the threshold is a minimum of the output mint (one of another
-      // mint checks nothing), and the signer's floor is taken from the quote's figures.
-      for (const [field, quoted, asked] of [
-        ["inputMint", built.inputMint, intent.inputMint],
-        ["inAmount", built.inAmount, intent.amount],
-        ["outputMint", built.outputMint, intent.outputMint],
-      ] as const)
-        if (quoted !== asked)
-          throw new PermanentError(`swap build: ${field} ${quoted} is not the intent's ${field} ${asked}`);
-      const unitPrice = await priceFor(intent, options);
-      const assembled = await assembleSwap(built, {
-        taker: intent.wallet,
-        simulateUnits: api.simulateUnits,
-        ...(unitPrice ? { unitPrice } : {}),
-      });
-      return {
-        transaction: assembled.transaction,
-        lastValidBlockHeight: assembled.lastValidBlockHeight,
-        minInflowRaw: built.otherAmountThreshold,
-        swapQuote: {
-          inputMint: built.inputMint,
-          inAmount: built.inAmount,
-          outputMint: built.outputMint,
-          outAmount: built.outAmount,
-          otherAmountThreshold: built.otherAmountThreshold,
-        },
-        ...(assembled.computeUnitPrice !== undefined ? { computeUnitPrice: assembled.computeUnitPrice } : {}),
-      };
-    }
+    case "swap":
+      return buildSwapTransaction(api, intent, options);
     case "closeAll":
       // closeAll fans out into one close intent per position (the action worker does it).
       throw new PermanentError(`intents of kind ${intent.kind} are not built by this builder`);
@@ -259,4 +222,49 @@ export function closeProceedsMicroUsd(preview: ClosePreview): string | undefined
   if (!/^\d+$/.test(orderCostUsd ?? "") || !/^\d+$/.test(estimatedTotalFeeUsd ?? "")) return undefined;
   const net = BigInt(orderCostUsd) - BigInt(estimatedTotalFeeUsd);
   return (net > 0n ? net : 0n).toString();
+}
+
+/** A swap: the service's quote and instructions, checked to be of this swap, assembled with a fee. */
+async function buildSwapTransaction(
+  api: BuildApi,
+  intent: Extract<Intent, { kind: "swap" }>,
+  options: BuildOptions,
+): Promise<BuiltTransaction> {
+  if (!api.buildSwap || !api.simulateUnits)
+    throw new PermanentError("swap intents need the swap build API and an RPC to simulate on");
+  const built = await api.buildSwap({
+    inputMint: intent.inputMint,
+    outputMint: intent.outputMint,
+    amount: intent.amount,
+    taker: intent.wallet,
+    ...(intent.slippageBps !== undefined ? { slippageBps: intent.slippageBps } : {}),
+  });
+  // The quote must be of this swap: the threshold is a minimum of the output mint (one of another
+  // mint checks nothing), and the signer's floor is taken from the quote's figures.
+  for (const [field, quoted, asked] of [
+    ["inputMint", built.inputMint, intent.inputMint],
+    ["inAmount", built.inAmount, intent.amount],
+    ["outputMint", built.outputMint, intent.outputMint],
+  ] as const)
+    if (quoted !== asked)
+      throw new PermanentError(`swap build: ${field} ${quoted} is not the intent's ${field} ${asked}`);
+  const unitPrice = await priceFor(intent, options);
+  const assembled = await assembleSwap(built, {
+    taker: intent.wallet,
+    simulateUnits: api.simulateUnits,
+    ...(unitPrice ? { unitPrice } : {}),
+  });
+  return {
+    transaction: assembled.transaction,
+    lastValidBlockHeight: assembled.lastValidBlockHeight,
+    minInflowRaw: built.otherAmountThreshold,
+    swapQuote: {
+      inputMint: built.inputMint,
+      inAmount: built.inAmount,
+      outputMint: built.outputMint,
+      outAmount: built.outAmount,
+      otherAmountThreshold: built.otherAmountThreshold,
+    },
+    ...(assembled.computeUnitPrice !== undefined ? { computeUnitPrice: assembled.computeUnitPrice } : {}),
+  };
 }
