@@ -9,7 +9,7 @@ import type { KeeperConfig } from "../config/load-config.js";
 import type { RedisKeys } from "../keeper/names.js";
 import type { PauseSwitch } from "../keeper/operator/pause.js";
 import type { Protections } from "../keeper/operator/protections.js";
-import type { KeeperQueues } from "../keeper/pipeline/queues.js";
+import type { KeeperQueues } from "../keeper/queues/queues.js";
 import type { HoldingsIndex } from "../keeper/state/holdings.js";
 import type { Ledger } from "../keeper/state/ledger.js";
 import type { KeeperMetrics } from "../ops/metrics.js";

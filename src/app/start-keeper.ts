@@ -9,7 +9,7 @@ import { ConfigError } from "../core/errors.js";
 import { type RedisKeys, redisKeys } from "../keeper/names.js";
 import { PauseSwitch } from "../keeper/operator/pause.js";
 import { Protections } from "../keeper/operator/protections.js";
-import { createQueues, type KeeperQueues } from "../keeper/pipeline/queues.js";
+import { createQueues, type KeeperQueues } from "../keeper/queues/queues.js";
 import { HoldingsIndex } from "../keeper/state/holdings.js";
 import { Ledger } from "../keeper/state/ledger.js";
 import { checkRedisForKeeper, connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";

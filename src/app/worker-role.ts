@@ -7,7 +7,7 @@ import { QUEUES } from "../keeper/names.js";
 import { type ActionDeps, processAction } from "../keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../keeper/pipeline/assemble-swap.js";
 import { type PollDeps, type PollEvents, processPoll } from "../keeper/pipeline/poll-worker.js";
-import type { PollJobData } from "../keeper/pipeline/queues.js";
+import type { PollJobData } from "../keeper/queues/queues.js";
 import { eventDetailsFor, serviceSnapshotSource } from "../keeper/reads/service-snapshot-source.js";
 import type { SnapshotSource } from "../keeper/reads/snapshot.js";
 import { exitRulesConfigs } from "../keeper/state/holdings.js";

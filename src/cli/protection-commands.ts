@@ -13,8 +13,8 @@ import {
   type ProtectionsEvaluation,
 } from "../keeper/operator/circuit-breakers.js";
 import { Protections } from "../keeper/operator/protections.js";
-import { enqueueBuild } from "../keeper/pipeline/enqueue.js";
-import { createQueues } from "../keeper/pipeline/queues.js";
+import { enqueueBuild } from "../keeper/queues/enqueue.js";
+import { createQueues } from "../keeper/queues/queues.js";
 import { Ledger } from "../keeper/state/ledger.js";
 import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";
 import type { CliContext } from "./context.js";

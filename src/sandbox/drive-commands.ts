@@ -11,7 +11,7 @@ import {
   secondsRule,
   walletRule,
   yesPriceRule,
-} from "./drive-rules.js";
+} from "./drive/drive-rules.js";
 import { ADMIN_PREFIX } from "./http/admin.js";
 
 /** Where the drive commands find the sandbox when neither `--url` nor KEEPER_SANDBOX_URL says. */

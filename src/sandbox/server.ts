@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints.js";
 import { buildOpenApiDocument } from "../api/openapi.js";
 import { HostAllowList } from "../ops/allowed-hosts.js";
-import type { SandboxDriver } from "./drive.js";
+import type { SandboxDriver } from "./drive/drive.js";
 import { registerAdminRoutes } from "./http/admin.js";
 import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
 import { corruptBody } from "./http/body-faults.js";

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { KeeperConfig } from "../../config/load-config.js";
 import { RedisAttemptStore } from "../../signer/attempt-store.js";
 import { QUEUES, type RedisKeys } from "../names.js";
-import { type ActionJobData, jobOptions } from "../pipeline/queues.js";
+import { type ActionJobData, jobOptions } from "../queues/queues.js";
 import { Ledger } from "../state/ledger.js";
 import { PauseSwitch } from "./pause.js";
 import { Protections } from "./protections.js";

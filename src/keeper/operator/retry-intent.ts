@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import type { RedisAttemptStore } from "../../signer/attempt-store.js";
-import { enqueueBuild } from "../pipeline/enqueue.js";
-import type { ActionJobData } from "../pipeline/queues.js";
+import { enqueueBuild } from "../queues/enqueue.js";
+import type { ActionJobData } from "../queues/queues.js";
 import type { Ledger, LedgerRow, LedgerStatus } from "../state/ledger.js";
 
 export interface RetryDeps {

@@ -6,6 +6,8 @@ import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../../config/schema.js";
 import { PermanentError } from "../../core/errors.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
 import { blockHeightOf, type Position } from "../../core/schemas/prediction.js";
+import { enqueueSign } from "../queues/enqueue.js";
+import type { ActionJobData, SignJobData } from "../queues/queues.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
 import {
   type BuildApi,
@@ -14,8 +16,6 @@ import {
   isClaimItem,
   type PriorityFees,
 } from "./build-transaction.js";
-import { enqueueSign } from "./enqueue.js";
-import type { ActionJobData, SignJobData } from "./queues.js";
 
 export interface ActionDeps {
   api: BuildApi;

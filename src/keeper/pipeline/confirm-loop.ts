@@ -1,6 +1,6 @@
 import { type Job, UnrecoverableError } from "bullmq";
+import type { ConfirmJobData } from "../queues/queues.js";
 import { TERMINAL_STATUSES } from "../state/ledger.js";
-import type { ConfirmJobData } from "./queues.js";
 import { applyOutcome, type OutcomeDeps, type SignOutcome } from "./sign-worker.js";
 
 export interface ConfirmDeps extends OutcomeDeps {

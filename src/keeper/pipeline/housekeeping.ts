@@ -2,9 +2,9 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import type { NotificationEvent } from "../../ops/notifier.js";
 import { jobIds } from "../names.js";
+import { enqueueBuild, enqueueSign } from "../queues/enqueue.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "../queues/queues.js";
 import type { Ledger, LedgerRow } from "../state/ledger.js";
-import { enqueueBuild, enqueueSign } from "./enqueue.js";
-import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
 
 /** A sign or confirm job in one of these states will still run: its intent is not abandoned. */
 const LIVE_JOB_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children"] as const;

@@ -10,13 +10,13 @@ import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { BreakerChange, Protections } from "../operator/protections.js";
+import { enqueueBuild } from "../queues/enqueue.js";
+import type { ActionJobData, PollJobData } from "../queues/queues.js";
 import { type SnapshotSource, takeSnapshot } from "../reads/snapshot.js";
 import { type HoldingsIndex, holdingsOf } from "../state/holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "../state/ledger.js";
 import { PollRecords } from "../state/poll-record.js";
 import type { StrategyStateStore } from "../state/strategy-state.js";
-import { enqueueBuild } from "./enqueue.js";
-import type { ActionJobData, PollJobData } from "./queues.js";
 import { runStrategies } from "./run-strategies.js";
 
 export interface PollEvents {

@@ -2,9 +2,9 @@ import { DelayedError, type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { Protections } from "../operator/protections.js";
+import { enqueueBuild, enqueueConfirm } from "../queues/enqueue.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "../queues/queues.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
-import { enqueueBuild, enqueueConfirm } from "./enqueue.js";
-import type { ActionJobData, ConfirmJobData, SignJobData } from "./queues.js";
 
 /** Recorded and sent once: the confirm loop (confirm queue) owns the attempt from here. */
 export interface SentOutcome {

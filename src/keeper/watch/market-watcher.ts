@@ -6,8 +6,8 @@ import { KNOWN_EVENT_PROVIDERS } from "../../core/event-details.js";
 import type { Market } from "../../core/schemas/prediction.js";
 import type { RedisKeys } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
-import { enqueueTargetedPoll } from "../pipeline/enqueue.js";
-import type { PollJobData, WatchTrigger } from "../pipeline/queues.js";
+import { enqueueTargetedPoll } from "../queues/enqueue.js";
+import type { PollJobData, WatchTrigger } from "../queues/queues.js";
 import type { Holding, HoldingsIndex } from "../state/holdings.js";
 
 // ---- decisions (pure) ----

@@ -5,7 +5,7 @@ import type { KeeperConfig } from "../../config/load-config.js";
 import type { RedisKeys } from "../names.js";
 import { jobIds, POLL_PRIORITY } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
-import type { KeeperQueues } from "../pipeline/queues.js";
+import type { KeeperQueues } from "../queues/queues.js";
 
 export type ScheduleKind = keyof KeeperConfig["schedules"];
 /** Why a tick did not enqueue a wallet's poll: paused, its poll runs, or its poll still waits in the queue. */

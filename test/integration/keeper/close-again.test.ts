@@ -7,7 +7,7 @@ import { defineStrategy } from "../../../src/core/strategy.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
 import { processPoll, RECLOSE_AFTER_SECONDS } from "../../../src/keeper/pipeline/poll-worker.js";
-import type { ActionJobData } from "../../../src/keeper/pipeline/queues.js";
+import type { ActionJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../src/keeper/state/strategy-state.js";
 import { position } from "../../helpers/fixtures.js";

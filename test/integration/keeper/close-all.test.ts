@@ -6,7 +6,7 @@ import type { Intent } from "../../../src/core/intent.js";
 import type { Position } from "../../../src/core/schemas/prediction.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { processAction } from "../../../src/keeper/pipeline/action-worker.js";
-import type { SignJobData } from "../../../src/keeper/pipeline/queues.js";
+import type { SignJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";

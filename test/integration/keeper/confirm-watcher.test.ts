@@ -5,7 +5,7 @@ import type { RunningKeeper } from "../../../src/app/start-keeper.js";
 import { type Intent, intentKeys } from "../../../src/core/intent.js";
 import type { Position } from "../../../src/core/schemas/prediction.js";
 import { processConfirm } from "../../../src/keeper/pipeline/confirm-loop.js";
-import { enqueueBuild } from "../../../src/keeper/pipeline/enqueue.js";
+import { enqueueBuild } from "../../../src/keeper/queues/enqueue.js";
 import type { LedgerRow } from "../../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";

@@ -3,10 +3,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Intent } from "../../../src/core/intent.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
-import { enqueueSign } from "../../../src/keeper/pipeline/enqueue.js";
 import { type HousekeepingDeps, runHousekeeping } from "../../../src/keeper/pipeline/housekeeping.js";
-import type { ActionJobData, ConfirmJobData, SignJobData } from "../../../src/keeper/pipeline/queues.js";
 import { processSign } from "../../../src/keeper/pipeline/sign-worker.js";
+import { enqueueSign } from "../../../src/keeper/queues/enqueue.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger, type LedgerRow } from "../../../src/keeper/state/ledger.js";
 import { createMetrics } from "../../../src/ops/metrics.js";
 import type { NotificationEvent } from "../../../src/ops/notifier.js";

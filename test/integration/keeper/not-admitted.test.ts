@@ -6,7 +6,7 @@ import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js"
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
 import type { PollEvents } from "../../../src/keeper/pipeline/poll-worker.js";
 import { processPoll } from "../../../src/keeper/pipeline/poll-worker.js";
-import type { ActionJobData } from "../../../src/keeper/pipeline/queues.js";
+import type { ActionJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../src/keeper/state/strategy-state.js";
 import { createMetrics } from "../../../src/ops/metrics.js";

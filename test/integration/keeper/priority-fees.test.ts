@@ -12,9 +12,9 @@ import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/n
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../src/keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../../../src/keeper/pipeline/assemble-swap.js";
-import { enqueueBuild } from "../../../src/keeper/pipeline/enqueue.js";
-import type { ActionJobData, SignJobData } from "../../../src/keeper/pipeline/queues.js";
 import { processSign, type SignDeps, type SignOutcome } from "../../../src/keeper/pipeline/sign-worker.js";
+import { enqueueBuild } from "../../../src/keeper/queues/enqueue.js";
+import type { ActionJobData, SignJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger, type LedgerRow } from "../../../src/keeper/state/ledger.js";
 import type { LocalChain } from "../../../src/sandbox/chain/local-chain.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "../../../src/sandbox/chain/pool-program.js";

@@ -9,7 +9,7 @@ import type { ProtectionsConfig } from "../../../src/keeper/operator/circuit-bre
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
 import { Protections } from "../../../src/keeper/operator/protections.js";
 import { processPoll } from "../../../src/keeper/pipeline/poll-worker.js";
-import type { ActionJobData } from "../../../src/keeper/pipeline/queues.js";
+import type { ActionJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger, type LedgerRow } from "../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../src/keeper/state/strategy-state.js";
 import { position, WALLET } from "../../helpers/fixtures.js";

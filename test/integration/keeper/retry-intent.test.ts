@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../src/core/intent.js";
 import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
 import { retryIntent } from "../../../src/keeper/operator/retry-intent.js";
-import type { ActionJobData } from "../../../src/keeper/pipeline/queues.js";
+import type { ActionJobData } from "../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../src/keeper/state/ledger.js";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
 import { testRedis } from "../../helpers/redis.js";

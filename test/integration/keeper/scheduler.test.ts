@@ -6,8 +6,8 @@ import { type KeeperConfig, loadConfig } from "../../../src/config/load-config.j
 import type { Market } from "../../../src/core/schemas/prediction.js";
 import { POLL_PRIORITY, QUEUES, redisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
-import { enqueueTargetedPoll } from "../../../src/keeper/pipeline/enqueue.js";
-import { createQueues, type KeeperQueues, type PollJobData } from "../../../src/keeper/pipeline/queues.js";
+import { enqueueTargetedPoll } from "../../../src/keeper/queues/enqueue.js";
+import { createQueues, type KeeperQueues, type PollJobData } from "../../../src/keeper/queues/queues.js";
 import { HoldingsIndex } from "../../../src/keeper/state/holdings.js";
 import { MarketWatcher, sideMark } from "../../../src/keeper/watch/market-watcher.js";
 import { type PollSkipReason, Scheduler } from "../../../src/keeper/watch/scheduler.js";

@@ -6,7 +6,7 @@ import type { RunningKeeper } from "../../../src/app/start-keeper.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { simulateUnitsOn } from "../../../src/keeper/pipeline/assemble-swap.js";
 import { type BuildApi, buildTransaction } from "../../../src/keeper/pipeline/build-transaction.js";
-import { enqueueSign } from "../../../src/keeper/pipeline/enqueue.js";
+import { enqueueSign } from "../../../src/keeper/queues/enqueue.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import {
   eventually,

@@ -1,8 +1,8 @@
 import { PublicKey } from "@solana/web3.js";
-import type { RunningLocalChain } from "./chain/index.js";
+import type { RunningLocalChain } from "../chain/index.js";
+import { SandboxError } from "../world/errors.js";
+import type { World } from "../world/world.js";
 import { type DriveResult, MAX_FUND_WHOLE } from "./drive-rules.js";
-import { SandboxError } from "./world/errors.js";
-import type { World } from "./world/world.js";
 
 /** What an operator may do to a running sandbox, beyond what its clients can: paper trading's levers. */
 export interface SandboxDriver {
