@@ -22,6 +22,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: "no-circular-folders",
+      comment: "No cycle among folders either: a folder's files depend on the folders below it only.",
+      severity: "error",
+      scope: "folder",
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: "core-imports-core-and-zod",
       comment: "src/core is pure types and helpers: it imports only src/core and zod.",
       severity: "error",
