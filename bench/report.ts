@@ -1,5 +1,5 @@
 import type { BenchOptions } from "./options.js";
-import type { PhaseResult } from "./run.js";
+import type { PhaseResult } from "./phase-result.js";
 import { boundEfficiency, burstFloorMs, formatMs, formatRatio, percentile, type Sweep } from "./stats.js";
 
 export interface Report {

@@ -16,10 +16,11 @@ import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { CpuProfiler } from "./cpu-profile.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
-import type { FromKeeper, KeeperStart, MemoryAtPeak, RequestEvent, ToKeeper } from "./protocol.js";
+import type { PhaseResult } from "./phase-result.js";
+import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
-import { type ClaimStages, claimStages, claimTimings, type Sweep, SweepProgress, sweepsOf } from "./stats.js";
+import { claimStages, claimTimings, SweepProgress, sweepsOf } from "./stats.js";
 import {
   type ClaimSample,
   movePriceSample,
@@ -34,35 +35,6 @@ const PROGRESS_EVERY_MS = 3_000;
 const LEDGER_POLL_MS = 100;
 
 /** What one contender did in its phase. */
-export interface PhaseResult {
-  readonly name: string;
-  readonly sweeps: readonly Sweep[];
-  readonly requests: number;
-  /** 429s the contender received (its own count) and the service refused (the service's count). */
-  readonly rateLimited: number;
-  readonly serviceRefused: number;
-  readonly sample: ClaimSample;
-  /** Per sample position: ms from resolution to confirmed; missing ones never confirmed. */
-  readonly latenciesMs: readonly number[];
-  /** Per confirmed sample claim: ms from its owner's first poll after the resolution to confirmed. */
-  readonly afterPollMs: readonly number[];
-  /** Keeper only: where the claims' time went, from its request events. */
-  readonly stages?: ClaimStages;
-  readonly unconfirmed: number;
-  readonly durationMs: number;
-  readonly timedOut: boolean;
-  readonly maxRssBytes?: number;
-  readonly peakSampledRssBytes?: number;
-  readonly memoryAtPeak?: MemoryAtPeak;
-  readonly notes: readonly string[];
-  readonly events: readonly RequestEvent[];
-  readonly confirmedAt: ReadonlyMap<string, number>;
-  /** Keeper only: positions pushed past the take-profit, and ms from the move to each close confirmed. */
-  readonly closeSample?: ClaimSample;
-  readonly closeLatenciesMs?: readonly number[];
-  /** Keeper only: requests a minute over the quiet time at the end of the phase. */
-  readonly idleRequestsPerMinute?: number;
-}
 
 const log = (line: string) => console.log(line);
 const since = (t: number) => `${((Date.now() - t) / 1000).toFixed(1).padStart(6)}s`;

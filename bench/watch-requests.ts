@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { collectAll, createApiClient, iteratePositions, paginate } from "../src/api/index.js";
 import { KNOWN_EVENT_PROVIDERS } from "../src/core/event-details.js";
-import { isHeld } from "../src/keeper/holdings.js";
+import { isHeld } from "../src/keeper/state/holdings.js";
 import { startSandbox } from "../src/sandbox/index.js";
 
 const { values } = parseArgs({

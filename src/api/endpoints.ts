@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { Area } from "./schemas/common.js";
-import * as s from "./schemas/index.js";
+import type { Area } from "../core/schemas/common.js";
+import * as s from "../core/schemas/index.js";
 
 /**
  * Every endpoint of the service, once. The client and the sandbox both read this table, so a rule or

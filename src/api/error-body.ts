@@ -1,4 +1,4 @@
-import { type Area, errorBodies } from "./schemas/common.js";
+import { type Area, errorBodies } from "../core/schemas/common.js";
 
 /** What the client keeps of an error answer, whatever the area's body shape. */
 export interface ParsedErrorBody {

@@ -1,5 +1,5 @@
 import { PermanentError, TransientError } from "../core/errors.js";
-import type { Area } from "./schemas/common.js";
+import type { Area } from "../core/schemas/common.js";
 
 /**
  * Typed failures of the API client. Each class sits under the core hierarchy so the rest of Keeper

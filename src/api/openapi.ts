@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { errorBodies } from "../core/schemas/common.js";
 import { type EndpointDef, endpoints } from "./endpoints.js";
 import { SHAPE_OF_AREA } from "./error-body.js";
-import { errorBodies } from "./schemas/common.js";
 
 /** A JSON Schema (2020-12) as zod writes it. */
 export type JsonSchema = Record<string, unknown>;

@@ -1,7 +1,7 @@
+import type { Pagination } from "../core/schemas/common.js";
 import type { ApiClient } from "./client.js";
 import { PaginationError } from "./errors.js";
 import type { ParamsInput } from "./http.js";
-import type { Pagination } from "./schemas/common.js";
 
 export interface Page<T> {
   readonly data: readonly T[];

@@ -20,7 +20,7 @@ const MAX_SIGNATURES = 256;
 type StatusAnswer = RpcResponseAndContext<Array<SignatureStatus | null>>;
 
 /**
- * The connection the confirmation watcher reads through. Each watched transaction asks for its status
+ * The connection the confirm loop reads through. Each watched transaction asks for its status
  * and the block height every poll (400 ms); a burst of claims puts hundreds in flight, and one call
  * each would be hundreds of RPC calls a second. Here the status reads of the transactions being
  * watched go out together (getSignatureStatuses takes up to 256 signatures) and the block height is

@@ -1,4 +1,5 @@
 import { type ApiClient, createApiClient } from "../api/index.js";
+import { createRequestBudget } from "../api/request-budget.js";
 import { apiKeyFor } from "../config/api-key.js";
 import { type KeeperConfig, loadConfig } from "../config/load-config.js";
 
@@ -36,11 +37,14 @@ export function createCliContext(configFile: () => string | undefined): CliConte
     config: getConfig,
     async client() {
       const c = await getConfig();
+      // A command's reads are targeted work within the plan, counted in this process only.
+      const budget = createRequestBudget({ config: c, apiKey: apiKeyFor(c) });
       return createApiClient({
         baseUrl: c.service.baseUrl,
         apiKey: apiKeyFor(c),
         timeoutMs: c.service.timeoutMs,
         retries: c.service.retries,
+        rateLimiter: budget.targeted,
       });
     },
   };

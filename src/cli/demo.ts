@@ -3,11 +3,16 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { ALL_ROLES, type RunningKeeper, startKeeper } from "../app/start-keeper.js";
 import { isLoopback, type KeeperConfig, KeeperSecrets, loadConfig } from "../config/load-config.js";
 import { TransientError } from "../core/errors.js";
 import { formatUsd } from "../core/money.js";
-import { ALL_ROLES, type RunningKeeper, startKeeper } from "../keeper/keeper.js";
-import { connectRedis, type RedisTarget, redactUrl, redisTargetOf } from "../keeper/redis-connection.js";
+import {
+  connectRedis,
+  type RedisTarget,
+  redactUrl,
+  redisTargetOf,
+} from "../keeper/state/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "../sandbox/chain/pool-program.js";
 import { startSandbox } from "../sandbox/index.js";

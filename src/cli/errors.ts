@@ -1,14 +1,11 @@
 import { CommanderError } from "commander";
 import { ValidationError } from "../api/errors.js";
-import { ConfigError, KeeperError, TransientError } from "../core/errors.js";
+import { ConfigError, KeeperError, TransientError, UsageError } from "../core/errors.js";
+
+export { UsageError };
 
 /** Exit codes: 0 ok, 1 a failure at run time (unreachable service, Redis, RPC), 2 bad config or arguments. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
-
-/** A command-line argument the command cannot act on (an unknown key, say): exit code 2. */
-export class UsageError extends KeeperError {
-  override readonly name: string = "UsageError";
-}
 
 /**
  * Expected failures become one clear message and an exit code, never a stack trace. Unexpected ones

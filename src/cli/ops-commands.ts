@@ -2,11 +2,16 @@ import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import type { KeeperConfig } from "../config/load-config.js";
 import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.js";
-import { Ledger, type LedgerRow } from "../keeper/ledger.js";
 import { redisKeys } from "../keeper/names.js";
-import { pauseKeeper, resumeKeeper, retryKeeperIntent, retryRefusal } from "../keeper/operator-actions.js";
-import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
-import { readKeeperStatus } from "../keeper/status-report.js";
+import {
+  pauseKeeper,
+  resumeKeeper,
+  retryKeeperIntent,
+  retryRefusal,
+} from "../keeper/operator/operator-actions.js";
+import { Ledger, type LedgerRow } from "../keeper/state/ledger.js";
+import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";
+import { readKeeperStatus } from "../status/status-report.js";
 import type { CliContext } from "./context.js";
 import { UsageError } from "./errors.js";
 import { formatCsv, formatJson, formatTable, isoTime } from "./output.js";
@@ -45,6 +50,14 @@ export function ledgerRecord(row: LedgerRow): Record<string, unknown> {
 
 /** Commands that read or switch the running keeper's state in Redis. */
 export function registerOpsCommands(program: Command, ctx: CliContext): void {
+  registerStatusCommand(program, ctx);
+  registerLedgerCommand(program, ctx);
+  registerPauseCommand(program, ctx);
+  registerResumeCommand(program, ctx);
+  registerRetryCommand(program, ctx);
+}
+
+function registerStatusCommand(program: Command, ctx: CliContext): void {
   program
     .command("status")
     .description("queues, last polls, in-flight intents, paused?")
@@ -95,7 +108,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
         );
       });
     });
+}
 
+function registerLedgerCommand(program: Command, ctx: CliContext): void {
   program
     .command("ledger")
     .description("every intent Keeper recorded, most recent first")
@@ -123,7 +138,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
           );
       });
     });
+}
 
+function registerPauseCommand(program: Command, ctx: CliContext): void {
   program
     .command("pause")
     .description("stop new work in every role within one tick (in-flight transactions are still watched)")
@@ -139,7 +156,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
       );
       console.log("paused");
     });
+}
 
+function registerResumeCommand(program: Command, ctx: CliContext): void {
   program
     .command("resume")
     .description("lift a pause and reset every circuit breaker")
@@ -153,7 +172,9 @@ export function registerOpsCommands(program: Command, ctx: CliContext): void {
       );
       console.log("resumed");
     });
+}
 
+function registerRetryCommand(program: Command, ctx: CliContext): void {
   program
     .command("retry <intent-key>")
     .description("admit a refused or failed intent again, after a look: a fresh transaction is built")

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { Redis } from "ioredis";
-import type { RedisTarget } from "../keeper/redis-connection.js";
+import type { RedisTarget } from "../keeper/state/redis-connection.js";
 
 /**
  * Answers PING within a second? A Redis that refuses the password answers too: connecting to it

@@ -1,18 +1,22 @@
 import { createInterface } from "node:readline/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import type { Redis } from "ioredis";
-import { pubkey } from "../api/schemas/common.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { ConfigError } from "../core/errors.js";
 import { type Intent, intentKeys } from "../core/intent.js";
 import { formatUsd } from "../core/money.js";
-import { BREAKERS, type BreakerName, type ProtectionsEvaluation } from "../keeper/circuit-breakers.js";
-import { Ledger } from "../keeper/ledger.js";
+import { pubkey } from "../core/schemas/common.js";
 import { redisKeys } from "../keeper/names.js";
-import { enqueueBuild } from "../keeper/poll-worker.js";
-import { Protections } from "../keeper/protections.js";
-import { createQueues } from "../keeper/queues.js";
-import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
+import {
+  BREAKERS,
+  type BreakerName,
+  type ProtectionsEvaluation,
+} from "../keeper/operator/circuit-breakers.js";
+import { Protections } from "../keeper/operator/protections.js";
+import { enqueueBuild } from "../keeper/queues/enqueue.js";
+import { createQueues } from "../keeper/queues/queues.js";
+import { Ledger } from "../keeper/state/ledger.js";
+import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";
 import type { CliContext } from "./context.js";
 import { formatJson, formatTable, isoTime } from "./output.js";
 

@@ -1,12 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { collectUnique, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
+import { formatUsd } from "../core/money.js";
 import {
   CATEGORIES,
   LEADERBOARD_METRICS,
   LEADERBOARD_PERIODS,
   PROVIDERS,
-} from "../api/schemas/prediction.js";
-import { formatUsd } from "../core/money.js";
+} from "../core/schemas/prediction.js";
 import type { CliContext } from "./context.js";
 import { formatJson, formatTable, isoTime, type Row } from "./output.js";
 
@@ -29,6 +29,17 @@ function print(rows: Row[], json: boolean, raw: unknown, columns?: string[]) {
 
 /** Read commands over the client, one per read endpoint: a table for people, `--json` for scripts. */
 export function registerReadCommands(program: Command, ctx: CliContext): void {
+  registerPositionsCommand(program, ctx);
+  registerEventsCommand(program, ctx);
+  registerMarketsCommand(program, ctx);
+  registerOrdersCommand(program, ctx);
+  registerHistoryCommand(program, ctx);
+  registerLeaderboardCommand(program, ctx);
+  registerTokensCommand(program, ctx);
+  registerInvitesCommand(program, ctx);
+}
+
+function registerPositionsCommand(program: Command, ctx: CliContext): void {
   program
     .command("positions <owner>")
     .description("every position of a wallet (all pages)")
@@ -50,7 +61,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), positions);
     });
+}
 
+function registerEventsCommand(program: Command, ctx: CliContext): void {
   program
     .command("events")
     .description("prediction events")
@@ -79,7 +92,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), page);
     });
+}
 
+function registerMarketsCommand(program: Command, ctx: CliContext): void {
   program
     .command("markets <eventId>")
     .description("markets of an event")
@@ -96,7 +111,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), page);
     });
+}
 
+function registerOrdersCommand(program: Command, ctx: CliContext): void {
   program
     .command("orders")
     .description("prediction orders, by owner; --market filters the answer here (all pages)")
@@ -121,7 +138,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), orders);
     });
+}
 
+function registerHistoryCommand(program: Command, ctx: CliContext): void {
   program
     .command("history")
     .description("history records of a wallet (all pages)")
@@ -142,7 +161,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), records);
     });
+}
 
+function registerLeaderboardCommand(program: Command, ctx: CliContext): void {
   program
     .command("leaderboard")
     .description("prediction leaderboard")
@@ -166,7 +187,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), board);
     });
+}
 
+function registerTokensCommand(program: Command, ctx: CliContext): void {
   program
     .command("tokens <query>")
     .description("token search by symbol, name or mint (comma-separate several)")
@@ -187,7 +210,9 @@ export function registerReadCommands(program: Command, ctx: CliContext): void {
       }));
       print(rows, Boolean(opts.json), tokens);
     });
+}
 
+function registerInvitesCommand(program: Command, ctx: CliContext): void {
   program
     .command("invites <address>")
     .description("invite history of an address")

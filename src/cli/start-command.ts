@@ -1,9 +1,9 @@
 import { type Command, Option } from "commander";
 import { createApiClient } from "../api/index.js";
+import { ALL_ROLES, type Role, startKeeper } from "../app/start-keeper.js";
 import { apiKeyFor } from "../config/api-key.js";
 import { loadConfig } from "../config/load-config.js";
-import { ALL_ROLES, type Role, startKeeper } from "../keeper/keeper.js";
-import { connectRedis, redisTargetOf } from "../keeper/redis-connection.js";
+import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js";
 import { createLogger } from "../ops/logger.js";
 import { keySourcesOf, loadWallets, refuseKeyVariables } from "../signer/keys.js";
 import { scrubberFor } from "./config-scrubber.js";

@@ -1,6 +1,6 @@
-import type { Token } from "../api/schemas/tokens.js";
 import { ConfigError } from "../core/errors.js";
 import { isMintAddress } from "../core/mint-address.js";
+import type { Token } from "../core/schemas/tokens.js";
 import type { ConfigPath, TokenFacts, TokenField } from "../core/strategy-hooks.js";
 import { formatPath } from "./format-issues.js";
 import type { ConfiguredStrategy, KeeperConfig } from "./load-config.js";

@@ -1,8 +1,8 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { defaultStrategyNames } from "../../strategies/index.js";
-import { pubkey } from "../api/schemas/common.js";
 import { DEFAULT_PAYOUT_MINTS, SETTLED_LATER_KINDS } from "../chain/inflow-rules.js";
+import { pubkey } from "../core/schemas/common.js";
 import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
 
 /** Names that hold secrets: refused in the YAML, accepted only from the environment or files. */

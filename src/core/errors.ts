@@ -21,6 +21,11 @@ export class ConfigError extends KeeperError {
   }
 }
 
+/** A command-line argument or variable the command cannot act on (an unknown key, say): exit code 2. */
+export class UsageError extends KeeperError {
+  override readonly name: string = "UsageError";
+}
+
 export class TransientError extends KeeperError {
   override readonly name: string = "TransientError";
 }

@@ -1,5 +1,5 @@
-import type { RecurringOrder } from "../api/schemas/recurring.js";
-import type { TriggerOrder } from "../api/schemas/trigger.js";
+import type { RecurringOrder } from "./schemas/recurring.js";
+import type { TriggerOrder } from "./schemas/trigger.js";
 
 /**
  * What the service says became of a trigger or recurring order, in Keeper's words. `open` is still

@@ -1,6 +1,6 @@
-import type { Order, Position } from "../api/schemas/prediction.js";
 import type { EventDetails } from "./event-details.js";
 import type { IntentKind } from "./intent.js";
+import type { Order, Position } from "./schemas/prediction.js";
 import type { ListedOrder } from "./service-orders.js";
 
 /**

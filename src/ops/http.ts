@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import { HostAllowList } from "./allowed-hosts.js";
 import { registerFrameHeaders } from "./frame-headers.js";
 import { registerHostGuard } from "./host-guard.js";
-import { registerStatusRoutes, type StatusPageRoutesOptions } from "./status-routes.js";
 import type { HealthVerdict } from "./watchdog.js";
 import { OpsTimeoutError, withTimeout } from "./with-timeout.js";
 
@@ -43,8 +42,17 @@ export interface OpsServerOptions {
   logger: Logger;
   /** How long each readiness check may take. Default 1000 ms. */
   checkTimeoutMs?: number;
-  /** The status page at `/` (and, with an operator token, the admin routes and /queues). */
-  statusPage?: Omit<StatusPageRoutesOptions, "logger">;
+  /** Routes beside the three of its own (the status page): ops knows nothing of the application. */
+  plugins?: readonly OpsPlugin[];
+  /** Counts a request refused for its Host header. */
+  onHostRefused?: () => void;
+}
+
+/** Extra routes mounted on the ops server, after its host guard and frame headers. */
+export interface OpsPlugin {
+  /** Changes state (operator actions): warned about on a non-loopback address over plain HTTP. */
+  readonly acceptsWrites?: boolean;
+  register(app: FastifyInstance): Promise<void>;
 }
 
 export interface OpsServer {
@@ -66,7 +74,7 @@ export interface ReadinessReport {
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const host = options.host ?? "127.0.0.1";
   const app = await buildOpsApp(options);
-  if (options.statusPage?.adminToken !== undefined && !isLoopbackHost(host))
+  if (options.plugins?.some((plugin) => plugin.acceptsWrites) && !isLoopbackHost(host))
     options.logger.warn(
       { host },
       "the ops server offers operator actions on a non-loopback address over plain HTTP: put TLS in front of it",
@@ -96,7 +104,7 @@ export async function buildOpsApp(options: OpsServerOptions): Promise<FastifyIns
     app,
     new HostAllowList({ boundHost: options.host ?? "127.0.0.1", names: options.allowedHosts ?? [] }),
     logger,
-    () => options.statusPage?.onRefused?.("host"),
+    () => options.onHostRefused?.(),
   );
   registerFrameHeaders(app);
 
@@ -122,7 +130,7 @@ export async function buildOpsApp(options: OpsServerOptions): Promise<FastifyIns
     return reply.code(500).send({ ok: false, detail: "internal error" });
   });
 
-  if (options.statusPage) await registerStatusRoutes(app, { ...options.statusPage, logger });
+  for (const plugin of options.plugins ?? []) await plugin.register(app);
 
   return app;
 }

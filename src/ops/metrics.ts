@@ -55,9 +55,7 @@ export type KeeperMetrics = ReturnType<typeof createMetrics>;
 export function createMetrics(options: CreateMetricsOptions = {}) {
   const registry = new Registry();
   const registers = [registry];
-  const now = options.now ?? Date.now;
   const collectTimeoutMs = options.collectTimeoutMs ?? 2_000;
-  const staleMs = (options.stalePollSeconds ?? 120) * 1_000;
 
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "keeper_" });
 
@@ -67,7 +65,99 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["collector"] as const,
     registers,
   });
+  // Registered in the order a scrape has always listed them.
+  const api = apiMetrics(registers);
+  const queueJobs = queueDepthMetric(registers, options, collectErrors);
+  const pipeline = pipelineMetrics(registers);
+  const watcher = watcherMetrics(registers);
+  const freshness = pollFreshnessMetrics(registers, options, collectErrors);
+  const controls = controlMetrics(registers);
+  const { apiRequests, apiRequestDuration, apiItemsSkipped, apiRateLimited } = api;
+  const { jobs, intents, intentsNotAdmitted, transactions, confirmationDuration, claimedUsd } = pipeline;
+  const { notifications, paused, intentsStuckSending, circuitBreakerTripped } = controls;
 
+  return {
+    registry,
+    apiRequests,
+    apiRequestDuration,
+    apiRateLimited,
+    queueJobs,
+    ...pipeline,
+    ...watcher,
+    ...freshness,
+    ...controls,
+    collectErrors,
+
+    /** One API call: counts it, times it, and counts a 429 separately. */
+    observeApiRequest(endpoint: string, status: ApiStatus, seconds: number): void {
+      apiRequests.inc({ endpoint, status: String(status) });
+      apiRequestDuration.observe({ endpoint }, seconds);
+      if (status === 429) apiRateLimited.inc({ endpoint });
+    },
+    /** Items of a list answer left out (unreadable), so one bad item does not lose a whole poll. */
+    recordApiItemsSkipped(endpoint: string, count: number): void {
+      apiItemsSkipped.inc({ endpoint }, count);
+    },
+    recordJob(queue: string, outcome: JobOutcome): void {
+      jobs.inc({ queue, outcome });
+    },
+    recordIntent(strategy: string, kind: IntentKind): void {
+      intents.inc({ strategy, kind });
+    },
+    recordIntentNotAdmitted(strategy: string, kind: IntentKind, reason: string): void {
+      intentsNotAdmitted.inc({ strategy, kind, reason });
+    },
+    /** A transaction's final outcome; the confirmation time is observed for confirmed ones. */
+    recordTransaction(kind: IntentKind, outcome: TransactionOutcome, confirmationSeconds?: number): void {
+      transactions.inc({ kind, outcome });
+      if (outcome === "confirmed" && confirmationSeconds !== undefined)
+        confirmationDuration.observe({ kind }, confirmationSeconds);
+    },
+    /** Adds a confirmed claim's payout. Micro-USD stay integers until this one conversion. */
+    addClaimedMicroUsd(amountMicroUsd: bigint): void {
+      if (amountMicroUsd <= 0n) return;
+      const whole = amountMicroUsd / MICRO_PER_USD;
+      const fraction = amountMicroUsd % MICRO_PER_USD;
+      claimedUsd.inc(Number(whole) + Number(fraction) / 1e6);
+    },
+    /** Pass as the notifier's `countOutcome`. */
+    recordNotification(outcome: NotificationOutcome): void {
+      notifications.inc({ outcome });
+    },
+    setPaused(isPaused: boolean): void {
+      paused.set(isPaused ? 1 : 0);
+    },
+    setIntentsStuckSending(count: number): void {
+      intentsStuckSending.set(count);
+    },
+    setCircuitBreaker(breaker: string, isTripped: boolean): void {
+      circuitBreakerTripped.set({ breaker }, isTripped ? 1 : 0);
+    },
+
+    get contentType(): string {
+      return registry.contentType;
+    },
+    /** Keeper's metrics in text format, followed by BullMQ's own when queues were given. */
+    async render(): Promise<string> {
+      const own = await registry.metrics();
+      if (!options.bullQueues || options.bullQueues.length === 0) return own;
+      try {
+        const blocks = await withTimeout(
+          Promise.all(options.bullQueues.map((queue) => queue.exportPrometheusMetrics())),
+          collectTimeoutMs,
+          "bullmq metrics",
+        );
+        return own + mergePrometheusText(blocks);
+      } catch {
+        collectErrors.inc({ collector: "bullmq" });
+        return own;
+      }
+    },
+  };
+}
+
+/** Requests to the service API. */
+function apiMetrics(registers: Registry[]) {
   const apiRequests = new Counter({
     name: "keeper_api_requests_total",
     help: "Requests to the service API, by endpoint name and HTTP status (or network/timeout)",
@@ -93,8 +183,17 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["endpoint"] as const,
     registers,
   });
+  return { apiRequests, apiRequestDuration, apiItemsSkipped, apiRateLimited };
+}
 
-  const queueJobs = new Gauge({
+/** Queue depths, read from Redis at each scrape. */
+function queueDepthMetric(
+  registers: Registry[],
+  options: CreateMetricsOptions,
+  collectErrors: Counter<"collector">,
+) {
+  const collectTimeoutMs = options.collectTimeoutMs ?? 2_000;
+  return new Gauge({
     name: "keeper_queue_jobs",
     help: "Jobs per queue and state, read from Redis at scrape time",
     labelNames: ["queue", "state"] as const,
@@ -113,7 +212,10 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
       }
     },
   });
+}
 
+/** Jobs, intents, transactions and polls: the pipeline at work. */
+function pipelineMetrics(registers: Registry[]) {
   const jobs = new Counter({
     name: "keeper_jobs_total",
     help: "Finished job attempts, by queue and outcome (completed, failed, retried, stalled)",
@@ -182,7 +284,23 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["reason"] as const,
     registers,
   });
+  return {
+    jobs,
+    intents,
+    intentsNotAdmitted,
+    strategyErrors,
+    transactions,
+    confirmationDuration,
+    priorityFee,
+    policyRefusals,
+    claimedUsd,
+    pollDuration,
+    pollSkipped,
+  };
+}
 
+/** The market watcher's work and the event details it looks up. */
+function watcherMetrics(registers: Registry[]) {
   const watchedMarkets = new Gauge({
     name: "keeper_watched_markets",
     help: "Markets the fleet holds, read by the market watcher at its last cycle",
@@ -213,7 +331,18 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["outcome"] as const,
     registers,
   });
+  return { watchedMarkets, watcherRequests, targetedPolls, marketReaction, eventLookups };
+}
 
+/** How fresh every wallet's last poll is, summarised at each scrape. */
+function pollFreshnessMetrics(
+  registers: Registry[],
+  options: CreateMetricsOptions,
+  collectErrors: Counter<"collector">,
+) {
+  const now = options.now ?? Date.now;
+  const collectTimeoutMs = options.collectTimeoutMs ?? 2_000;
+  const staleMs = (options.stalePollSeconds ?? 120) * 1_000;
   const pollSummary = async () => {
     if (!options.polls) return undefined;
     try {
@@ -246,14 +375,17 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
       if (summary) this.set(summary.stale.length);
     },
   });
+  return { lastSuccessfulPoll, staleWallets };
+}
 
+/** Notifications, operator actions and the controls (pause, breakers, stuck and watched sends). */
+function controlMetrics(registers: Registry[]) {
   const notifications = new Counter({
     name: "keeper_notifications_total",
     help: "Webhook notifications by outcome (delivered, failed, dropped, suppressed)",
     labelNames: ["outcome"] as const,
     registers,
   });
-
   const operatorActions = new Counter({
     name: "keeper_operator_actions_total",
     help: "Pause, resume and retry taken through the ops server with the operator token",
@@ -266,7 +398,6 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["reason"] as const,
     registers,
   });
-
   const paused = new Gauge({
     name: "keeper_paused",
     help: "1 while the pause switch is on (nothing is built or sent), else 0",
@@ -288,105 +419,14 @@ export function createMetrics(options: CreateMetricsOptions = {}) {
     labelNames: ["breaker"] as const,
     registers,
   });
-
   return {
-    registry,
-    apiRequests,
-    apiRequestDuration,
-    apiRateLimited,
-    queueJobs,
-    jobs,
-    intents,
-    intentsNotAdmitted,
-    strategyErrors,
-    transactions,
-    confirmationDuration,
-    priorityFee,
-    policyRefusals,
-    claimedUsd,
-    pollDuration,
-    pollSkipped,
-    eventLookups,
-    watchedMarkets,
-    watcherRequests,
-    targetedPolls,
-    marketReaction,
-    lastSuccessfulPoll,
-    staleWallets,
-    paused,
-    circuitBreakerTripped,
-    intentsStuckSending,
-    attemptsWatched,
     notifications,
     operatorActions,
     opsRequestsRefused,
-    collectErrors,
-
-    /** One API call: counts it, times it, and counts a 429 separately. */
-    observeApiRequest(endpoint: string, status: ApiStatus, seconds: number): void {
-      apiRequests.inc({ endpoint, status: String(status) });
-      apiRequestDuration.observe({ endpoint }, seconds);
-      if (status === 429) apiRateLimited.inc({ endpoint });
-    },
-    /** Items of a list answer left out (unreadable), so one bad item does not lose a whole poll. */
-    recordApiItemsSkipped(endpoint: string, count: number): void {
-      apiItemsSkipped.inc({ endpoint }, count);
-    },
-    recordJob(queue: string, outcome: JobOutcome): void {
-      jobs.inc({ queue, outcome });
-    },
-    recordIntent(strategy: string, kind: IntentKind): void {
-      intents.inc({ strategy, kind });
-    },
-    recordIntentNotAdmitted(strategy: string, kind: IntentKind, reason: string): void {
-      intentsNotAdmitted.inc({ strategy, kind, reason });
-    },
-    /** A transaction's final outcome; the confirmation time is observed for confirmed ones. */
-    recordTransaction(kind: IntentKind, outcome: TransactionOutcome, confirmationSeconds?: number): void {
-      transactions.inc({ kind, outcome });
-      if (outcome === "confirmed" && confirmationSeconds !== undefined)
-        confirmationDuration.observe({ kind }, confirmationSeconds);
-    },
-    /** Adds a confirmed claim's payout. Micro-USD stay integers until this one conversion. */
-    addClaimedMicroUsd(amountMicroUsd: bigint): void {
-      if (amountMicroUsd <= 0n) return;
-      const whole = amountMicroUsd / MICRO_PER_USD;
-      const fraction = amountMicroUsd % MICRO_PER_USD;
-      claimedUsd.inc(Number(whole) + Number(fraction) / 1e6);
-    },
-    /** Pass as the notifier's `countOutcome`. */
-    recordNotification(outcome: NotificationOutcome): void {
-      notifications.inc({ outcome });
-    },
-    setPaused(isPaused: boolean): void {
-      paused.set(isPaused ? 1 : 0);
-    },
-    setIntentsStuckSending(count: number): void {
-      intentsStuckSending.set(count);
-    },
-    setCircuitBreaker(breaker: string, isTripped: boolean): void {
-      circuitBreakerTripped.set({ breaker }, isTripped ? 1 : 0);
-    },
-
-    get contentType(): string {
-      return registry.contentType;
-    },
-    /** Keeper's metrics in text format, followed by BullMQ's own when queues were given. */
-    async render(): Promise<string> {
-      const own = await registry.metrics();
-      if (!options.bullQueues || options.bullQueues.length === 0) return own;
-      try {
-        const blocks = await withTimeout(
-          Promise.all(options.bullQueues.map((queue) => queue.exportPrometheusMetrics())),
-          collectTimeoutMs,
-          "bullmq metrics",
-        );
-        return own + mergePrometheusText(blocks);
-      } catch {
-        collectErrors.inc({ collector: "bullmq" });
-        return own;
-      }
-    },
+    paused,
+    intentsStuckSending,
+    attemptsWatched,
+    circuitBreakerTripped,
   };
 }
 

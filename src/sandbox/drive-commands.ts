@@ -1,8 +1,7 @@
 import { Argument, type Command, InvalidArgumentError, Option } from "commander";
 import type { z } from "zod";
-import { UsageError } from "../cli/errors.js";
 import { isLoopback } from "../config/load-config.js";
-import { TransientError } from "../core/errors.js";
+import { TransientError, UsageError } from "../core/errors.js";
 import {
   amountRule,
   MARKET_RESULTS,
@@ -12,7 +11,7 @@ import {
   secondsRule,
   walletRule,
   yesPriceRule,
-} from "./drive-rules.js";
+} from "./drive/drive-rules.js";
 import { ADMIN_PREFIX } from "./http/admin.js";
 
 /** Where the drive commands find the sandbox when neither `--url` nor KEEPER_SANDBOX_URL says. */

@@ -2,7 +2,7 @@ import { PublicKey } from "@solana/web3.js";
 import type { FastifyBaseLogger } from "fastify";
 import { putCatalogueOnChain } from "./chain/catalogue-mints.js";
 import { type RunningLocalChain, startLocalChain } from "./chain/index.js";
-import { createSandboxDriver } from "./drive.js";
+import { createSandboxDriver } from "./drive/drive.js";
 import { FaultController, type FaultSettings } from "./http/faults.js";
 import type { RateLimitPlan } from "./http/rate-limit.js";
 import { ResponseCheck } from "./http/response-check.js";

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints.js";
 import { buildOpenApiDocument } from "../api/openapi.js";
 import { HostAllowList } from "../ops/allowed-hosts.js";
-import type { SandboxDriver } from "./drive.js";
+import type { SandboxDriver } from "./drive/drive.js";
 import { registerAdminRoutes } from "./http/admin.js";
 import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
 import { corruptBody } from "./http/body-faults.js";
@@ -122,42 +122,7 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
       return payload;
     });
 
-  // Runs before the body is read, so an unauthenticated or limited request is refused before any work.
-  async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    const area = areaOfUrl(request.url);
-    let key: string;
-    try {
-      key = authenticate(keyTable, request.headers[API_KEY_HEADER]);
-    } catch (error) {
-      return sendProblem(reply, area, toHttpProblem(error));
-    }
-    // A burst stands for the upstream's limiter kicking in: it refuses without using up the key's window.
-    const burst = faults.takeBurst();
-    if (burst !== undefined) {
-      const retryAfter = burst.retryAfterSeconds;
-      reply.headers({
-        "x-ratelimit-remaining": "0",
-        "x-ratelimit-current": String(rateLimiter.limitOf(key) ?? 1),
-        "x-ratelimit-reset": String(Math.ceil(nowMs() / 1000) + (retryAfter ?? 1)),
-        ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) }),
-      });
-      return sendProblem(
-        reply,
-        area,
-        new HttpProblem(429, "rate_limited", "rate limit exceeded (sandbox burst)"),
-      );
-    }
-    const decision = rateLimiter.take(key);
-    if (decision === undefined) return undefined;
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed)
-      return sendProblem(
-        reply,
-        area,
-        new HttpProblem(429, "rate_limited", "rate limit exceeded for this API key"),
-      );
-    return undefined;
-  }
+  const guard = requestGuard(keyTable, faults, rateLimiter, nowMs);
 
   for (const [name, def] of Object.entries(endpoints) as [EndpointName, EndpointDef][]) {
     const handle = options.handlers[name] as (input: { params: unknown; body: unknown }) => unknown;
@@ -209,4 +174,54 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
   });
 
   return Object.assign(app, { faults, rateLimiter });
+}
+
+/**
+ * The key and the rate limit, checked before the body is read, so an unauthenticated or limited
+ * request is refused before any work.
+ */
+function requestGuard(
+  keyTable: ReturnType<typeof buildKeyTable>,
+  faults: FaultController,
+  rateLimiter: RateLimiter,
+  nowMs: () => number,
+) {
+  return async function guard(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply | undefined> {
+    const area = areaOfUrl(request.url);
+    let key: string;
+    try {
+      key = authenticate(keyTable, request.headers[API_KEY_HEADER]);
+    } catch (error) {
+      return sendProblem(reply, area, toHttpProblem(error));
+    }
+    // A burst stands for the upstream's limiter kicking in: it refuses without using up the key's window.
+    const burst = faults.takeBurst();
+    if (burst !== undefined) {
+      const retryAfter = burst.retryAfterSeconds;
+      reply.headers({
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-current": String(rateLimiter.limitOf(key) ?? 1),
+        "x-ratelimit-reset": String(Math.ceil(nowMs() / 1000) + (retryAfter ?? 1)),
+        ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) }),
+      });
+      return sendProblem(
+        reply,
+        area,
+        new HttpProblem(429, "rate_limited", "rate limit exceeded (sandbox burst)"),
+      );
+    }
+    const decision = rateLimiter.take(key);
+    if (decision === undefined) return undefined;
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed)
+      return sendProblem(
+        reply,
+        area,
+        new HttpProblem(429, "rate_limited", "rate limit exceeded for this API key"),
+      );
+    return undefined;
+  };
 }

@@ -92,7 +92,7 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /**
  * The one way a transaction gets signed and seen through, in one call: signAndSend, then watchAttempt
- * on what it sent. The keeper splits the two (a signing slot ends at the first send, the watcher
+ * on what it sent. The keeper splits the two (a signing slot ends at the first send, the confirm loop
  * finishes the attempt); the result is the same.
  */
 export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutcome> {
@@ -269,7 +269,7 @@ function inFlight(record: AttemptRecord, log: Logger): SentAttempt {
   return { outcome: "sent", signature: record.signature, attempt: record.attempt, resumed: true };
 }
 
-/** What the watcher needs: the RPC and the attempt records, no keys. */
+/** What the confirm loop needs: the RPC and the attempt records, no keys. */
 export type WatchAttemptInput = Pick<
   SignAndSubmitInput,
   "connection" | "attempts" | "logger" | "send" | "signal"

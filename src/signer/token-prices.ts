@@ -1,5 +1,5 @@
-import type { Token } from "../api/schemas/tokens.js";
 import { PolicyRefusal, TransientError } from "../core/errors.js";
+import type { Token } from "../core/schemas/tokens.js";
 import type { PricedToken } from "./swap-floor.js";
 
 export type SearchTokens = (params: { query: string }) => Promise<readonly Token[]>;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

@@ -1,7 +1,7 @@
 import { Connection } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import type { LocalChain } from "../../src/sandbox/chain/local-chain.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { RedisAttemptStore } from "../../src/signer/attempt-store.js";

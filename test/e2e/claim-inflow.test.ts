@@ -1,7 +1,7 @@
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
 import type { KeeperConfig } from "../../src/config/load-config.js";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

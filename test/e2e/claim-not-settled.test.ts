@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import type { DrivenClock } from "../../src/sandbox/world/clock.js";
 import {

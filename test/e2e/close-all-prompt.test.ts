@@ -3,8 +3,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Ledger } from "../../src/keeper/ledger.js";
 import { redisKeys } from "../../src/keeper/names.js";
+import { Ledger } from "../../src/keeper/state/ledger.js";
 import { testRedis } from "../helpers/redis.js";
 import { recordTestOutput } from "../helpers/test-secrets.js";
 

@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
-import { Ledger, type LedgerRow } from "../../src/keeper/ledger.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import { redisKeys } from "../../src/keeper/names.js";
+import { Ledger, type LedgerRow } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { RedisAttemptStore } from "../../src/signer/attempt-store.js";
 import {

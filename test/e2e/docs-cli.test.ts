@@ -34,8 +34,8 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/index.js";
-import { Ledger } from "../../src/keeper/ledger.js";
 import { redisKeys } from "../../src/keeper/names.js";
+import { Ledger } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

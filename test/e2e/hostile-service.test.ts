@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
-import { TERMINAL_STATUSES } from "../../src/keeper/ledger.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
+import { TERMINAL_STATUSES } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
-import { PauseSwitch } from "../../src/keeper/pause.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
+import { PauseSwitch } from "../../src/keeper/operator/pause.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

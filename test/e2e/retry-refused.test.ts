@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
 import type { KeeperConfig } from "../../src/config/load-config.js";
 import type { Intent } from "../../src/core/intent.js";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
-import { Ledger } from "../../src/keeper/ledger.js";
 import { redisKeys } from "../../src/keeper/names.js";
+import { Ledger } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

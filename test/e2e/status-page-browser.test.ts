@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
-import { PauseSwitch } from "../../src/keeper/pause.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
+import { PauseSwitch } from "../../src/keeper/operator/pause.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { launchChromium } from "../helpers/browser.js";
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

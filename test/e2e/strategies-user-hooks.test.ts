@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningKeeper } from "../../src/keeper/keeper.js";
-import { StrategyStateStore } from "../../src/keeper/strategy-state.js";
+import type { RunningKeeper } from "../../src/app/start-keeper.js";
+import { StrategyStateStore } from "../../src/keeper/state/strategy-state.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,

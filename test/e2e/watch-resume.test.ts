@@ -1,12 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Position } from "../../src/api/schemas/prediction.js";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
-import { Ledger, type LedgerRow } from "../../src/keeper/ledger.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import { QUEUES, type RedisKeys, redisKeys } from "../../src/keeper/names.js";
-import { enqueueBuild } from "../../src/keeper/poll-worker.js";
-import type { ActionJobData, ConfirmJobData } from "../../src/keeper/queues.js";
+import { enqueueBuild } from "../../src/keeper/queues/enqueue.js";
+import type { ActionJobData, ConfirmJobData } from "../../src/keeper/queues/queues.js";
+import { Ledger, type LedgerRow } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { type AttemptRecord, RedisAttemptStore } from "../../src/signer/attempt-store.js";
 import {

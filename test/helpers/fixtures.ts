@@ -1,4 +1,4 @@
-import type { Position } from "../../src/api/schemas/prediction.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
 import type { InFlightIntent, Snapshot } from "../../src/core/snapshot.js";
 
 export const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";

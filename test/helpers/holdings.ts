@@ -1,4 +1,4 @@
-import type { Holding } from "../../src/keeper/holdings.js";
+import type { Holding } from "../../src/keeper/state/holdings.js";
 
 /** A yes holding of $1 at a mark of $0.50, not claimable, with a take-profit: fields tests change. */
 export function testHolding(

@@ -57,7 +57,7 @@ const TARGET_LABELS = ["job", "instance"];
 
 /** Series name to the labels it may carry, for every series Keeper's registry exposes. */
 export function keeperSeriesLabels(): Map<string, Set<string>> {
-  // As the keeper creates them (src/keeper/keeper.ts): its options change values, not which metrics
+  // As the keeper creates them (src/app/start-keeper.ts and its roles): its options change values, not which metrics
   // exist; process metrics are on by default there too.
   const metrics = createMetrics();
   const series = new Map<string, Set<string>>();

@@ -165,7 +165,16 @@ export function buildSbfElf(program: readonly Instruction[]): Buffer {
     },
     { name: ".shstrtab", type: SHT_STRTAB, flags: 0, data: shstrtab, entrySize: 0, offset: shstrtabOffset },
   ];
-  const sectionHeadersOffset = align8(shstrtabOffset + shstrtab.length);
+  return writeElf(sections, textOffset, align8(shstrtabOffset + shstrtab.length), nameOffset);
+}
+
+/** The ELF header, the sections' bytes and their headers (after the null one), in one buffer. */
+function writeElf(
+  sections: readonly (Section & { offset: number })[],
+  textOffset: number,
+  sectionHeadersOffset: number,
+  nameOffset: (name: string) => number,
+): Buffer {
   const sectionCount = sections.length + 1;
   const file = Buffer.alloc(sectionHeadersOffset + 64 * sectionCount);
 

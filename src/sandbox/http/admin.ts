@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { isFromAnotherSite } from "../../ops/allowed-hosts.js";
-import type { SandboxDriver } from "../drive.js";
+import type { SandboxDriver } from "../drive/drive.js";
 import { registerDriveRoutes } from "./drive-routes.js";
 import { type FaultController, faultSettingsSchema } from "./faults.js";
 import type { RateLimiter } from "./rate-limit.js";

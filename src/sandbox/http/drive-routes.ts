@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { z } from "zod";
-import type { SandboxDriver } from "../drive.js";
-import { advanceBody, fundBody, marketIdRule, priceBody, resolveBody } from "../drive-rules.js";
+import type { SandboxDriver } from "../drive/drive.js";
+import { advanceBody, fundBody, marketIdRule, priceBody, resolveBody } from "../drive/drive-rules.js";
 import { SandboxError } from "../world/errors.js";
 import { describeIssue } from "./validate.js";
 

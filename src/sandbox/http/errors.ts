@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import type { Area } from "../../api/schemas/common.js";
+import type { Area } from "../../core/schemas/common.js";
 
 /**
  * A failure the HTTP layer answers with: the status, a stable machine code, a message that names the

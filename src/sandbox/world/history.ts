@@ -1,4 +1,4 @@
-import type { HistoryRecord } from "../../api/schemas/prediction.js";
+import type { HistoryRecord } from "../../core/schemas/prediction.js";
 import { ONE_USD_MICRO } from "./markets.js";
 import type { PositionRecord } from "./positions.js";
 import { derivePubkey, deriveSignature, hexTag } from "./rng.js";

@@ -1,4 +1,4 @@
-import type { Invite } from "../../api/schemas/send.js";
+import type { Invite } from "../../core/schemas/send.js";
 import { derivePubkey, deriveSignature, hashString, intBetween, mulberry32 } from "./rng.js";
 
 export const INVITES_PER_PAGE = 10;

@@ -1,4 +1,4 @@
-import type { LeaderboardEntry, LeaderboardResponse } from "../../api/schemas/prediction.js";
+import type { LeaderboardEntry, LeaderboardResponse } from "../../core/schemas/prediction.js";
 import { ONE_USD_MICRO } from "./markets.js";
 import { derivePubkey, intBetween, streamFor } from "./rng.js";
 import type { World } from "./world.js";

@@ -1,4 +1,4 @@
-import type { Pagination } from "../../api/schemas/common.js";
+import type { Pagination } from "../../core/schemas/common.js";
 
 /** Page size when a request gives `start` without `end`. */
 export const DEFAULT_PAGE_SIZE = 20;

@@ -1,6 +1,6 @@
 import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
-import * as s from "../../api/schemas/index.js";
+import * as s from "../../core/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";
 import type { EventRecord } from "./events.js";
@@ -234,6 +234,15 @@ async function buildClosePreview(
 
 export function predictionHandlers(world: World, chain: WorldChainPort, pending: PendingActions) {
   return {
+    ...marketReads(world),
+    ...accountReads(world),
+    ...positionActions(world, chain, pending),
+  };
+}
+
+/** Events, markets and leaderboards: what anyone may read. */
+function marketReads(world: World) {
+  return {
     listEvents({ params }: { params: Out<typeof s.listEventsParams> }) {
       // Any provider name is taken; one the sandbox has no events of lists none.
       const provider = params.provider ?? s.DEFAULT_PROVIDER;
@@ -289,6 +298,15 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
       return marketView(world, requireMarket(world, params.marketId));
     },
 
+    leaderboards({ params }: { params: Out<typeof s.leaderboardParams> }) {
+      return leaderboard(world, params.period ?? "all_time", params.metric ?? "pnl", params.limit ?? 100);
+    },
+  };
+}
+
+/** A wallet's positions, orders and history. */
+function accountReads(world: World) {
+  return {
     listPositions({ params }: { params: Out<typeof s.listPositionsParams> }) {
       const page = paginate(listedPositions(world, params), params);
       return { data: page.data.map((p) => positionView(world, p)), pagination: page.pagination };
@@ -314,7 +332,12 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
     listHistory({ params }: { params: Out<typeof s.listHistoryParams> }) {
       return paginate(queryHistory(world, params), params);
     },
+  };
+}
 
+/** Close and claim builds: unsigned transactions for the wallet to sign. */
+function positionActions(world: World, chain: WorldChainPort, pending: PendingActions) {
+  return {
     /**
      * As the live service: a sell of each position of an open market and a claim of each winning
      * position not yet claimed (a winner is claimed, not sold). The slippage is required.
@@ -369,10 +392,6 @@ export function predictionHandlers(world: World, chain: WorldChainPort, pending:
         );
       }
       return buildClaimPreview(world, chain, position, body.ownerPubkey);
-    },
-
-    leaderboards({ params }: { params: Out<typeof s.leaderboardParams> }) {
-      return leaderboard(world, params.period ?? "all_time", params.metric ?? "pnl", params.limit ?? 100);
     },
   };
 }

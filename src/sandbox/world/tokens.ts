@@ -1,5 +1,5 @@
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
-import type { Token } from "../../api/schemas/tokens.js";
+import type { Token } from "../../core/schemas/tokens.js";
 import { derivePubkey, hashString, intBetween, mulberry32, type Random } from "./rng.js";
 
 export const NATIVE_SOL_MINT = "So11111111111111111111111111111111111111112";

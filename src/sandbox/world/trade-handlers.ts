@@ -5,8 +5,8 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import type { z } from "zod";
-import type { ApiInstruction } from "../../api/schemas/common.js";
-import type * as s from "../../api/schemas/index.js";
+import type { ApiInstruction } from "../../core/schemas/common.js";
+import type * as s from "../../core/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { sandboxMemo } from "./chain-port.js";
 import { badRequest, notFound } from "./errors.js";
@@ -188,6 +188,31 @@ export function tradeHandlers(
   behaviour: ServiceBehaviour = HONEST,
 ) {
   return {
+    ...swapHandlers(world, chain, pending, behaviour),
+    ...triggerHandlers(world, chain, pending, behaviour),
+    ...recurringHandlers(world, chain, pending, behaviour),
+    inviteHistory({ params }: { params: Out<typeof s.inviteHistoryParams> }) {
+      const page = params.page ?? 1;
+      const isSandboxWallet = world.walletIndexOf(params.address) !== undefined;
+      const mints = [world.tokens.byKey("usdc")?.mint ?? "", world.tokens.byKey("sol")?.mint ?? ""];
+      const all = invitesOf(world.seed, params.address, world.genesisSeconds, { isSandboxWallet, mints });
+      const from = (page - 1) * INVITES_PER_PAGE;
+      return {
+        invites: all.slice(from, from + INVITES_PER_PAGE),
+        hasMoreData: from + INVITES_PER_PAGE < all.length,
+      };
+    },
+  };
+}
+
+/** Token search and swap builds. */
+function swapHandlers(
+  world: World,
+  chain: WorldChainPort,
+  pending: PendingActions,
+  behaviour: ServiceBehaviour,
+) {
+  return {
     searchTokens({ params }: { params: Out<typeof s.tokenSearchParams> }) {
       return world.tokens.search(params.query);
     },
@@ -266,7 +291,17 @@ export function tradeHandlers(
         },
       };
     },
+  };
+}
 
+/** Trigger (limit) orders: build, cancel, list and execute. */
+function triggerHandlers(
+  world: World,
+  chain: WorldChainPort,
+  pending: PendingActions,
+  behaviour: ServiceBehaviour,
+) {
+  return {
     async createTriggerOrder({ body }: { body: Out<typeof s.triggerCreateBody> }) {
       const input = catalogued(world, body.inputMint, "inputMint");
       catalogued(world, body.outputMint, "outputMint");
@@ -380,7 +415,17 @@ export function tradeHandlers(
             error: result.error ?? "transaction failed",
           };
     },
+  };
+}
 
+/** Recurring (DCA) orders: build, cancel, list and execute. */
+function recurringHandlers(
+  world: World,
+  chain: WorldChainPort,
+  pending: PendingActions,
+  behaviour: ServiceBehaviour,
+) {
+  return {
     async createRecurringOrder({ body }: { body: Out<typeof s.recurringCreateBody> }) {
       const input = catalogued(world, body.inputMint, "inputMint");
       catalogued(world, body.outputMint, "outputMint");
@@ -465,18 +510,6 @@ export function tradeHandlers(
             order: null,
             error: result.error ?? "transaction failed",
           };
-    },
-
-    inviteHistory({ params }: { params: Out<typeof s.inviteHistoryParams> }) {
-      const page = params.page ?? 1;
-      const isSandboxWallet = world.walletIndexOf(params.address) !== undefined;
-      const mints = [world.tokens.byKey("usdc")?.mint ?? "", world.tokens.byKey("sol")?.mint ?? ""];
-      const all = invitesOf(world.seed, params.address, world.genesisSeconds, { isSandboxWallet, mints });
-      const from = (page - 1) * INVITES_PER_PAGE;
-      return {
-        invites: all.slice(from, from + INVITES_PER_PAGE),
-        hasMoreData: from + INVITES_PER_PAGE < all.length,
-      };
     },
   };
 }

@@ -5,7 +5,7 @@ import type {
   MarketMetadata,
   Order,
   Position,
-} from "../../api/schemas/prediction.js";
+} from "../../core/schemas/prediction.js";
 import type { EventRecord } from "./events.js";
 import { type MarketRecord, ONE_USD_MICRO } from "./markets.js";
 import type { PositionRecord } from "./positions.js";

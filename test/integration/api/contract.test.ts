@@ -12,7 +12,7 @@ import {
   iterateOrders,
   iteratePositions,
 } from "../../../src/api/pagination.js";
-import type { LeaderboardEntry } from "../../../src/api/schemas/prediction.js";
+import type { LeaderboardEntry } from "../../../src/core/schemas/prediction.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";

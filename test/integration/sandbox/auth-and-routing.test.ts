@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Area } from "../../../src/api/schemas/common.js";
+import type { Area } from "../../../src/core/schemas/common.js";
 import { SandboxError } from "../../../src/sandbox/world/errors.js";
 import { expectAreaError } from "./error-shapes.js";
 import { echoHandlers, KEY, PK, type RunningServer, startTestServer } from "./http-harness.js";

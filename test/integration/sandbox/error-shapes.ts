@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import type { Area } from "../../../src/api/schemas/common.js";
-import { errorBodies } from "../../../src/api/schemas/common.js";
+import type { Area } from "../../../src/core/schemas/common.js";
+import { errorBodies } from "../../../src/core/schemas/common.js";
 
 /** The error body schema of an area (api-gaps): token search, swap and send share the plain shape. */
 export function errorSchemaOf(area: Area) {

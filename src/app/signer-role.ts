@@ -1,0 +1,123 @@
+import { setMaxListeners } from "node:events";
+import { Worker } from "bullmq";
+import { withBatchedReads } from "../chain/batched-reads.js";
+import { ConfigError } from "../core/errors.js";
+import { QUEUES } from "../keeper/names.js";
+import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
+import { type OutcomeDeps, processSign } from "../keeper/pipeline/sign-worker.js";
+import { RedisAttemptStore } from "../signer/attempt-store.js";
+import { signerGuardFor } from "../signer/guard-from-config.js";
+import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
+import { watchAttempt } from "../signer/sign-transaction.js";
+import { createSubmitAdapter } from "../signer/submit-adapter.js";
+import { outcomeEvents } from "./outcome-events.js";
+import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
+import { closeWorkers, failIntentWhenExhausted, trackWorker, workerOptionsFor } from "./workers.js";
+
+/**
+ * The signer role, the only one with keys: sign jobs (check, sign, record, send once) and the confirm
+ * loop (sent attempts to their outcome). Its health loop is the workers' heartbeat in start-keeper.
+ */
+export async function startSignerRole(
+  shared: SharedInfrastructure,
+  keysInMemory?: Wallets,
+): Promise<RunningRole> {
+  const { config, redis, keys, logger, metrics, queues, connection } = shared;
+  const keyring = keysInMemory ?? (await loadWallets(keySourcesOf(config.wallets), { logger }));
+  for (const wallet of shared.wallets)
+    if (!keyring.has(wallet)) throw new ConfigError([`wallets: no key loaded for ${wallet}`]);
+  const attempts = new RedisAttemptStore(redis, keys.attemptsPrefix);
+  // The signer's limits and swap floor: from this process's config file and its own service reads.
+  const guard = await signerGuardFor(
+    config,
+    shared.clients.over(shared.budget.targeted).tokens.search,
+    redis,
+    keys.signerSpent,
+  );
+  const send = {
+    commitment: config.rpc.commitment,
+    rebroadcastIntervalMs: config.signer.rebroadcastIntervalMs,
+    alsoSendTo: shared.alsoSendTo,
+  };
+  // What an outcome goes through, whether the sign job reached it or the confirm loop did.
+  const outcomeDeps: OutcomeDeps = {
+    ledger: shared.ledger,
+    actions: queues.actions,
+    maxRebuilds: config.signer.maxRebuilds,
+    logger,
+    protections: shared.protections,
+    events: outcomeEvents(metrics, shared.notifier),
+  };
+  const signAndSubmit = createSubmitAdapter({
+    config,
+    execute: {
+      trigger: shared.clients.targeted.trigger.execute,
+      recurring: shared.clients.targeted.recurring.execute,
+    },
+    guard,
+    wallets: keyring,
+    connection,
+    attempts,
+    logger,
+    send,
+  });
+  const workerOptions = workerOptionsFor(config, redis, keys);
+  const signWorker = new Worker(
+    QUEUES.sign,
+    async (job, token) =>
+      shared.budget.acting(() =>
+        processSign(
+          job,
+          { ...outcomeDeps, pause: shared.pause, confirm: queues.confirm, signAndSubmit },
+          token,
+        ),
+      ),
+    { ...workerOptions, concurrency: config.signer.concurrency },
+  );
+  // The confirm loop: sent attempts to their outcome, so a dropped transaction never holds a signing
+  // slot. It runs in the signer role, the one that sends, but needs no key: only the RPC and the
+  // attempt records. A stop does not wait out the watches (up to a blockhash's lifetime): they are
+  // cut short and their jobs retried, by another signer process or at the next start.
+  const stopping = new AbortController();
+  // Every watch in flight waits on this signal (its pause between polls, its retried reads): up to
+  // watchConcurrency of them at once is the design, not a leak, so Node's warning at 10 is lifted.
+  setMaxListeners(config.signer.watchConcurrency * 4, stopping.signal);
+  // Hundreds of transactions watched at once after a burst of claims read their statuses together.
+  const watchConnection = withBatchedReads(connection);
+  const confirmWorker = new Worker(
+    QUEUES.confirm,
+    async (job) =>
+      processConfirm(job, {
+        ...outcomeDeps,
+        watch: (intentKey, resumed) =>
+          watchAttempt({
+            intentKey,
+            resumed,
+            connection: watchConnection,
+            attempts,
+            logger,
+            send,
+            signal: stopping.signal,
+          }),
+        onWatching: (change) => metrics.attemptsWatched.inc(change),
+      }),
+    { ...workerOptions, concurrency: config.signer.watchConcurrency },
+  );
+  // A watch that ran out of attempts (an RPC outage) fails its intent as a sign job does: the next
+  // try resumes the recorded attempt, never signs a second one.
+  failIntentWhenExhausted(confirmWorker, shared.ledger);
+  trackWorker(confirmWorker, QUEUES.confirm, metrics, logger);
+  // A sign job that ran out of attempts (an RPC outage, a wallet that kept changing) fails its
+  // intent instead of leaving it `sending`: the next poll admits it again, and a transaction that
+  // was already sent is then resumed from its attempt record, never signed anew.
+  failIntentWhenExhausted(signWorker, shared.ledger);
+  trackWorker(signWorker, QUEUES.sign, metrics, logger);
+  const workers = [signWorker, confirmWorker];
+  return {
+    workers,
+    stop: async () => {
+      stopping.abort(new Error("keeper stopping: the watch resumes from the attempt record"));
+      await closeWorkers(workers);
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import type { Connection } from "@solana/web3.js";
+import { type Job, Worker } from "bullmq";
+import type { ApiClient } from "../api/index.js";
+import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
+import { resolveStrategyTokens } from "../config/resolve-tokens.js";
+import { QUEUES } from "../keeper/names.js";
+import { type ActionDeps, processAction } from "../keeper/pipeline/action-worker.js";
+import { simulateUnitsOn } from "../keeper/pipeline/assemble-swap.js";
+import { type PollDeps, type PollEvents, processPoll } from "../keeper/pipeline/poll-worker.js";
+import type { PollJobData } from "../keeper/queues/queues.js";
+import { eventDetailsFor, serviceSnapshotSource } from "../keeper/reads/service-snapshot-source.js";
+import { type SnapshotSource, snapshotNeeds } from "../keeper/reads/snapshot.js";
+import { StrategyStateStore } from "../keeper/state/strategy-state.js";
+import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
+import { closeWorkers, failIntentWhenExhausted, trackWorker, workerOptionsFor } from "./workers.js";
+
+type Strategies = SharedInfrastructure["config"]["strategies"];
+
+/**
+ * The worker role: polls (snapshot, strategies, intents admitted to the ledger) and builds (the
+ * service's unsigned transactions). Its health loop is the workers' heartbeat in start-keeper.
+ */
+export async function startWorkerRole(shared: SharedInfrastructure): Promise<RunningRole> {
+  const { config, clients, connection, logger, metrics } = shared;
+  // Tokens named by symbol or name become mints once, here; a bad one stops the start (exit 2).
+  const { strategies } = await resolveStrategyTokens(config, clients.targeted.tokens.search);
+  const events = eventDetailsFor(strategies, clients.targeted, logger, (outcome) =>
+    metrics.eventLookups.inc({ outcome }),
+  );
+  const sourceOver = (api: ApiClient): SnapshotSource =>
+    serviceSnapshotSource(api, {
+      strategies,
+      pageSize: config.service.pageSize,
+      connection,
+      logger,
+      orderLists: clients.targeted,
+      ...(events ? { events } : {}),
+    });
+  const pollDeps = pollDepsFor(shared, strategies);
+  // The watcher's polls read at the plan's rate; the sweep's within its share.
+  const targetedSource = sourceOver(clients.targeted);
+  const sweepSource = sourceOver(clients.sweep);
+  const workerOptions = workerOptionsFor(config, shared.redis, shared.keys);
+  const polls = new Worker<PollJobData>(
+    QUEUES.poll,
+    async (job) => {
+      const poll = () =>
+        processPoll(job, {
+          ...pollDeps,
+          source: job.data.target ? targetedSource : sweepSource,
+          events: pollEvents(shared, job),
+        });
+      const result = job.data.target ? await shared.budget.acting(poll) : await poll();
+      // The wallet's other poll may have read its positions before the market changed: a
+      // targeted poll runs again once that one is done (its job's attempts, see jobOptions).
+      if (result.skipped === "poll_running" && job.data.target)
+        throw new Error("the wallet's poll is running: the targeted poll runs again after it");
+      return result;
+    },
+    { ...workerOptions, concurrency: config.queues.pollConcurrency },
+  );
+  trackWorker(polls, QUEUES.poll, metrics, logger);
+  const builds = new Worker(
+    QUEUES.actions,
+    async (job) => {
+      await shared.budget.acting(() => processAction(job, buildDepsFor(shared, targetedSource)));
+    },
+    { ...workerOptions, concurrency: config.queues.actionConcurrency },
+  );
+  // A build that ran out of attempts fails its intent, so the next poll may try again later.
+  failIntentWhenExhausted(builds, shared.ledger);
+  trackWorker(builds, QUEUES.actions, metrics, logger);
+  const workers = [polls, builds];
+  return { workers, stop: () => closeWorkers(workers) };
+}
+
+/** What every poll shares: the strategies, the stores and the protections. */
+function pollDepsFor(
+  shared: SharedInfrastructure,
+  strategies: Strategies,
+): Omit<PollDeps, "source" | "events"> {
+  const { config } = shared;
+  return {
+    mode: config.mode,
+    // A poll killed mid-way frees its wallet when its BullMQ lock would have expired too.
+    lockMs: config.queues.lockDurationMs,
+    strategies,
+    balanceMints: snapshotNeeds(strategies).balances,
+    ledger: shared.ledger,
+    states: new StrategyStateStore(shared.redis, shared.keys),
+    pause: shared.pause,
+    redis: shared.redis,
+    keys: shared.keys,
+    actions: shared.queues.actions,
+    logger: shared.logger,
+    protections: shared.protections,
+    ...(config.watcher.enabled ? { holdings: { index: shared.holdings } } : {}),
+  };
+}
+
+/** A poll's events as metrics, the poll tracker's freshness and breaker notifications. */
+function pollEvents(shared: SharedInfrastructure, job: Job<PollJobData>): PollEvents {
+  const { metrics, notifier } = shared;
+  return {
+    onPollSucceeded: (wallet, ms) => {
+      shared.polls.recordSuccess(wallet);
+      metrics.pollDuration.observe({ kind: job.data.kind }, ms / 1000);
+    },
+    onPollSkipped: (reason) => metrics.pollSkipped.inc({ reason }),
+    onIntent: (intent, admitted) => {
+      if (admitted) metrics.recordIntent(intent.strategy, intent.kind);
+    },
+    onIntentNotAdmitted: (intent, reason) =>
+      metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
+    onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
+    onProtections: (evaluation) => {
+      for (const b of evaluation.breakers) if (b.isEnabled) metrics.setCircuitBreaker(b.name, b.isTripped);
+    },
+    onBreakerChange: (change) =>
+      notifier?.notify({
+        kind: "breaker",
+        breaker: change.breaker,
+        tripped: change.isTripped,
+        detail: change.detail,
+      }),
+    onTargetedIntent: (trigger, seconds) => metrics.marketReaction.observe({ trigger }, seconds),
+  };
+}
+
+/** A build job's dependencies: the service's build endpoints, the chain for fees and simulation. */
+function buildDepsFor(shared: SharedInfrastructure, source: SnapshotSource): ActionDeps {
+  const { config, connection, logger, metrics } = shared;
+  return {
+    api: buildApi(shared.clients.targeted, connection),
+    ledger: shared.ledger,
+    sign: shared.queues.sign,
+    logger,
+    positions: source.positions,
+    closeAllSlippageBps: config.protections.closeAllSlippageBps,
+    priorityFees: {
+      recent: recentPriorityFeesOn(connection, logger),
+      settings: priorityFeeSettings(config.signer),
+    },
+    onPriorityFee: (kind, price) => metrics.priorityFee.observe({ kind }, price),
+  };
+}
+
+function buildApi(client: ApiClient, connection: Connection) {
+  return {
+    claimPosition: client.prediction.claimPosition,
+    closePosition: client.prediction.closePosition,
+    createTriggerOrder: client.trigger.createOrder,
+    cancelTriggerOrder: client.trigger.cancelOrder,
+    createRecurringOrder: client.recurring.createOrder,
+    cancelRecurringOrder: client.recurring.cancelOrder,
+    closeAllPositions: client.prediction.closeAllPositions,
+    buildSwap: client.swap.build,
+    simulateUnits: simulateUnitsOn(connection),
+  };
+}

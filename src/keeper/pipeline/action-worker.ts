@@ -1,0 +1,208 @@
+import { type Job, type Queue, UnrecoverableError } from "bullmq";
+import type { Logger } from "pino";
+import { PermanentApiError } from "../../api/errors.js";
+import { closeMinimumMicroUsd } from "../../chain/inflow-rules.js";
+import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../../config/schema.js";
+import { PermanentError } from "../../core/errors.js";
+import { type Intent, intentKeys } from "../../core/intent.js";
+import { blockHeightOf, type Position } from "../../core/schemas/prediction.js";
+import { enqueueSign } from "../queues/enqueue.js";
+import type { ActionJobData, SignJobData } from "../queues/queues.js";
+import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
+import {
+  type BuildApi,
+  buildTransaction,
+  closeProceedsMicroUsd,
+  isClaimItem,
+  type PriorityFees,
+} from "./build-transaction.js";
+
+export interface ActionDeps {
+  api: BuildApi;
+  ledger: Ledger;
+  sign: Queue<SignJobData>;
+  logger: Logger;
+  /** The wallet's positions, for the cost basis of the closes a close-all fans out into. */
+  positions?: (wallet: string) => Promise<Position[]>;
+  /** minSellPriceSlippageBps of a close-all that names none (protections.closeAllSlippageBps). */
+  closeAllSlippageBps?: number;
+  /** Prices the builds that take a compute-unit price; without it the service picks. */
+  priorityFees?: PriorityFees;
+  /** Told each price Keeper asked for (for the metric). */
+  onPriorityFee?: (kind: string, microLamports: number) => void;
+}
+
+/**
+ * The builder: asks the service for the transaction of one intent and hands it to the signer.
+ * A build is safe to repeat (nothing takes effect until it is signed), so transient API failures
+ * are retried by BullMQ; a refusal by the service (4xx) fails the intent for good.
+ */
+export async function processAction(
+  job: Pick<Job<ActionJobData>, "data" | "id">,
+  deps: ActionDeps,
+): Promise<void> {
+  const { intentKey, build } = job.data;
+  const log = deps.logger.child({ intent: intentKey, job: job.id });
+  const row = await deps.ledger.get(intentKey);
+  if (!row) throw new UnrecoverableError(`no ledger record for intent ${intentKey}`);
+  if ((TERMINAL_STATUSES as readonly string[]).includes(row.status) || row.builds > build) {
+    log.info({ status: row.status }, "build skipped: intent already past this build");
+    return;
+  }
+  // A re-run of a build whose transaction was already handed over must not build a second one.
+  if (row.builds === build && (row.status === "built" || row.status === "sending")) {
+    await enqueueSign(deps.sign, intentKey, row.tries, build);
+    return;
+  }
+  await deps.ledger.update(intentKey, { status: "building", builds: build });
+  if (row.intent.kind === "closeAll") {
+    await fanOutCloseAll(row, row.intent, deps, log);
+    return;
+  }
+  let built: Awaited<ReturnType<typeof buildTransaction>>;
+  try {
+    built = await buildTransaction(deps.api, row.intent, {
+      build,
+      ...(deps.priorityFees ? { priorityFees: deps.priorityFees } : {}),
+    });
+  } catch (error) {
+    if (isNotSettledYet(error) && row.intent.kind === "claim") {
+      // "Not yet", not a refusal: nothing was built; a later poll that still sees the position as
+      // a candidate asks for it again (after the ledger's retry delay, without using up a try).
+      await deps.ledger.defer(intentKey, "market_not_settled: the claim is asked again later");
+      log.info({ position: row.intent.positionPubkey }, "claim not settled yet: asked again on a later poll");
+      return;
+    }
+    if (error instanceof PermanentError) {
+      await deps.ledger.update(intentKey, { status: "failed", error: error.message });
+      log.warn({ err: error.message }, "build refused");
+      throw new UnrecoverableError(error.message);
+    }
+    throw error;
+  }
+  await deps.ledger.update(intentKey, {
+    status: "built",
+    transaction: built.transaction,
+    lastValidBlockHeight: built.lastValidBlockHeight,
+    requestId: built.requestId,
+    amountMicroUsd: built.amountMicroUsd,
+    minInflowRaw: built.minInflowRaw,
+    swapQuote: built.swapQuote,
+    order: built.order,
+  });
+  if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
+  log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
+  await enqueueSign(deps.sign, intentKey, row.tries, build);
+}
+
+/** The service's answer to a claim asked before its market is settled (400 market_not_settled). */
+export function isNotSettledYet(error: unknown): boolean {
+  return error instanceof PermanentApiError && error.code === "market_not_settled";
+}
+
+/**
+ * A close-all is built through DELETE /positions, which answers one close transaction per open
+ * position and one claim transaction per winning position (a winner is claimed, not sold). Each
+ * becomes a `close-<position>` or `claim-<position>` intent of its own, recorded as built and handed
+ * to the signer like any other (a claim is checked against a claim's allowance, not a close's); a
+ * position whose close or claim is already in flight (a strategy got there first) is left to that
+ * one; one whose close is done but that the service still lists as open gets a close of its own,
+ * keyed to this close-all. A re-run after a crash asks again: intents already recorded are refused by
+ * the ledger, so nothing is closed or claimed twice by one close-all.
+ */
+async function fanOutCloseAll(
+  row: LedgerRow,
+  intent: Extract<Intent, { kind: "closeAll" }>,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<void> {
+  if (!deps.api.closeAllPositions)
+    throw new UnrecoverableError("close-all needs DELETE /positions (closeAllPositions) in the build API");
+  // The live service requires the slippage: the intent's, or the configured default.
+  const minSellPriceSlippageBps =
+    intent.minSellPriceSlippageBps ?? deps.closeAllSlippageBps ?? DEFAULT_CLOSE_ALL_SLIPPAGE_BPS;
+  let previews: Awaited<ReturnType<NonNullable<BuildApi["closeAllPositions"]>>>["data"];
+  try {
+    previews = (await deps.api.closeAllPositions({ ownerPubkey: intent.wallet, minSellPriceSlippageBps }))
+      .data;
+  } catch (error) {
+    if (error instanceof PermanentError) {
+      await deps.ledger.update(row.key, { status: "failed", error: error.message });
+      throw new UnrecoverableError(error.message);
+    }
+    throw error;
+  }
+  const costs = new Map<string, string>();
+  if (deps.positions && previews.length > 0)
+    for (const p of await deps.positions(intent.wallet)) costs.set(p.pubkey, p.totalCostUsd);
+  let started = 0;
+  const reason = `close-all (${intent.key})${intent.reason ? `: ${intent.reason}` : ""}`;
+  for (const preview of previews) {
+    if (isClaimItem(preview)) {
+      const claim: Intent = {
+        kind: "claim",
+        key: intentKeys.claim(preview.position.positionPubkey),
+        wallet: intent.wallet,
+        strategy: intent.strategy,
+        positionPubkey: preview.position.positionPubkey,
+        reason,
+        ...(/^\d+$/.test(preview.position.payoutAmountUsd)
+          ? { expectedPayoutMicroUsd: preview.position.payoutAmountUsd }
+          : {}),
+      };
+      const admitted = await deps.ledger.admit(claim);
+      if (!admitted.admitted) {
+        log.info({ claim: claim.key, status: admitted.status }, "close-all: position already claiming");
+        continue;
+      }
+      await deps.ledger.update(claim.key, {
+        status: "built",
+        builds: 1,
+        transaction: preview.transaction,
+        lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
+        amountMicroUsd: preview.position.payoutAmountUsd,
+      });
+      await enqueueSign(deps.sign, claim.key, admitted.tries ?? 1, 1);
+      started += 1;
+      continue;
+    }
+    const positionPubkey = preview.order.positionPubkey;
+    const cost = costs.get(positionPubkey);
+    let child: Intent = {
+      kind: "close",
+      key: intentKeys.close(positionPubkey),
+      wallet: intent.wallet,
+      strategy: intent.strategy,
+      positionPubkey,
+      reason,
+      exitRule: "close-all",
+      ...(cost !== undefined && /^\d+$/.test(cost) ? { costBasisMicroUsd: cost } : {}),
+      minSellPriceSlippageBps,
+    };
+    let admitted = await deps.ledger.admit(child);
+    if (!admitted.admitted && (TERMINAL_STATUSES as readonly string[]).includes(admitted.status ?? "")) {
+      // Its close is done, yet the service still lists the position as open (the sell order failed,
+      // say): the kill switch closes it again, once per close-all, under a key of this close-all.
+      child = { ...child, key: `${child.key}-by-${intent.key}` };
+      admitted = await deps.ledger.admit(child);
+      if (admitted.admitted)
+        log.warn({ position: positionPubkey }, "close-all: closing again a position closed before");
+    }
+    if (!admitted.admitted) {
+      log.info({ close: child.key, status: admitted.status }, "close-all: position already closing");
+      continue;
+    }
+    await deps.ledger.update(child.key, {
+      status: "built",
+      builds: 1,
+      transaction: preview.transaction,
+      lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
+      amountMicroUsd: closeProceedsMicroUsd(preview),
+      minInflowRaw: closeMinimumMicroUsd(preview.order),
+    });
+    await enqueueSign(deps.sign, child.key, admitted.tries ?? 1, 1);
+    started += 1;
+  }
+  await deps.ledger.update(row.key, { status: "confirmed" });
+  log.info({ positions: previews.length, started }, "close-all fanned out");
+}

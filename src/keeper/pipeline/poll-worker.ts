@@ -1,0 +1,330 @@
+import type { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { ConfiguredStrategy } from "../../config/load-config.js";
+import { type Intent, intentKeys } from "../../core/intent.js";
+import { formatUsd } from "../../core/money.js";
+import type { StrategyState } from "../../core/strategy.js";
+import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
+import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
+import type { PauseSwitch } from "../operator/pause.js";
+import type { BreakerChange, Protections } from "../operator/protections.js";
+import { enqueueBuild } from "../queues/enqueue.js";
+import type { ActionJobData, PollJobData } from "../queues/queues.js";
+import { type SnapshotSource, takeSnapshot } from "../reads/snapshot.js";
+import { type HoldingsIndex, holdingsOf } from "../state/holdings.js";
+import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "../state/ledger.js";
+import { PollRecords } from "../state/poll-record.js";
+import type { StrategyStateStore } from "../state/strategy-state.js";
+import { runStrategies } from "./run-strategies.js";
+
+export interface PollEvents {
+  onPollSucceeded?(wallet: string, durationMs: number): void;
+  onPollSkipped?(reason: "paused" | "poll_running"): void;
+  onIntent?(intent: Intent, admitted: boolean): void;
+  /** An intent the ledger did not admit, and why. */
+  onIntentNotAdmitted?(intent: Intent, reason: NotAdmittedReason): void;
+  onStrategyError?(strategy: string): void;
+  /** The circuit breakers as this poll saw them (for the gauge). */
+  onProtections?(evaluation: ProtectionsEvaluation): void;
+  /** A breaker tripped or reset; reported to one poll only, across every replica. */
+  onBreakerChange?(change: BreakerChange): void;
+  /** An intent a tripped breaker held back. */
+  onHeldBack?(intent: Intent): void;
+  /** An intent admitted by a poll the market watcher asked for: seconds since it saw the change. */
+  onTargetedIntent?(trigger: NonNullable<PollJobData["target"]>["trigger"], seconds: number): void;
+}
+
+/** The strategy name protections' own intents (the close-all trigger) are recorded under. */
+export const PROTECTIONS_STRATEGY = "protections";
+
+export interface PollDeps {
+  mode: "live" | "dry-run";
+  strategies: readonly ConfiguredStrategy[];
+  source: SnapshotSource;
+  ledger: Ledger;
+  states: StrategyStateStore;
+  pause: PauseSwitch;
+  redis: Redis;
+  keys: RedisKeys;
+  actions: Queue<ActionJobData>;
+  logger: Logger;
+  events?: PollEvents;
+  now?: () => Date;
+  /** How long a poll may hold its wallet's lock before it is presumed dead. */
+  lockMs?: number;
+  /** Mints whose balances go into each snapshot (the strategies' `needs`). */
+  balanceMints?: readonly string[];
+  /** Circuit breakers; without them nothing is held back. */
+  protections?: Protections;
+  /**
+   * The holdings index each poll rewrites for its wallet (for the market watcher), with the prices at
+   * which the strategies would act (their `priceThresholds` hooks).
+   */
+  holdings?: { index: HoldingsIndex };
+}
+
+export interface PollResult {
+  skipped?: "paused" | "poll_running";
+  intents: number;
+  admitted: number;
+  /** Intents a tripped circuit breaker held back. */
+  heldBack?: number;
+}
+
+/**
+ * One poll of one wallet: snapshot, strategies, intents into the ledger and the actions queue.
+ * In dry-run the intents are recorded as `dry-run` and nothing is queued for building or signing.
+ */
+export async function processPoll(
+  job: Pick<Job<PollJobData>, "data" | "id">,
+  deps: PollDeps,
+): Promise<PollResult> {
+  const { wallet, kind } = job.data;
+  const now = deps.now?.() ?? new Date();
+  const log = deps.logger.child({ wallet, job: job.id });
+  if (await deps.pause.isPaused()) {
+    deps.events?.onPollSkipped?.("paused");
+    return { skipped: "paused", intents: 0, admitted: 0 };
+  }
+  const lockKey = deps.keys.pollLock(wallet);
+  const token = `${job.id ?? "poll"}-${now.getTime()}`;
+  if ((await deps.redis.set(lockKey, token, "PX", deps.lockMs ?? 120_000, "NX")) !== "OK") {
+    deps.events?.onPollSkipped?.("poll_running");
+    return { skipped: "poll_running", intents: 0, admitted: 0 };
+  }
+  const started = performance.now();
+  try {
+    // Independent reads side by side: a targeted poll's time is mostly round trips in a burst.
+    const [inFlight, triggerOrders] = await Promise.all([
+      deps.ledger.inFlight(wallet),
+      deps.ledger.triggerOrders(wallet),
+    ]);
+    const snapshot = await takeSnapshot({
+      wallet,
+      withOrders: kind === "orders",
+      source: deps.source,
+      inFlight,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+      triggerOrders,
+      ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
+    });
+    await indexHoldings(wallet, snapshot, deps, log);
+    await recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log);
+    const states = new Map<string, StrategyState>(
+      await Promise.all(
+        deps.strategies.map(async ({ name }) => [name, await deps.states.load(wallet, name)] as const),
+      ),
+    );
+    const report = runStrategies({
+      snapshot,
+      strategies: deps.strategies,
+      states,
+      now,
+      logger: log,
+      onStrategyError: (s) => deps.events?.onStrategyError?.(s),
+    });
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const { intents, heldBack, heldBackStrategies } = await applyProtections(report.intents, {
+      wallet,
+      nowSeconds,
+      deps,
+      log,
+      inFlightKeys: new Set(inFlight.map((row) => row.key)),
+    });
+    // A strategy whose intent a breaker held back keeps its previous state: its new state would say
+    // the order was placed (a DCA round, a limit order's start), and the order would never be asked
+    // for again once the breaker resets.
+    await Promise.all(
+      [...report.states]
+        .filter(([name]) => !heldBackStrategies.has(name))
+        .map(([name, state]) => deps.states.save(wallet, name, state)),
+    );
+
+    let admitted = 0;
+    for (const candidate of intents) {
+      const intent =
+        candidate.kind === "close"
+          ? await closeAgainIfStillOpen(candidate, deps, nowSeconds, log)
+          : candidate;
+      const result = await deps.ledger.admit(intent, deps.mode === "dry-run" ? "dry-run" : "pending");
+      deps.events?.onIntent?.(intent, result.admitted);
+      if (!result.admitted) {
+        const owner = await deps.ledger.walletOf(intent.key);
+        const reason = notAdmittedReason(result.status, owner !== undefined && owner !== wallet);
+        log.debug(
+          { intent: intent.key, kind: intent.kind, strategy: intent.strategy, status: result.status, reason },
+          "intent not admitted",
+        );
+        deps.events?.onIntentNotAdmitted?.(intent, reason);
+        continue;
+      }
+      admitted += 1;
+      const target = job.data.target;
+      if (target) deps.events?.onTargetedIntent?.(target.trigger, (Date.now() - target.seenAtMs) / 1000);
+      log.info(
+        { intent: intent.key, kind: intent.kind, strategy: intent.strategy, mode: deps.mode },
+        "intent recorded",
+      );
+      if (deps.mode === "live")
+        await enqueueBuild(
+          deps.actions,
+          intent.key,
+          result.tries ?? 1,
+          1,
+          job.data.target ? BUILD_PRIORITY.first : BUILD_PRIORITY.sweep,
+        );
+    }
+    await deps.redis.hset(deps.keys.lastPolls, wallet, String(Math.floor(now.getTime() / 1000)));
+    deps.events?.onPollSucceeded?.(wallet, performance.now() - started);
+    return { intents: intents.length, admitted, heldBack };
+  } finally {
+    // Release only our own lock: a poll that outlived its lock must not free the next one's.
+    await deps.redis.eval(
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+      1,
+      lockKey,
+      token,
+    );
+  }
+}
+
+/**
+ * Every poll reads all of the wallet's positions, so it rewrites the wallet's holdings. A failure is
+ * logged, not fatal: the poll's own work goes on and the next poll writes them again.
+ */
+async function indexHoldings(
+  wallet: string,
+  snapshot: Awaited<ReturnType<typeof takeSnapshot>>,
+  deps: PollDeps,
+  log: Logger,
+): Promise<void> {
+  if (!deps.holdings) return;
+  try {
+    const holdings = holdingsOf(wallet, snapshot.positions, {
+      strategies: deps.strategies,
+      ...(snapshot.events ? { events: snapshot.events } : {}),
+      nowSeconds: snapshot.takenAt,
+      onHookError: (strategy, error) => {
+        log.warn({ strategy, err: error }, "strategy thresholds left out of the holdings index");
+        deps.events?.onStrategyError?.(strategy);
+      },
+    });
+    await deps.holdings.index.replaceWallet(wallet, holdings);
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "holdings index not updated");
+  }
+}
+
+/**
+ * What the poll saw, for the status page (which reads no service). A failure is logged, not fatal:
+ * the page shows the previous record with its time, and the next poll writes it again.
+ */
+async function recordWhatWasSeen(
+  wallet: string,
+  snapshot: Awaited<ReturnType<typeof takeSnapshot>>,
+  withOrders: boolean,
+  deps: PollDeps,
+  log: Logger,
+): Promise<void> {
+  try {
+    await new PollRecords(deps.redis, deps.keys).record(
+      wallet,
+      { positions: snapshot.positions, ...(withOrders ? { orders: snapshot.openOrders } : {}) },
+      snapshot.takenAt,
+    );
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "poll record for the status page not written");
+  }
+}
+
+/**
+ * Circuit breakers: while one is tripped, intents that open exposure are held back (not recorded,
+ * so they are asked for again once it resets); when the day's loss reaches the close-all limit, one
+ * close-all of the wallet is added (keyed per UTC day, so once a day). Returns what goes on, and the
+ * strategies an intent of which was held back.
+ */
+async function applyProtections(
+  candidates: readonly Intent[],
+  ctx: {
+    wallet: string;
+    nowSeconds: number;
+    deps: PollDeps;
+    log: Logger;
+    inFlightKeys: ReadonlySet<string>;
+  },
+): Promise<{ intents: Intent[]; heldBack: number; heldBackStrategies: Set<string> }> {
+  const { deps, log } = ctx;
+  const heldBackStrategies = new Set<string>();
+  if (!deps.protections) return { intents: [...candidates], heldBack: 0, heldBackStrategies };
+  const evaluation = await deps.protections.evaluate(ctx.nowSeconds);
+  deps.events?.onProtections?.(evaluation);
+  for (const change of await deps.protections.changes(evaluation)) {
+    log.warn(
+      { breaker: change.breaker, tripped: change.isTripped, detail: change.detail },
+      change.isTripped ? "circuit breaker tripped" : "circuit breaker reset",
+    );
+    deps.events?.onBreakerChange?.(change);
+  }
+  const intents: Intent[] = [];
+  let heldBack = 0;
+  for (const intent of candidates) {
+    if (evaluation.tripped.length > 0 && isHeldBackByBreakers(intent.kind)) {
+      heldBack += 1;
+      heldBackStrategies.add(intent.strategy);
+      deps.events?.onHeldBack?.(intent);
+      log.info(
+        { intent: intent.key, kind: intent.kind, strategy: intent.strategy, breakers: evaluation.tripped },
+        "intent held back by a circuit breaker",
+      );
+      continue;
+    }
+    intents.push(intent);
+  }
+  if (evaluation.isCloseAllDue) {
+    const key = intentKeys.closeAll(ctx.wallet, utcDayTag(ctx.nowSeconds));
+    if (!ctx.inFlightKeys.has(key))
+      intents.push({
+        kind: "closeAll",
+        key,
+        wallet: ctx.wallet,
+        strategy: PROTECTIONS_STRATEGY,
+        reason: `close-all: realized loss today $${formatUsd(evaluation.dailyLossMicroUsd)} reached protections.closeAllOnDailyLossUsd`,
+      });
+  }
+  return { intents, heldBack, heldBackStrategies };
+}
+
+/** How long after a close confirmed the position may still be listed open before it is closed again. */
+export const RECLOSE_AFTER_SECONDS = 300;
+/** Closes of one position followed at most (each a confirmed close that left it open). */
+const MAX_RECLOSES = 5;
+
+/**
+ * `close-<position>` is once per position. A strategy asks for it again only while the position is
+ * still listed open with no order on it; if that close was confirmed more than RECLOSE_AFTER_SECONDS
+ * ago, its sell order did not take (it failed on the service after the transaction landed), and an
+ * exit that stays silent then is worse than a second one: the close is asked for again under
+ * `<key>-after-<confirmedAt>`, once per confirmed close. Anything else keeps its key, and the ledger
+ * decides as always (in flight, recently confirmed, refused: not admitted).
+ */
+async function closeAgainIfStillOpen(
+  intent: Extract<Intent, { kind: "close" }>,
+  deps: PollDeps,
+  nowSeconds: number,
+  log: Logger,
+): Promise<Intent> {
+  let key = intent.key;
+  for (let hop = 0; hop < MAX_RECLOSES; hop += 1) {
+    const row = await deps.ledger.get(key);
+    if (row?.status !== "confirmed" || row.confirmedAt === undefined) break;
+    if (row.confirmedAt > nowSeconds - RECLOSE_AFTER_SECONDS) return intent;
+    key = `${intent.key}-after-${row.confirmedAt}`;
+  }
+  if (key === intent.key) return intent;
+  log.warn(
+    { intent: key, closed: intent.key },
+    "position still open after its close confirmed: closing again",
+  );
+  return { ...intent, key };
+}

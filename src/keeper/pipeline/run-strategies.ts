@@ -1,0 +1,91 @@
+import type { Logger } from "pino";
+import type { ConfiguredStrategy } from "../../config/load-config.js";
+import { type Intent, intentSchema } from "../../core/intent.js";
+import type { Snapshot } from "../../core/snapshot.js";
+import type { StrategyState } from "../../core/strategy.js";
+
+export interface StrategyRunReport {
+  intents: Intent[];
+  /** New state per strategy that ran cleanly; strategies that failed keep their old state. */
+  states: Map<string, StrategyState>;
+  errors: Array<{ strategy: string; error: string }>;
+}
+
+export interface RunStrategiesInput {
+  snapshot: Snapshot;
+  strategies: readonly ConfiguredStrategy[];
+  states: ReadonlyMap<string, StrategyState>;
+  now: Date;
+  logger: Logger;
+  onStrategyError?: (strategy: string) => void;
+}
+
+/**
+ * Calls each strategy with frozen copies of its inputs, catches what it throws, and checks what it
+ * returns: intents must match the intent schema and belong to the snapshot's wallet and to the
+ * strategy that produced them. One strategy's failure never stops the others.
+ */
+export function runStrategies(input: RunStrategiesInput): StrategyRunReport {
+  const report: StrategyRunReport = { intents: [], states: new Map(), errors: [] };
+  const seenKeys = new Set<string>();
+  for (const { name, strategy, config } of input.strategies) {
+    try {
+      const result = strategy.evaluate({
+        snapshot: deepFreeze(structuredClone(input.snapshot)),
+        state: deepFreeze(structuredClone(input.states.get(name) ?? {})),
+        config: deepFreeze(structuredClone(config)),
+        now: new Date(input.now.getTime()),
+      });
+      const intents = checkIntents(result?.intents, name, input.snapshot.wallet);
+      const state = checkState(result?.state);
+      for (const intent of intents) {
+        if (seenKeys.has(intent.key)) continue; // two strategies asking for the same effect: once is enough
+        seenKeys.add(intent.key);
+        report.intents.push(intent);
+      }
+      report.states.set(name, state);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      report.errors.push({ strategy: name, error: message });
+      input.logger.error({ strategy: name, wallet: input.snapshot.wallet, err: message }, "strategy failed");
+      input.onStrategyError?.(name);
+    }
+  }
+  return report;
+}
+
+function checkIntents(value: unknown, strategy: string, wallet: string): Intent[] {
+  if (!Array.isArray(value)) throw new TypeError("evaluate() must return { intents: Intent[], state }");
+  return value.map((candidate, index) => {
+    const parsed = intentSchema.safeParse(candidate);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new TypeError(
+        `intents[${index}].${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid intent"}`,
+      );
+    }
+    if (parsed.data.wallet !== wallet)
+      throw new TypeError(`intents[${index}].wallet: not the snapshot's wallet`);
+    if (parsed.data.strategy !== strategy)
+      throw new TypeError(
+        `intents[${index}].strategy: expected "${strategy}", got "${parsed.data.strategy}"`,
+      );
+    return parsed.data;
+  });
+}
+
+function checkState(value: unknown): StrategyState {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new TypeError("evaluate() must return a state object");
+  // Round-trip through JSON now, so a state that cannot be stored fails here and not in Redis.
+  return JSON.parse(JSON.stringify(value)) as StrategyState;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,283 @@
+import type { Redis } from "ioredis";
+import type { Intent, IntentKind } from "../../core/intent.js";
+import type { RedisKeys } from "../names.js";
+
+/**
+ * The ledger: one record per intent key, in Redis. It is what makes effects happen once across
+ * retries, restarts and replicas (a BullMQ job id only deduplicates while the job exists).
+ *
+ * Lifecycle: pending -> building -> built -> sending -> confirmed | failed | refused,
+ * with expired -> building again (a fresh transaction, bounded) and dry-run as a terminal record.
+ * A failed intent is admitted again by a later poll (bounded by maxTries); a refused one only by a
+ * person, `keeper retry` (as is a failed one at once), both as a new try: refused | failed -> pending.
+ * `deferred` is "not yet" (a claim before its market is settled): nothing was built, and the key is
+ * admitted again after retryAfterSeconds without counting against maxTries.
+ */
+export const IN_FLIGHT_STATUSES = ["pending", "building", "built", "sending", "expired"] as const;
+export const TERMINAL_STATUSES = ["confirmed", "failed", "refused", "dry-run", "deferred"] as const;
+export type LedgerStatus = (typeof IN_FLIGHT_STATUSES)[number] | (typeof TERMINAL_STATUSES)[number];
+export const LEDGER_STATUSES: readonly LedgerStatus[] = [...IN_FLIGHT_STATUSES, ...TERMINAL_STATUSES];
+
+export interface LedgerRow {
+  key: string;
+  kind: IntentKind;
+  wallet: string;
+  strategy: string;
+  status: LedgerStatus;
+  reason?: string;
+  intent: Intent;
+  /** How many times the intent was (re)admitted after a failure. */
+  tries: number;
+  /** How many transactions were built for the current try. */
+  builds: number;
+  signature?: string;
+  slot?: number;
+  lastValidBlockHeight?: number;
+  requestId?: string;
+  error?: string;
+  amountMicroUsd?: string;
+  /** The least the current build's transaction may bring in, raw units (see BuiltTransaction). */
+  minInflowRaw?: string;
+  /** A swap build's quote (stored as JSON; the signer trusts none of it, see src/core/swap-quote.ts). */
+  swapQuote?: unknown;
+  /** The unsigned transaction of the current build (base64): public data, kept for the signer. */
+  transaction?: string;
+  /** The order account a create built (the service has no list endpoint for them). */
+  order?: string;
+  createdAt: number;
+  updatedAt: number;
+  confirmedAt?: number;
+}
+
+export interface AdmitResult {
+  admitted: boolean;
+  /** Status that blocked admission, when not admitted. */
+  status?: LedgerStatus;
+  tries?: number;
+}
+
+/**
+ * Why an intent was not admitted, as a log field and metric label: its key is in flight, done
+ * (confirmed, or recorded in dry-run), failed and not due for another try, refused by the signer,
+ * or held by another wallet (a key that does not name its wallet: see strategies/README.md).
+ */
+export type NotAdmittedReason = "in_flight" | "done" | "failed" | "refused" | "deferred" | "other_wallet";
+
+export function notAdmittedReason(
+  status: LedgerStatus | undefined,
+  isOtherWallet: boolean,
+): NotAdmittedReason {
+  if (isOtherWallet) return "other_wallet";
+  if (status === "confirmed" || status === "dry-run") return "done";
+  if (status === "failed" || status === "refused" || status === "deferred") return status;
+  return "in_flight";
+}
+
+export interface LedgerOptions {
+  /** A failed intent may be admitted again this many times in all. */
+  maxTries: number;
+  /** ...and not before this many seconds after it failed. */
+  retryAfterSeconds: number;
+}
+
+// Atomic admission: a key in flight or done is refused; a failed one is re-admitted, bounded.
+const ADMIT = `
+local status = redis.call('HGET', KEYS[1], 'status')
+local now = tonumber(ARGV[2])
+if status then
+  if status ~= 'failed' and status ~= 'deferred' then return {0, status} end
+  local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
+  local deferrals = tonumber(redis.call('HGET', KEYS[1], 'deferrals') or '0')
+  local updated = tonumber(redis.call('HGET', KEYS[1], 'updatedAt') or '0')
+  if now < updated + tonumber(ARGV[6]) then return {0, status} end
+  if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return {0, status} end
+  redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
+    'intent', ARGV[3], 'reason', ARGV[4])
+  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
+  if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
+  return {1, tostring(tries + 1)}
+end
+redis.call('HSET', KEYS[1], 'key', ARGV[1], 'status', ARGV[7], 'tries', 1, 'builds', 0, 'createdAt', now,
+  'updatedAt', now, 'intent', ARGV[3], 'reason', ARGV[4], 'kind', ARGV[8], 'wallet', ARGV[9], 'strategy', ARGV[10])
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
+return {1, '1'}
+`;
+
+// A person's retry: only a refused or failed intent, unbounded by maxTries (a person decided), as a
+// new try (its job ids differ from the last try's, which BullMQ may still hold).
+const READMIT = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {0, ''} end
+if status ~= 'refused' and status ~= 'failed' then return {0, status} end
+local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
+redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0, 'updatedAt', ARGV[2],
+  'reason', ARGV[3])
+redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
+redis.call('SADD', KEYS[2], ARGV[1])
+return {1, tostring(tries + 1)}
+`;
+
+type Fields = Partial<Omit<LedgerRow, "key" | "intent" | "kind" | "wallet" | "strategy" | "createdAt">>;
+
+export class Ledger {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly options: LedgerOptions = { maxTries: 3, retryAfterSeconds: 60 },
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
+
+  /** Records a new intent unless its key is in flight or done. `dry-run` records it as done. */
+  async admit(intent: Intent, status: "pending" | "dry-run" = "pending"): Promise<AdmitResult> {
+    const result = (await this.redis.eval(
+      ADMIT,
+      3,
+      this.keys.ledgerIntent(intent.key),
+      this.keys.ledgerIndex,
+      this.keys.ledgerInFlight(intent.wallet),
+      intent.key,
+      String(this.nowSeconds()),
+      JSON.stringify(intent),
+      intent.reason ?? "",
+      String(this.options.maxTries),
+      String(this.options.retryAfterSeconds),
+      status,
+      intent.kind,
+      intent.wallet,
+      intent.strategy,
+    )) as [number, string];
+    if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
+    return { admitted: false, status: result[1] as LedgerStatus };
+  }
+
+  /**
+   * `keeper retry`: admits a refused or failed intent again as a new try (status pending, no build
+   * yet), whatever its tries. Anything else is left as it is and its status returned.
+   */
+  async readmit(row: LedgerRow): Promise<AdmitResult> {
+    const result = (await this.redis.eval(
+      READMIT,
+      2,
+      this.keys.ledgerIntent(row.key),
+      this.keys.ledgerInFlight(row.wallet),
+      row.key,
+      String(this.nowSeconds()),
+      row.intent.reason ?? "",
+    )) as [number, string];
+    if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
+    return result[1] === "" ? { admitted: false } : { admitted: false, status: result[1] as LedgerStatus };
+  }
+
+  /** Moves a record along; terminal statuses leave the wallet's in-flight set. */
+  async update(key: string, fields: Fields): Promise<void> {
+    const row = await this.get(key);
+    if (!row) throw new Error(`ledger: no intent ${key}`);
+    const now = this.nowSeconds();
+    const flat: Record<string, string> = { updatedAt: String(now) };
+    for (const [name, value] of Object.entries(fields))
+      if (value !== undefined) flat[name] = typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (fields.status === "confirmed") flat.confirmedAt = String(now);
+    const tx = this.redis.multi().hset(this.keys.ledgerIntent(key), flat);
+    if (fields.status && (TERMINAL_STATUSES as readonly string[]).includes(fields.status))
+      tx.srem(this.keys.ledgerInFlight(row.wallet), key);
+    // Trigger orders the service cannot list: a confirmed create opens one, a confirmed cancel ends it.
+    const order = fields.order ?? row.order;
+    if (fields.status === "confirmed" && row.kind === "createTrigger" && order)
+      tx.hset(this.keys.ledgerTriggerOrders(row.wallet), key, order);
+    if (fields.status === "confirmed" && row.intent.kind === "cancelTrigger") {
+      const open = await this.redis.hgetall(this.keys.ledgerTriggerOrders(row.wallet));
+      for (const [createKey, value] of Object.entries(open))
+        if (value === row.intent.order) tx.hdel(this.keys.ledgerTriggerOrders(row.wallet), createKey);
+    }
+    await tx.exec();
+  }
+
+  /** Trigger orders created and confirmed for the wallet, without a confirmed cancel. */
+  async triggerOrders(wallet: string): Promise<Array<{ key: string; order: string }>> {
+    const open = await this.redis.hgetall(this.keys.ledgerTriggerOrders(wallet));
+    return Object.entries(open)
+      .map(([key, order]) => ({ key, order }))
+      .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  /** The wallet that recorded the key, if any (without reading the rest of the record). */
+  async walletOf(key: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.ledgerIntent(key), "wallet")) ?? undefined;
+  }
+
+  /**
+   * "Not yet": the intent took no effect and is to be asked again later (a claim answered
+   * market_not_settled). Unlike a failure it does not count against maxTries.
+   */
+  async defer(key: string, why: string): Promise<void> {
+    await this.redis.hincrby(this.keys.ledgerIntent(key), "deferrals", 1);
+    await this.update(key, { status: "deferred", error: why });
+  }
+
+  async get(key: string): Promise<LedgerRow | undefined> {
+    const hash = await this.redis.hgetall(this.keys.ledgerIntent(key));
+    return Object.keys(hash).length === 0 ? undefined : toRow(hash);
+  }
+
+  async inFlight(wallet: string): Promise<LedgerRow[]> {
+    const keys = await this.redis.smembers(this.keys.ledgerInFlight(wallet));
+    return this.getMany(keys);
+  }
+
+  /** Most recent first. */
+  async list(options: { limit?: number } = {}): Promise<LedgerRow[]> {
+    const keys = await this.redis.zrevrange(this.keys.ledgerIndex, 0, (options.limit ?? 1_000) - 1);
+    return this.getMany(keys);
+  }
+
+  private async getMany(keys: readonly string[]): Promise<LedgerRow[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hgetall(this.keys.ledgerIntent(key));
+    const results = (await pipeline.exec()) ?? [];
+    return results
+      .map(([, hash]) => hash as Record<string, string>)
+      .filter((hash) => hash && Object.keys(hash).length > 0)
+      .map(toRow);
+  }
+}
+
+function toRow(hash: Record<string, string>): LedgerRow {
+  const optionalNumber = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number(v));
+  const optionalString = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
+  return {
+    key: hash.key ?? "",
+    kind: hash.kind as IntentKind,
+    wallet: hash.wallet ?? "",
+    strategy: hash.strategy ?? "",
+    status: hash.status as LedgerStatus,
+    reason: optionalString(hash.reason),
+    intent: JSON.parse(hash.intent ?? "{}") as Intent,
+    tries: Number(hash.tries ?? 1),
+    builds: Number(hash.builds ?? 0),
+    signature: optionalString(hash.signature),
+    slot: optionalNumber(hash.slot),
+    lastValidBlockHeight: optionalNumber(hash.lastValidBlockHeight),
+    requestId: optionalString(hash.requestId),
+    error: optionalString(hash.error),
+    amountMicroUsd: optionalString(hash.amountMicroUsd),
+    minInflowRaw: optionalString(hash.minInflowRaw),
+    swapQuote: optionalJson(hash.swapQuote),
+    transaction: optionalString(hash.transaction),
+    order: optionalString(hash.order),
+    createdAt: Number(hash.createdAt ?? 0),
+    updatedAt: Number(hash.updatedAt ?? 0),
+    confirmedAt: optionalNumber(hash.confirmedAt),
+  };
+}
+
+/** A JSON field as written, or undefined where it is absent or not JSON (the reader checks its shape). */
+function optionalJson(value: string | undefined): unknown {
+  if (value === undefined || value === "") return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Redis } from "ioredis";
+import type { Order, Position } from "../../core/schemas/prediction.js";
+import type { RedisKeys } from "../names.js";
+
+/**
+ * What one wallet's last polls saw, kept so the status page never asks the service: an open page
+ * or a loop of GETs must not spend the rate limit that claims and exits need. Positions come from
+ * every poll; pending orders only from the orders poll, so each carries its own time.
+ */
+export interface PollRecord {
+  /** The wallet's positions not yet claimed (claimed ones are history, and only grow). */
+  positions: Position[];
+  /** Unix seconds of the poll that read the positions. */
+  positionsAt: number;
+  /** Pending prediction orders, as the last orders poll listed them. */
+  orders?: Order[];
+  ordersAt?: number;
+}
+
+/** A wallet no poll wrote for this long (taken out of the config) loses its record. */
+const RECORD_TTL_SECONDS = 7 * 24 * 3600;
+
+/** The poll records in Redis, one hash per wallet under Keeper's prefix (public data only). */
+export class PollRecords {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /** Writes what a poll saw; `orders` only when the poll read them (the others keep the last list). */
+  async record(
+    wallet: string,
+    seen: { positions: readonly Position[]; orders?: readonly Order[] },
+    atSeconds: number,
+  ): Promise<void> {
+    const key = this.keys.pollSeen(wallet);
+    const fields: Record<string, string> = {
+      positions: JSON.stringify(seen.positions.filter((p) => !p.claimed)),
+      positionsAt: String(atSeconds),
+    };
+    if (seen.orders) {
+      fields.orders = JSON.stringify(seen.orders.filter((o) => o.status === "pending"));
+      fields.ordersAt = String(atSeconds);
+    }
+    await this.redis.multi().hset(key, fields).expire(key, RECORD_TTL_SECONDS).exec();
+  }
+
+  /** The records of the wallets asked for, in one round trip; a wallet never recorded is absent. */
+  async read(wallets: readonly string[]): Promise<Map<string, PollRecord>> {
+    const out = new Map<string, PollRecord>();
+    if (wallets.length === 0) return out;
+    const pipeline = this.redis.pipeline();
+    for (const wallet of wallets) pipeline.hgetall(this.keys.pollSeen(wallet));
+    const answers = (await pipeline.exec()) ?? [];
+    wallets.forEach((wallet, i) => {
+      const [error, fields] = answers[i] ?? [null, {}];
+      if (error) throw error;
+      const record = parseRecord(fields as Record<string, string>);
+      if (record) out.set(wallet, record);
+    });
+    return out;
+  }
+}
+
+function parseRecord(fields: Record<string, string>): PollRecord | undefined {
+  if (fields.positions === undefined || fields.positionsAt === undefined) return undefined;
+  try {
+    return {
+      positions: JSON.parse(fields.positions) as Position[],
+      positionsAt: Number(fields.positionsAt),
+      ...(fields.orders === undefined || fields.ordersAt === undefined
+        ? {}
+        : { orders: JSON.parse(fields.orders) as Order[], ordersAt: Number(fields.ordersAt) }),
+    };
+  } catch {
+    // Written by another version: the next poll writes it again.
+    return undefined;
+  }
+}

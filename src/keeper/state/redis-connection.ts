@@ -1,0 +1,103 @@
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { KeeperConfig } from "../../config/load-config.js";
+import { ConfigError, TransientError } from "../../core/errors.js";
+import { urlHasPassword } from "../../ops/secret-forms.js";
+
+/** Where Keeper's Redis is and the password it requires, if any (never logged). */
+export interface RedisTarget {
+  readonly url: string;
+  readonly password?: string | undefined;
+}
+
+/** The Redis every Keeper process and command opens: redis.url, with redis.passwordFile's password. */
+export function redisTargetOf(config: Pick<KeeperConfig, "redis" | "secrets">): RedisTarget {
+  return { url: config.redis.url, password: config.secrets.redisPassword };
+}
+
+/** BullMQ workers need `maxRetriesPerRequest: null`; start-up fails fast instead of retrying forever. */
+export async function connectRedis(
+  target: RedisTarget,
+  options: { connectTimeoutMs?: number } = {},
+): Promise<Redis> {
+  const redis = new Redis(target.url, {
+    maxRetriesPerRequest: null,
+    lazyConnect: true,
+    connectTimeout: options.connectTimeoutMs ?? 3_000,
+    // Give up on the first connection quickly; once connected, reconnect with a capped backoff.
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    // Only when given: a password in the URL itself stays in force otherwise. BullMQ's own
+    // connections are duplicates of this one and carry the same password.
+    ...(target.password === undefined ? {} : { password: target.password }),
+  });
+  // A refused password shows only here: the connect call then rejects with "Connection is closed".
+  let lastError: Error | undefined;
+  redis.on("error", (error: Error) => {
+    // Errors surface through the commands that fail; an unhandled 'error' event would crash the process.
+    lastError = error;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    const refusal = authRefusal(target, lastError ?? (error as Error));
+    if (refusal) throw new ConfigError([refusal]);
+    throw new TransientError(`cannot reach Redis at ${redactUrl(target.url)}: ${(error as Error).message}`);
+  }
+  return redis;
+}
+
+/**
+ * Redis answered but would not let Keeper in: a configuration problem (exit 2), named by the setting
+ * to fix. The server's reply names no password, and neither does this message.
+ */
+function authRefusal(target: RedisTarget, error: Error): string | undefined {
+  const at = `Redis at ${redactUrl(target.url)}`;
+  const fromUrl = target.password === undefined && urlHasPassword(target.url);
+  if (/^NOAUTH\b/.test(error.message))
+    return `redis.passwordFile: ${at} requires a password (NOAUTH): set redis.passwordFile or KEEPER_REDIS_PASSWORD_FILE to a file holding it`;
+  if (/^WRONGPASS\b/.test(error.message))
+    return fromUrl
+      ? `redis.url: ${at} refused the password in the URL (WRONGPASS)`
+      : `redis.passwordFile: ${at} refused the password from the file (WRONGPASS): it must match the server's requirepass or the URL's ACL user`;
+  return undefined;
+}
+
+/**
+ * BullMQ loses jobs if Redis evicts keys: refuse anything but `noeviction`. Warn when Redis keeps
+ * nothing on disk, since a Redis restart then loses the ledger and the queues.
+ */
+export async function checkRedisForKeeper(redis: Redis, logger: Logger): Promise<void> {
+  const policy = await configValue(redis, "maxmemory-policy");
+  if (policy !== undefined && policy !== "noeviction")
+    throw new ConfigError([
+      `redis maxmemory-policy: expected "noeviction" (BullMQ and the ledger must never be evicted), found "${policy}"`,
+    ]);
+  const save = await configValue(redis, "save");
+  const aof = await configValue(redis, "appendonly");
+  if ((save === undefined || save.trim() === "") && aof !== "yes")
+    logger.warn(
+      "redis persists nothing (no RDB snapshots, no AOF): a Redis restart loses the ledger and queued work",
+    );
+}
+
+async function configValue(redis: Redis, name: string): Promise<string | undefined> {
+  try {
+    const reply = (await redis.config("GET", name)) as string[];
+    return reply[1];
+  } catch {
+    // Managed Redis services often forbid CONFIG: nothing to check then.
+    return undefined;
+  }
+}
+
+/** A Redis URL may hold a password: show only scheme, host and port. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.hostname}${u.port ? `:${u.port}` : ""}`;
+  } catch {
+    return "(unparsable URL)";
+  }
+}

@@ -1,0 +1,345 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { type ApiClient, paginate } from "../../api/index.js";
+import { KNOWN_EVENT_PROVIDERS } from "../../core/event-details.js";
+import type { Market } from "../../core/schemas/prediction.js";
+import type { RedisKeys } from "../names.js";
+import type { PauseSwitch } from "../operator/pause.js";
+import { enqueueTargetedPoll } from "../queues/enqueue.js";
+import type { PollJobData, WatchTrigger } from "../queues/queues.js";
+import type { Holding, HoldingsIndex } from "../state/holdings.js";
+
+// ---- decisions (pure) ----
+
+export interface TriggerSettings {
+  /** Poll a holder when the price is within this percent of an exit threshold, or past it. */
+  readonly bandPct: number;
+}
+
+export interface WatchDecision {
+  readonly wallet: string;
+  readonly marketId: string;
+  readonly trigger: WatchTrigger;
+  readonly reason: string;
+}
+
+/** The held side's mark price: the middle of its buy and sell prices (one of them when the other is missing). */
+export function sideMark(market: Market, side: "yes" | "no"): number | undefined {
+  const pricing = market.pricing;
+  if (!pricing) return undefined;
+  const [buy, sell] =
+    side === "yes"
+      ? [pricing.buyYesPriceUsd, pricing.sellYesPriceUsd]
+      : [pricing.buyNoPriceUsd, pricing.sellNoPriceUsd];
+  if (buy !== null && sell !== null) return (buy + sell) / 2;
+  return buy ?? sell ?? undefined;
+}
+
+/** A mark this close to the one the holder's last poll saw is no change (rounding of the two views). */
+const SAME_MARK_MICRO = 1_000;
+
+/**
+ * Which holders of one market to poll now, from the market alone, and only for a change their last
+ * poll did not see (so a price that sits still, or a claim already asked for, polls nobody again):
+ * - resolved: the winning side's holders (their claim); cancelled: every holder (the refund). A
+ *   holder whose poll saw the result already is polled again only while its claim waits for
+ *   settlement (not claimable yet). A market closed without a result has nothing to act on, and a
+ *   resolved market's losers neither.
+ * - open: a holder whose mark moved since its poll and is past, or within `bandPct` percent of, an
+ *   exit threshold of its position (take-profit above, stop-loss below, trailing stop below its
+ *   peak). `peaks` holds the highest mark the watcher saw per position; the sweep's mark counts too.
+ * What the poll then does is the strategies' decision, on the wallet's own fresh positions.
+ */
+export function decideTriggers(
+  market: Market,
+  holdings: readonly Holding[],
+  settings: TriggerSettings,
+  peaks: ReadonlyMap<string, number> = new Map(),
+): WatchDecision[] {
+  const out: WatchDecision[] = [];
+  const at = (h: Holding, trigger: WatchTrigger, reason: string) =>
+    out.push({ wallet: h.wallet, marketId: market.marketId, trigger, reason });
+  if (market.result !== null || market.status === "cancelled") {
+    for (const h of holdings) {
+      if (h.resolvedSeen && h.claimable) continue;
+      if (market.status === "cancelled") at(h, "resolved", "market cancelled");
+      else if (h.side === market.result || h.claimable) at(h, "resolved", `market resolved ${market.result}`);
+    }
+    return out;
+  }
+  if (market.status !== "open") return out;
+  const near = settings.bandPct / 100;
+  for (const h of holdings) {
+    if (!h.exit) continue;
+    const mark = sideMark(market, h.side);
+    if (mark === undefined) continue;
+    if (h.markUsd !== null && Math.abs(mark - Number(h.markUsd)) <= SAME_MARK_MICRO) continue;
+    const { above, below, trailingStopPct } = h.exit;
+    if (above !== undefined && mark >= Number(above) * (1 - near)) {
+      at(h, "price", `mark ${mark} near or above take-profit ${above}`);
+      continue;
+    }
+    if (below !== undefined && mark <= Number(below) * (1 + near)) {
+      at(h, "price", `mark ${mark} near or below stop-loss ${below}`);
+      continue;
+    }
+    if (trailingStopPct !== undefined) {
+      const peak = Math.max(mark, Number(h.markUsd ?? 0), peaks.get(h.position) ?? 0);
+      const stop = peak * (1 - trailingStopPct / 100);
+      if (peak > 0 && mark <= stop * (1 + near))
+        at(h, "price", `mark ${mark} near or below trailing stop ${stop}`);
+    }
+  }
+  return out;
+}
+
+// ---- the scheduled job ----
+
+/** Markets whose holders are read from the index in one round trip. */
+const HOLDERS_PER_READ = 16;
+/** Targeted polls queued at once (each a few Redis round trips). */
+const ENQUEUES_AT_ONCE = 32;
+
+export interface WatcherDeps {
+  client: ApiClient;
+  index: HoldingsIndex;
+  redis: Redis;
+  keys: RedisKeys;
+  poll: Queue<PollJobData>;
+  pause: PauseSwitch;
+  logger: Logger;
+  settings: TriggerSettings & {
+    /** A holder polled for a market is not polled again for it before this many seconds. */
+    retriggerSeconds: number;
+    pageSize: number;
+    /** The configured wallets: the index forgets the others, and only these are polled. */
+    wallets: ReadonlySet<string>;
+  };
+  events?: {
+    onWatched?(markets: number): void;
+    onRequest?(endpoint: "listEvents" | "listEventMarkets"): void;
+    onTargeted?(trigger: WatchTrigger): void;
+  };
+  now?: () => number;
+}
+
+export interface WatchCycle {
+  watched: number;
+  requests: number;
+  decisions: WatchDecision[];
+  /** Wallets a targeted poll was enqueued (or moved ahead) for. */
+  polled: string[];
+}
+
+/**
+ * Reads the state and prices of exactly the markets the fleet holds and polls just the holders a
+ * change concerns, at high priority. Two ways to read them, the cheaper chosen each cycle: the events
+ * list with its markets (`GET /events?includeMarkets=true`, a page covers up to `pageSize` events of a
+ * provider, whatever is held) or one `GET /events/{eventId}/markets` per held event. A held market the
+ * list did not show (another provider, or an event the list leaves out once closed) is read through
+ * its event.
+ */
+export class MarketWatcher {
+  /** Requests the last full read of the events list took; unknown until it was tried. */
+  private listingCost: number | undefined;
+  /** Per held market, the highest mark per position seen since the watcher started (trailing stops). */
+  private readonly peaks = new Map<string, Map<string, number>>();
+  /** Per market: its state and prices when its holders were last read, and when. */
+  private readonly lastRead = new Map<string, { key: string; atMs: number }>();
+  /**
+   * Providers whose last listing showed no held market, and when it was read: listed again once per
+   * `retriggerSeconds`, not every cycle (a provider the fleet holds nothing of cost a third of the
+   * watcher's reads). A market held there meanwhile is read through its event until then.
+   */
+  private readonly idleProviders = new Map<string, number>();
+  /** When this watcher last made the index forget wallets gone from the config (undefined: never). */
+  private forgotAtMs: number | undefined;
+
+  constructor(private readonly deps: WatcherDeps) {}
+
+  async run(): Promise<WatchCycle> {
+    const deps = this.deps;
+    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
+    if (await deps.pause.isPaused()) return cycle;
+    await this.forgetUnconfigured();
+    const held = await deps.index.markets();
+    cycle.watched = held.size;
+    deps.events?.onWatched?.(held.size);
+    if (held.size === 0) return cycle;
+    const markets = await this.readMarkets(held, cycle);
+    const seenAtMs = deps.now?.() ?? Date.now();
+    // A market no longer held is forgotten, so that these maps stay the size of what the fleet holds.
+    for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
+    for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
+    const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
+    // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
+    // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
+    for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {
+      const chunk = due.slice(from, from + HOLDERS_PER_READ);
+      const holders = await deps.index.holders(chunk);
+      for (const marketId of chunk) {
+        const market = markets.get(marketId);
+        if (!market) continue;
+        const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
+        cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
+        this.notePeaks(market, holdings);
+      }
+    }
+    const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
+    // One round trip for every decision's cooldown: a resolved market may have hundreds of holders.
+    const cooldowns = deps.redis.pipeline();
+    for (const d of cycle.decisions)
+      cooldowns.set(
+        deps.keys.watchCooldown(d.wallet, d.marketId),
+        String(seenAtMs),
+        "EX",
+        deps.settings.retriggerSeconds,
+        "NX",
+      );
+    const cooled = cycle.decisions.length > 0 ? ((await cooldowns.exec()) ?? []) : [];
+    cycle.decisions.forEach((d, i) => {
+      const [error, answer] = cooled[i] ?? [null, null];
+      if (error) throw error;
+      if (answer !== "OK") return;
+      const entry = perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
+      entry.triggers.add(d.trigger);
+      entry.marketIds.push(d.marketId);
+      perWallet.set(d.wallet, entry);
+    });
+    const enqueue = async ([wallet, { triggers, marketIds }]: [
+      string,
+      { triggers: Set<WatchTrigger>; marketIds: string[] },
+    ]) => {
+      // One poll serves every market of the wallet; its latency is filed under the weightier trigger.
+      const trigger: WatchTrigger = triggers.has("resolved") ? "resolved" : "price";
+      const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
+      if (!queued) {
+        // Its poll is running and may have read before the change. The next cycle reads these
+        // holders again (not waiting for the market to change or `retriggerSeconds`): once that poll
+        // is done, the index holds what it saw, so a change it missed polls the wallet then.
+        await deps.redis.del(...marketIds.map((m) => deps.keys.watchCooldown(wallet, m)));
+        for (const marketId of marketIds) this.lastRead.delete(marketId);
+        return;
+      }
+      cycle.polled.push(wallet);
+      for (const t of triggers) deps.events?.onTargeted?.(t);
+      deps.logger.info(
+        { wallet, triggers: [...triggers], markets: marketIds },
+        "market change: holder polled ahead of the sweep",
+      );
+    };
+    // Several holders at a time: one by one, the last of hundreds (each a few round trips when its
+    // sweep poll is already queued) would wait seconds for the others to be queued first.
+    const holders = [...perWallet];
+    for (let from = 0; from < holders.length; from += ENQUEUES_AT_ONCE)
+      await Promise.all(holders.slice(from, from + ENQUEUES_AT_ONCE).map(enqueue));
+    deps.logger.debug(
+      { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
+      "markets watched",
+    );
+    return cycle;
+  }
+
+  /**
+   * The index forgets wallets taken out of the config. The config is read at start, so the first
+   * cycle searches the whole index; later, once per `retriggerSeconds` (the check sends every
+   * configured wallet), the index's own list of wallets catches one a leftover poll job wrote again.
+   */
+  private async forgetUnconfigured(): Promise<void> {
+    const { index, settings, logger } = this.deps;
+    const nowMs = this.deps.now?.() ?? Date.now();
+    if (this.forgotAtMs !== undefined && nowMs - this.forgotAtMs < settings.retriggerSeconds * 1000) return;
+    const forgotten = await index.forgetAllBut(settings.wallets, {
+      everywhere: this.forgotAtMs === undefined,
+    });
+    this.forgotAtMs = nowMs;
+    if (forgotten.length > 0)
+      logger.info({ wallets: forgotten }, "holdings of wallets no longer configured forgotten");
+  }
+
+  /**
+   * Holders are read for a market that changed since the last cycle (state or prices), and for every
+   * market at least once per `retriggerSeconds` (a holding a sweep wrote meanwhile, a claim waiting for
+   * settlement): reading every holder of every market every cycle would make each cycle's work grow
+   * with the fleet.
+   */
+  private isDue(market: Market, nowMs: number): boolean {
+    const key = JSON.stringify([market.status, market.result, market.pricing ?? null]);
+    const last = this.lastRead.get(market.marketId);
+    if (last && last.key === key && nowMs - last.atMs < this.deps.settings.retriggerSeconds * 1000)
+      return false;
+    this.lastRead.set(market.marketId, { key, atMs: nowMs });
+    return true;
+  }
+
+  private notePeaks(market: Market, holdings: readonly Holding[]) {
+    for (const h of holdings) {
+      if (h.exit?.trailingStopPct === undefined) continue;
+      const mark = sideMark(market, h.side);
+      if (mark === undefined) continue;
+      const peaks = this.peaks.get(market.marketId) ?? new Map<string, number>();
+      if (mark > (peaks.get(h.position) ?? 0)) peaks.set(h.position, mark);
+      this.peaks.set(market.marketId, peaks);
+    }
+  }
+
+  private async readMarkets(
+    held: ReadonlyMap<string, string>,
+    cycle: WatchCycle,
+  ): Promise<Map<string, Market>> {
+    const { client, settings, logger, events } = this.deps;
+    const found = new Map<string, Market>();
+    const heldEvents = new Set(held.values());
+    const listingCost = this.listingCost ?? KNOWN_EVENT_PROVIDERS.length;
+    if (listingCost < heldEvents.size) {
+      let requests = 0;
+      const nowMs = this.deps.now?.() ?? Date.now();
+      for (const provider of KNOWN_EVENT_PROVIDERS) {
+        const idleSince = this.idleProviders.get(provider);
+        if (idleSince !== undefined && nowMs - idleSince < settings.retriggerSeconds * 1000) continue;
+        try {
+          let holdsHere = false;
+          const pages = paginate(
+            (range) => {
+              requests += 1;
+              events?.onRequest?.("listEvents");
+              return client.prediction.listEvents({ provider, includeMarkets: true, ...range });
+            },
+            { pageSize: settings.pageSize },
+          );
+          for await (const event of pages)
+            for (const market of event.markets ?? [])
+              if (held.has(market.marketId)) {
+                found.set(market.marketId, market);
+                holdsHere = true;
+              }
+          if (holdsHere) this.idleProviders.delete(provider);
+          else this.idleProviders.set(provider, nowMs);
+        } catch (error) {
+          logger.warn({ provider, err: (error as Error).message }, "market watcher: events list unreadable");
+        }
+      }
+      cycle.requests += requests;
+      this.listingCost = requests;
+    }
+    const missing = new Set<string>();
+    for (const [marketId, eventId] of held) if (!found.has(marketId)) missing.add(eventId);
+    for (const eventId of missing) {
+      try {
+        const pages = paginate(
+          (range) => {
+            cycle.requests += 1;
+            events?.onRequest?.("listEventMarkets");
+            return client.prediction.listEventMarkets(eventId, range);
+          },
+          { pageSize: settings.pageSize },
+        );
+        for await (const market of pages) if (held.has(market.marketId)) found.set(market.marketId, market);
+      } catch (error) {
+        logger.warn({ eventId, err: (error as Error).message }, "market watcher: event's markets unreadable");
+      }
+    }
+    return found;
+  }
+}

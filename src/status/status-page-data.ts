@@ -1,0 +1,155 @@
+import type { Redis } from "ioredis";
+import type { ConfiguredStrategy, KeeperConfig } from "../config/load-config.js";
+import type { Order, Position } from "../core/schemas/prediction.js";
+import { type StatusView, statusViewSchema } from "../core/strategy-hooks.js";
+import type { RedisKeys } from "../keeper/names.js";
+import { Ledger, type LedgerRow } from "../keeper/state/ledger.js";
+import { type PollRecord, PollRecords } from "../keeper/state/poll-record.js";
+import { StrategyStateStore } from "../keeper/state/strategy-state.js";
+import { type KeeperStatus, readKeeperStatus } from "./status-report.js";
+
+/** Ledger rows per page of the status page. */
+export const LEDGER_PAGE_SIZE = 50;
+
+export interface LedgerFilter {
+  status?: string;
+  kind?: string;
+  wallet?: string;
+  /** From 1. */
+  page: number;
+}
+
+/** What one configured strategy shows for a wallet (its `statusView` hook), or why it shows nothing. */
+export type StrategyView = { strategy: string; view: StatusView } | { strategy: string; error: string };
+
+export interface WalletView {
+  wallet: string;
+  label?: string;
+  lastPollAt?: number;
+  positions: Position[];
+  /** Unix seconds of the poll the positions are from; absent: no poll recorded them yet. */
+  positionsAt?: number;
+  /** Pending prediction orders, as the last orders poll listed them. */
+  orders: Order[];
+  /** Unix seconds of that orders poll; absent: none recorded yet. */
+  ordersAt?: number;
+  /** Trigger (limit) orders Keeper created and has not cancelled. */
+  triggerOrders: Array<{ key: string; order: string }>;
+  /** Columns and tables the strategies add for this wallet, in config order. */
+  strategies: StrategyView[];
+}
+
+export interface StatusPageData {
+  status: KeeperStatus;
+  wallets: WalletView[];
+  ledger: { rows: LedgerRow[]; matching: number; filter: LedgerFilter; pages: number };
+  /** Refused and failed intents among the newest, newest first: what needs a person. */
+  needsLook: LedgerRow[];
+  /** A wallet not polled successfully for this long is stale (ops.stalePollSeconds). */
+  stalePollSeconds: number;
+  /** Values seen in the ledger, for the filter's choices. */
+  kinds: string[];
+  generatedAt: number;
+}
+
+/**
+ * No API client on purpose: anyone who can reach the page can load it, so it shows what the polls
+ * recorded in Redis and never spends the service's rate limit (claims and exits need it).
+ */
+export interface StatusPageDeps {
+  config: KeeperConfig;
+  redis: Redis;
+  keys: RedisKeys;
+  /** The wallets the keeper runs for (config.wallets, or the demo's). */
+  wallets: readonly string[];
+}
+
+/** Everything the status page shows, read from Redis only (as `keeper status` does): no service call. */
+export async function readStatusPage(
+  deps: StatusPageDeps,
+  filter: LedgerFilter,
+  nowSeconds: number,
+): Promise<StatusPageData> {
+  const status = await readKeeperStatus(deps, nowSeconds);
+  const records = await new PollRecords(deps.redis, deps.keys).read(deps.wallets);
+  const wallets = await Promise.all(
+    deps.wallets.map((w) => readWallet(deps, w, { status, record: records.get(w) }, nowSeconds)),
+  );
+  const matching = status.recent.filter(
+    (r) =>
+      (!filter.status || r.status === filter.status) &&
+      (!filter.kind || r.kind === filter.kind) &&
+      (!filter.wallet || r.wallet === filter.wallet),
+  );
+  const pages = Math.max(1, Math.ceil(matching.length / LEDGER_PAGE_SIZE));
+  const page = Math.min(filter.page, pages);
+  return {
+    status,
+    wallets,
+    ledger: {
+      rows: matching.slice((page - 1) * LEDGER_PAGE_SIZE, page * LEDGER_PAGE_SIZE),
+      matching: matching.length,
+      filter: { ...filter, page },
+      pages,
+    },
+    needsLook: status.recent.filter((r) => r.status === "refused" || r.status === "failed"),
+    stalePollSeconds: deps.config.ops.stalePollSeconds,
+    kinds: [...new Set(status.recent.map((r) => r.kind))].sort(),
+    generatedAt: nowSeconds,
+  };
+}
+
+async function readWallet(
+  deps: StatusPageDeps,
+  wallet: string,
+  seen: { status: KeeperStatus; record: PollRecord | undefined },
+  nowSeconds: number,
+): Promise<WalletView> {
+  const { config, redis, keys } = deps;
+  const { status, record } = seen;
+  const states = new StrategyStateStore(redis, keys);
+  const label = config.wallets.find((w) => w.pubkey === wallet)?.label;
+  const lastPollAt = status.lastPolls[wallet];
+  const view: WalletView = {
+    wallet,
+    ...(label === undefined ? {} : { label }),
+    ...(lastPollAt === undefined ? {} : { lastPollAt }),
+    positions: [],
+    orders: record?.orders ?? [],
+    ...(record?.ordersAt === undefined ? {} : { ordersAt: record.ordersAt }),
+    triggerOrders: await new Ledger(redis, keys).triggerOrders(wallet),
+    strategies: [],
+  };
+  if (record) {
+    view.positionsAt = record.positionsAt;
+    view.positions = record.positions;
+  }
+  const shown = config.strategies.filter((s) => s.strategy.statusView !== undefined);
+  view.strategies = await Promise.all(
+    shown.map(async (entry) =>
+      strategyView(entry, {
+        state: await states.load(wallet, entry.name),
+        positions: view.positions,
+        nowSeconds,
+      }),
+    ),
+  );
+  return view;
+}
+
+/** One strategy's view of a wallet, checked: a hook that throws or answers something else shows why. */
+function strategyView(
+  { name, strategy, config }: ConfiguredStrategy,
+  input: { state: Record<string, unknown>; positions: readonly Position[]; nowSeconds: number },
+): StrategyView {
+  try {
+    const parsed = statusViewSchema.safeParse(strategy.statusView?.({ config, ...input }) ?? {});
+    if (parsed.success) return { strategy: name, view: parsed.data };
+    return {
+      strategy: name,
+      error: `statusView() answered ${parsed.error.issues[0]?.message ?? "something else"}`,
+    };
+  } catch (error) {
+    return { strategy: name, error: `statusView() failed: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,94 @@
+import { Queue, Worker } from "bullmq";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
+import { intentKeys } from "../../../../src/core/intent.js";
+import { defineStrategy } from "../../../../src/core/strategy.js";
+import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
+import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
+import type { ActionJobData, PollJobData } from "../../../../src/keeper/queues/queues.js";
+import { Ledger } from "../../../../src/keeper/state/ledger.js";
+import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
+import { OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
+import { testRedis } from "../../../helpers/redis.js";
+
+/** Claims every position it is shown (as auto-claim does a claimable one). */
+const claimAll = defineStrategy<Record<string, never>>({
+  name: "claim-all",
+  contractVersion: 1,
+  description: "test: claim every position",
+  configSchema: {} as never,
+  evaluate: ({ snapshot }) => ({
+    intents: snapshot.positions.map((p) => ({
+      kind: "claim" as const,
+      key: intentKeys.claim(p.pubkey),
+      wallet: snapshot.wallet,
+      strategy: "claim-all",
+      positionPubkey: p.pubkey,
+      reason: "test",
+    })),
+    state: {},
+  }),
+});
+
+describe("builds of a targeted poll's intents run before the sweep's", () => {
+  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let keys: RedisKeys;
+  let actions: Queue<ActionJobData>;
+  let worker: Worker<ActionJobData> | undefined;
+  beforeEach(async () => {
+    ctx = await testRedis("build-priority");
+    keys = redisKeys(ctx.prefix, "live");
+    actions = new Queue<ActionJobData>(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
+  });
+  afterEach(async () => {
+    await worker?.close();
+    await actions.close();
+    await ctx.cleanup();
+  });
+
+  const poll = (wallet: string, count: number, target?: PollJobData["target"]) => {
+    const positions = Array.from({ length: count }, () => position({ owner: wallet, ownerPubkey: wallet }));
+    const strategies: ConfiguredStrategy[] = [{ name: "claim-all", strategy: claimAll as never, config: {} }];
+    return processPoll(
+      {
+        id: `poll-${wallet}`,
+        data: { wallet, kind: "positions", tick: 1, ...(target ? { target } : {}) },
+      },
+      {
+        mode: "live",
+        strategies,
+        source: { positions: async () => positions, pendingOrders: async () => [] },
+        ledger: new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 }),
+        states: new StrategyStateStore(ctx.redis, keys),
+        pause: new PauseSwitch(ctx.redis, keys),
+        redis: ctx.redis,
+        keys,
+        actions,
+        logger: pino({ level: "silent" }),
+      },
+    );
+  };
+
+  it("a build the watcher's poll asked for is taken before every build the sweep queued earlier", async () => {
+    const sweepWallet = WALLET;
+    const targetedWallet = OTHER_WALLET;
+    expect(await poll(sweepWallet, 3)).toMatchObject({ admitted: 3 });
+    expect(
+      await poll(targetedWallet, 1, { trigger: "resolved", seenAtMs: Date.now(), marketIds: ["mkt-1"] }),
+    ).toMatchObject({ admitted: 1 });
+
+    const order: string[] = [];
+    const ledger = new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 });
+    worker = new Worker<ActionJobData>(
+      QUEUES.actions,
+      async (job) => {
+        order.push((await ledger.get(job.data.intentKey))?.wallet ?? "unknown");
+      },
+      { connection: ctx.redis, prefix: keys.bullPrefix, concurrency: 1 },
+    );
+    await expect.poll(() => order.length, { timeout: 20_000, interval: 50 }).toBe(4);
+    expect(order).toEqual([targetedWallet, sweepWallet, sweepWallet, sweepWallet]);
+  });
+});

@@ -1,0 +1,177 @@
+import { Queue } from "bullmq";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, collectAll, createApiClient, iteratePositions } from "../../../../src/api/index.js";
+import type { Intent } from "../../../../src/core/intent.js";
+import type { Position } from "../../../../src/core/schemas/prediction.js";
+import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { processAction } from "../../../../src/keeper/pipeline/action-worker.js";
+import type { SignJobData } from "../../../../src/keeper/queues/queues.js";
+import { Ledger } from "../../../../src/keeper/state/ledger.js";
+import type { RunningSandbox } from "../../../../src/sandbox/index.js";
+import { startCheckedSandbox } from "../../../helpers/checked-sandbox.js";
+import { testRedis } from "../../../helpers/redis.js";
+
+describe("close-all against the sandbox and real Redis: one close per position, deduplicated", () => {
+  let sandbox: RunningSandbox;
+  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let keys: RedisKeys;
+  let sign: Queue<SignJobData>;
+  let client: ApiClient;
+  let ledger: Ledger;
+  let wallet: string;
+  let open: Position[];
+  let winners: Position[];
+
+  beforeAll(async () => {
+    sandbox = await startCheckedSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
+    ctx = await testRedis("close-all");
+    keys = redisKeys(ctx.prefix, "live");
+    sign = new Queue<SignJobData>(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
+    client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+    ledger = new Ledger(ctx.redis, keys);
+    wallet = sandbox.wallets[0] ?? "";
+    open = (await collectAll(iteratePositions(client, { ownerPubkey: wallet }))).filter(
+      (p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed,
+    );
+    winners = (await collectAll(iteratePositions(client, { ownerPubkey: wallet }))).filter(
+      (p) => p.claimable && !p.claimed,
+    );
+  });
+  afterAll(async () => {
+    await sign.close();
+    await ctx.cleanup();
+    await sandbox.close();
+  });
+
+  const deps = () => ({
+    api: {
+      claimPosition: client.prediction.claimPosition,
+      closePosition: client.prediction.closePosition,
+      createTriggerOrder: client.trigger.createOrder,
+      cancelTriggerOrder: client.trigger.cancelOrder,
+      createRecurringOrder: client.recurring.createOrder,
+      cancelRecurringOrder: client.recurring.cancelOrder,
+      closeAllPositions: client.prediction.closeAllPositions,
+    },
+    ledger,
+    sign,
+    logger: pino({ level: "silent" }),
+    positions: (owner: string) => collectAll(iteratePositions(client, { ownerPubkey: owner })),
+    closeAllSlippageBps: 250,
+  });
+
+  async function runCloseAll(tag: string) {
+    const intent: Intent = {
+      kind: "closeAll",
+      key: `close-all-${wallet}-${tag}`,
+      wallet,
+      strategy: "operator",
+    };
+    expect((await ledger.admit(intent)).admitted).toBe(true);
+    await processAction({ id: `act-${tag}`, data: { intentKey: intent.key, build: 1 } }, deps());
+    return ledger.get(intent.key);
+  }
+
+  it("fans out into built close-<position> rows, leaving a close already in flight to its owner", async () => {
+    expect(open.length).toBeGreaterThanOrEqual(2);
+    const [first, ...others] = open as [Position, ...Position[]];
+    // An exit rule got to the first position before the kill switch.
+    const exit: Intent = {
+      kind: "close",
+      key: `close-${first.pubkey}`,
+      wallet,
+      strategy: "exit-rules",
+      positionPubkey: first.pubkey,
+      exitRule: "take-profit",
+    };
+    await ledger.admit(exit);
+
+    const parent = await runCloseAll("a");
+    expect(parent?.status).toBe("confirmed");
+    const firstRow = await ledger.get(`close-${first.pubkey}`);
+    expect(firstRow).toMatchObject({ strategy: "exit-rules", status: "pending", builds: 0 });
+    for (const p of others) {
+      const row = await ledger.get(`close-${p.pubkey}`);
+      expect(row).toMatchObject({ kind: "close", strategy: "operator", status: "built", builds: 1 });
+      expect(row?.transaction).toBeTruthy();
+      // The slippage DELETE /positions requires: protections.closeAllSlippageBps when the intent has none.
+      expect(row?.intent).toMatchObject({
+        exitRule: "close-all",
+        costBasisMicroUsd: p.totalCostUsd,
+        minSellPriceSlippageBps: 250,
+      });
+      expect(BigInt(row?.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
+    }
+    // The winners come back as claims (a winner is claimed, not sold), checked as claims.
+    expect(winners.length).toBeGreaterThan(0);
+    for (const p of winners) {
+      const row = await ledger.get(`claim-${p.pubkey}`);
+      expect(row).toMatchObject({ kind: "claim", strategy: "operator", status: "built", builds: 1 });
+      expect(row?.intent).toMatchObject({ positionPubkey: p.pubkey, expectedPayoutMicroUsd: p.payoutUsd });
+      expect(row?.amountMicroUsd).toBe(p.payoutUsd);
+    }
+    const jobs = await sign.getJobs(["waiting", "delayed", "active"]);
+    expect(jobs.map((j) => j.data.intentKey).sort()).toEqual(
+      [...others.map((p) => `close-${p.pubkey}`), ...winners.map((p) => `claim-${p.pubkey}`)].sort(),
+    );
+
+    // A second close-all while those are in flight adds nothing.
+    await runCloseAll("b");
+    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(others.length + winners.length);
+    const closes = (await ledger.list()).filter((r) => r.kind === "close");
+    expect(closes).toHaveLength(open.length);
+    expect((await ledger.list()).filter((r) => r.kind === "claim")).toHaveLength(winners.length);
+  });
+
+  it("closes again, once per close-all, a position whose close is done but that the service still lists", async () => {
+    const [first, second] = open as [Position, Position, ...Position[]];
+    // Both closes went through (confirmed), yet the service still lists both positions as open: their
+    // sell orders failed after the transactions landed.
+    for (const p of [first, second]) await ledger.update(`close-${p.pubkey}`, { status: "confirmed" });
+    await sign.obliterate({ force: true });
+
+    const parent = await runCloseAll("c");
+    expect(parent?.status).toBe("confirmed");
+    for (const p of [first, second]) {
+      expect(await ledger.get(`close-${p.pubkey}`)).toMatchObject({ status: "confirmed" });
+      const again = await ledger.get(`close-${p.pubkey}-by-close-all-${wallet}-c`);
+      expect(again).toMatchObject({ kind: "close", strategy: "operator", status: "built", builds: 1 });
+      expect(again?.intent).toMatchObject({ positionPubkey: p.pubkey, exitRule: "close-all" });
+    }
+    const queued = (await sign.getJobs(["waiting", "delayed", "active"])).map((j) => j.data.intentKey);
+    expect(queued.sort()).toEqual(
+      [first, second].map((p) => `close-${p.pubkey}-by-close-all-${wallet}-c`).sort(),
+    );
+
+    // The same close-all run again (a crash, a retry) closes nothing twice.
+    await processAction(
+      { id: "act-c-again", data: { intentKey: `close-all-${wallet}-c`, build: 1 } },
+      deps(),
+    );
+    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(2);
+  });
+
+  it("a claim asked before its market is settled is deferred, not failed, and asked again later", async () => {
+    const early = open.at(-1) as Position;
+    const retrying = new Ledger(ctx.redis, keys, { maxTries: 1, retryAfterSeconds: 0 });
+    const claim: Intent = {
+      kind: "claim",
+      key: `claim-${early.pubkey}`,
+      wallet,
+      strategy: "auto-claim",
+      positionPubkey: early.pubkey,
+    };
+    for (const round of [1, 2]) {
+      const admitted = await retrying.admit(claim);
+      expect(admitted, `round ${round}: admitted again despite maxTries 1`).toMatchObject({ admitted: true });
+      await processAction(
+        { id: `act-early-${round}`, data: { intentKey: claim.key, build: 1 } },
+        { ...deps(), ledger: retrying },
+      );
+      const row = await retrying.get(claim.key);
+      expect(row).toMatchObject({ status: "deferred", tries: round });
+      expect(row?.error).toMatch(/market_not_settled/);
+    }
+  });
+});

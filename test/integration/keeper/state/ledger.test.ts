@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Intent } from "../../../../src/core/intent.js";
+import { redisKeys } from "../../../../src/keeper/names.js";
+import { Ledger } from "../../../../src/keeper/state/ledger.js";
+import { testRedis } from "../../../helpers/redis.js";
+
+const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
+const claim = (position: string): Intent => ({
+  kind: "claim",
+  key: `claim-${position}`,
+  wallet,
+  strategy: "auto-claim",
+  positionPubkey: position,
+});
+const POSITION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+
+describe("ledger", () => {
+  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let now = 1_000;
+  let ledger: Ledger;
+  beforeEach(async () => {
+    ctx = await testRedis("ledger");
+    now = 1_000;
+    ledger = new Ledger(
+      ctx.redis,
+      redisKeys(ctx.prefix, "live"),
+      { maxTries: 2, retryAfterSeconds: 30 },
+      () => now,
+    );
+  });
+  afterEach(() => ctx.cleanup());
+
+  it("admits an intent once while it is in flight and after it is done", async () => {
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "pending" });
+    expect((await ledger.inFlight(wallet)).map((r) => r.key)).toEqual([`claim-${POSITION}`]);
+    await ledger.update(`claim-${POSITION}`, { status: "confirmed", signature: "sig1", slot: 7 });
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "confirmed" });
+    expect(await ledger.inFlight(wallet)).toEqual([]);
+    const row = await ledger.get(`claim-${POSITION}`);
+    expect(row).toMatchObject({
+      status: "confirmed",
+      signature: "sig1",
+      slot: 7,
+      confirmedAt: 1_000,
+      kind: "claim",
+    });
+  });
+
+  it("admits concurrent duplicates exactly once", async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => ledger.admit(claim(POSITION))));
+    expect(results.filter((r) => r.admitted)).toHaveLength(1);
+  });
+
+  it("re-admits a failed intent after the cooldown, a bounded number of times", async () => {
+    await ledger.admit(claim(POSITION));
+    await ledger.update(`claim-${POSITION}`, { status: "failed", error: "boom" });
+    expect((await ledger.admit(claim(POSITION))).admitted).toBe(false);
+    now += 31;
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 2 });
+    expect((await ledger.get(`claim-${POSITION}`))?.error).toBeUndefined();
+    await ledger.update(`claim-${POSITION}`, { status: "failed" });
+    now += 31;
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "failed" });
+  });
+
+  it("never re-admits a refused intent", async () => {
+    await ledger.admit(claim(POSITION));
+    await ledger.update(`claim-${POSITION}`, { status: "refused", reason: "fee_payer" });
+    now += 10_000;
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "refused" });
+  });
+
+  it("records dry-run intents as done, outside the in-flight set", async () => {
+    expect((await ledger.admit(claim(POSITION), "dry-run")).admitted).toBe(true);
+    expect(await ledger.inFlight(wallet)).toEqual([]);
+    expect((await ledger.list()).map((r) => r.status)).toEqual(["dry-run"]);
+  });
+});

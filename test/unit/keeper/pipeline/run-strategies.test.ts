@@ -1,0 +1,109 @@
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
+import type { Intent } from "../../../../src/core/intent.js";
+import { defineStrategy, type Strategy } from "../../../../src/core/strategy.js";
+import { runStrategies } from "../../../../src/keeper/pipeline/run-strategies.js";
+import { autoClaim } from "../../../../strategies/auto-claim.js";
+import { OTHER_WALLET, position, snapshot } from "../../../helpers/fixtures.js";
+
+const logger = pino({ level: "silent" });
+const winner = position({ claimable: true });
+const configured = (strategy: Strategy<unknown>, config: unknown = {}): ConfiguredStrategy => ({
+  name: strategy.name,
+  strategy,
+  config,
+});
+const custom = (name: string, evaluate: Strategy<unknown>["evaluate"]) =>
+  defineStrategy<unknown>({
+    name,
+    contractVersion: 1,
+    description: name,
+    configSchema: z.unknown(),
+    evaluate,
+  });
+
+function run(strategies: ConfiguredStrategy[], states = new Map()) {
+  const errors: string[] = [];
+  const report = runStrategies({
+    snapshot: snapshot({ positions: [winner] }),
+    strategies,
+    states,
+    now: new Date(0),
+    logger,
+    onStrategyError: (s) => errors.push(s),
+  });
+  return { report, errors };
+}
+
+describe("runStrategies", () => {
+  const claimStrategy = configured(autoClaim as Strategy<unknown>, autoClaim.configSchema.parse({}));
+
+  it.each([
+    [
+      "throws",
+      () => {
+        throw new Error("boom");
+      },
+      "boom",
+    ],
+    ["returns nothing", () => undefined as never, "must return"],
+    [
+      "mutates its snapshot",
+      ({ snapshot: s }: { snapshot: { positions: unknown[] } }) => {
+        s.positions.push(1);
+        return { intents: [], state: {} };
+      },
+      "not extensible",
+    ],
+    [
+      "returns an intent for another wallet",
+      () => ({
+        intents: [{ kind: "closeAll", key: "close-all-x", wallet: OTHER_WALLET, strategy: "bad" } as Intent],
+        state: {},
+      }),
+      "not the snapshot's wallet",
+    ],
+    [
+      "returns a malformed intent",
+      () => ({ intents: [{ kind: "claim", key: "has:colon" } as unknown as Intent], state: {} }),
+      "intents[0]",
+    ],
+    ["returns a state that is not an object", () => ({ intents: [], state: 3 as never }), "state object"],
+  ])("isolates a strategy that %s; the others still run", (_label, evaluate, message) => {
+    const { report, errors } = run([configured(custom("bad", evaluate as never)), claimStrategy]);
+    expect(errors).toEqual(["bad"]);
+    expect(report.errors[0]?.error).toContain(message);
+    expect(report.intents.map((i) => i.key)).toEqual([`claim-${winner.pubkey}`]);
+    expect(report.states.has("bad")).toBe(false);
+  });
+
+  it("keeps one intent per key when two strategies ask for the same effect", () => {
+    const twin = configured(
+      custom("twin", () => ({
+        intents: [
+          {
+            kind: "claim",
+            key: `claim-${winner.pubkey}`,
+            wallet: snapshot().wallet,
+            strategy: "twin",
+            positionPubkey: winner.pubkey,
+          },
+        ],
+        state: { seen: 1 },
+      })),
+    );
+    const { report } = run([claimStrategy, twin]);
+    expect(report.intents).toHaveLength(1);
+    expect(report.states.get("twin")).toEqual({ seen: 1 });
+  });
+
+  it("hands each strategy its own state", () => {
+    const counting = configured(
+      custom("counting", ({ state }) => ({ intents: [], state: { n: Number(state.n ?? 0) + 1 } })),
+    );
+    const { report } = run([counting], new Map([["counting", { n: 41 }]]));
+    expect(report.states.get("counting")).toEqual({ n: 42 });
+  });
+});

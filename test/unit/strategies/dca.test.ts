@@ -1,0 +1,480 @@
+import { describe, expect, it } from "vitest";
+import { formatIssues } from "../../../src/config/format-issues.js";
+import { intentSchema } from "../../../src/core/intent.js";
+import type { ListedOrder } from "../../../src/core/service-orders.js";
+import type { InFlightIntent } from "../../../src/core/snapshot.js";
+import type { StrategyState } from "../../../src/core/strategy.js";
+import { checkDcaMinimums, dca } from "../../../strategies/dca.js";
+import { fakePubkey, inFlight, snapshot, WALLET } from "../../helpers/fixtures.js";
+
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const SOL = "So11111111111111111111111111111111111111112";
+const T0 = 1_700_000_000;
+const DAY = 86_400;
+
+const weekly = {
+  id: "weekly-sol",
+  inputMint: USDC,
+  outputMint: SOL,
+  inAmountRaw: "400000000",
+  numberOfOrders: 4,
+  intervalSeconds: DAY,
+};
+
+function createRecurring(round: number, plan: typeof weekly = weekly) {
+  return {
+    kind: "createRecurring",
+    key: `dca-${WALLET}-${plan.id}-${round}`,
+    wallet: WALLET,
+    strategy: "dca",
+    inputMint: plan.inputMint,
+    outputMint: plan.outputMint,
+    inAmount: plan.inAmountRaw,
+    numberOfOrders: plan.numberOfOrders,
+    intervalSeconds: plan.intervalSeconds,
+    reason: `dca: plan ${plan.id} round ${round}, ${plan.numberOfOrders} orders every ${plan.intervalSeconds}s`,
+  };
+}
+
+interface Poll {
+  at: number;
+  plans?: Array<Record<string, unknown>>;
+  inFlightKeys?: string[];
+}
+
+/** One poll per entry, state carried; returns the intent keys of each poll. */
+function run(plans: Array<Record<string, unknown>>, schedule: Poll[], initial: StrategyState = {}) {
+  let state = initial;
+  return schedule.map((poll) => {
+    const inFlightIntents: InFlightIntent[] = (poll.inFlightKeys ?? []).map((key) =>
+      inFlight(key, "createRecurring", { strategy: "dca" }),
+    );
+    const result = dca.evaluate({
+      snapshot: snapshot({ inFlight: inFlightIntents }),
+      state,
+      config: dca.configSchema.parse({ plans: poll.plans ?? plans }),
+      now: new Date(poll.at * 1000),
+    });
+    state = result.state;
+    for (const intent of result.intents) intentSchema.parse(intent); // what the engine will check
+    return result.intents.map((intent) => intent.key);
+  });
+}
+
+describe("dca: rounds", () => {
+  it("the first poll creates round 1, exactly", () => {
+    const result = dca.evaluate({
+      snapshot: snapshot(),
+      state: {},
+      config: dca.configSchema.parse({ plans: [weekly] }),
+      now: new Date(T0 * 1000),
+    });
+    expect(result.intents).toEqual([createRecurring(1)]);
+    expect(result.state).toEqual({
+      plans: {
+        "weekly-sol": {
+          round: 1,
+          startedAt: T0,
+          endsAt: T0 + 4 * DAY,
+          retryUntil: T0 + DAY,
+          key: `dca-${WALLET}-weekly-sol-1`,
+        },
+      },
+    });
+  });
+
+  it.each<[string, Array<Record<string, unknown>>, Poll[], string[][]]>([
+    [
+      "not created again while its order is live",
+      [weekly],
+      [{ at: T0 }, { at: T0 + DAY }, { at: T0 + 2 * DAY }, { at: T0 + 4 * DAY - 1 }],
+      [[`dca-${WALLET}-weekly-sol-1`], [], [], []],
+    ],
+    [
+      "asked again in the round's first interval only when not in flight (a failed create is retried)",
+      [weekly],
+      [
+        { at: T0 },
+        { at: T0 + 60, inFlightKeys: [`dca-${WALLET}-weekly-sol-1`] },
+        { at: T0 + 120 },
+        { at: T0 + DAY - 1 },
+        { at: T0 + DAY },
+      ],
+      [
+        [`dca-${WALLET}-weekly-sol-1`],
+        [],
+        [`dca-${WALLET}-weekly-sol-1`],
+        [`dca-${WALLET}-weekly-sol-1`],
+        [],
+      ],
+    ],
+    [
+      "without repeat, the plan is done after its round",
+      [weekly],
+      [{ at: T0 }, { at: T0 + 4 * DAY }, { at: T0 + 9 * DAY }],
+      [[`dca-${WALLET}-weekly-sol-1`], [], []],
+    ],
+    [
+      "with repeat, the next round starts when one ends",
+      [{ ...weekly, repeat: true }],
+      [{ at: T0 }, { at: T0 + DAY }, { at: T0 + 4 * DAY }, { at: T0 + 5 * DAY }, { at: T0 + 8 * DAY + 5 }],
+      [
+        [`dca-${WALLET}-weekly-sol-1`],
+        [],
+        [`dca-${WALLET}-weekly-sol-2`],
+        [],
+        [`dca-${WALLET}-weekly-sol-3`],
+      ],
+    ],
+    [
+      "waits for startAt",
+      [{ ...weekly, startAt: T0 + 100 }],
+      [{ at: T0 }, { at: T0 + 99 }, { at: T0 + 100 }],
+      [[], [], [`dca-${WALLET}-weekly-sol-1`]],
+    ],
+    [
+      "plans run independently",
+      [weekly, { ...weekly, id: "daily", intervalSeconds: 3600, numberOfOrders: 2, repeat: true }],
+      [{ at: T0 }, { at: T0 + 7200 }, { at: T0 + 4 * DAY }],
+      [
+        [`dca-${WALLET}-weekly-sol-1`, `dca-${WALLET}-daily-1`],
+        [`dca-${WALLET}-weekly-sol-1`, `dca-${WALLET}-daily-2`],
+        [`dca-${WALLET}-daily-3`],
+      ],
+    ],
+    [
+      "a plan removed and added again continues its round numbering",
+      [{ ...weekly, repeat: true }],
+      [{ at: T0 }, { at: T0 + 5 * DAY, plans: [{ ...weekly, id: "other" }] }, { at: T0 + 6 * DAY }],
+      [[`dca-${WALLET}-weekly-sol-1`], [`dca-${WALLET}-other-1`], [`dca-${WALLET}-weekly-sol-2`]],
+    ],
+  ])("%s", (_label, plans, schedule, expected) => {
+    expect(run(plans, schedule)).toEqual(expected);
+  });
+
+  it("a change of amount takes effect with the next round", () => {
+    let state: StrategyState = {};
+    const poll = (at: number, plan: typeof weekly) => {
+      const result = dca.evaluate({
+        snapshot: snapshot(),
+        state,
+        config: dca.configSchema.parse({ plans: [{ ...plan, repeat: true }] }),
+        now: new Date(at * 1000),
+      });
+      state = result.state;
+      return result.intents;
+    };
+    const bigger = { ...weekly, inAmountRaw: "800000000" };
+    expect(poll(T0, weekly)).toEqual([createRecurring(1)]);
+    expect(poll(T0 + 2 * DAY, bigger)).toEqual([]);
+    expect(poll(T0 + 4 * DAY, bigger)).toEqual([createRecurring(2, bigger)]);
+  });
+
+  it("state it cannot read starts the plan again (the ledger refuses a round that is done)", () => {
+    expect(run([weekly], [{ at: T0 }], { plans: { "weekly-sol": { round: "one" } } })).toEqual([
+      [`dca-${WALLET}-weekly-sol-1`],
+    ]);
+  });
+});
+
+describe("dca: checkDcaMinimums", () => {
+  it.each<[string, { inAmountRaw: string; numberOfOrders: number }, number | string, number, string[]]>([
+    ["$100 in 2 orders of USDC", { inAmountRaw: "100000000", numberOfOrders: 2 }, 1, 6, []],
+    [
+      "$100 in 3 orders is under $50 an order",
+      { inAmountRaw: "100000000", numberOfOrders: 3 },
+      1,
+      6,
+      ["numberOfOrders: 3 orders of $33.333333 each, below the minimum of $50.00 an order"],
+    ],
+    [
+      "$80 in 2 orders is under both",
+      { inAmountRaw: "80000000", numberOfOrders: 2 },
+      "1",
+      6,
+      [
+        "inAmountRaw: worth $80.00 in total, below the minimum of $100.00",
+        "numberOfOrders: 2 orders of $40.00 each, below the minimum of $50.00 an order",
+      ],
+    ],
+    ["1 SOL at $150.25 in 3 orders", { inAmountRaw: "1000000000", numberOfOrders: 3 }, "150.25", 9, []],
+    [
+      "1 SOL at $150.25 in 4 orders",
+      { inAmountRaw: "1000000000", numberOfOrders: 4 },
+      150.25,
+      9,
+      ["numberOfOrders: 4 orders of $37.5625 each, below the minimum of $50.00 an order"],
+    ],
+    [
+      "a price in exponent notation, exactly",
+      { inAmountRaw: "80000000000000", numberOfOrders: 2 },
+      1.25e-7,
+      5,
+      [],
+    ],
+    [
+      "just under by one micro-dollar",
+      { inAmountRaw: "99999999", numberOfOrders: 2 },
+      1,
+      6,
+      [
+        "inAmountRaw: worth $99.999999 in total, below the minimum of $100.00",
+        "numberOfOrders: 2 orders of $49.999999 each, below the minimum of $50.00 an order",
+      ],
+    ],
+    [
+      "a negative price",
+      { inAmountRaw: "1", numberOfOrders: 2 },
+      -1,
+      6,
+      ["usdPrice: expected a price in dollars >= 0, got -1"],
+    ],
+    [
+      "bad decimals",
+      { inAmountRaw: "1", numberOfOrders: 2 },
+      1,
+      1.5,
+      ["decimals: expected a whole number >= 0, got 1.5"],
+    ],
+  ])("%s", (_label, plan, price, decimals, expected) => {
+    expect(checkDcaMinimums(plan, price, decimals)).toEqual(expected);
+  });
+});
+
+describe("dca: config refusals", () => {
+  const RAW = "expected a positive integer string of raw token units";
+  const TOKEN = "expected a token: its mint address, symbol or name (1 to 64 characters, no ',')";
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ["no plans key", {}, ["plans: expected a list of plans"]],
+    ["an empty list", { plans: [] }, ["plans: expected at least one plan"]],
+    [
+      "one order",
+      { plans: [{ ...weekly, numberOfOrders: 1 }] },
+      ["plans[0].numberOfOrders: expected a whole number of orders between 2 and 1000"],
+    ],
+    ["a decimal amount", { plans: [{ ...weekly, inAmountRaw: "1.5" }] }, [`plans[0].inAmountRaw: ${RAW}`]],
+    ["a zero amount", { plans: [{ ...weekly, inAmountRaw: "0" }] }, [`plans[0].inAmountRaw: ${RAW}`]],
+    ["an amount as a number", { plans: [{ ...weekly, inAmountRaw: 100 }] }, [`plans[0].inAmountRaw: ${RAW}`]],
+    [
+      "an amount past 2^53 (the service takes a JSON number)",
+      { plans: [{ ...weekly, inAmountRaw: "9007199254740993" }] },
+      ["plans[0].inAmountRaw: must be at most 9007199254740991 (the service takes a JSON number)"],
+    ],
+    [
+      "less than a raw unit per order",
+      { plans: [{ ...weekly, inAmountRaw: "3" }] },
+      ["plans[0].inAmountRaw: must be at least one raw unit per order (numberOfOrders)"],
+    ],
+    ["an empty token", { plans: [{ ...weekly, inputMint: " " }] }, [`plans[0].inputMint: ${TOKEN}`]],
+    ["a token list", { plans: [{ ...weekly, inputMint: "USDC,SOL" }] }, [`plans[0].inputMint: ${TOKEN}`]],
+    [
+      "the same mint twice",
+      { plans: [{ ...weekly, outputMint: USDC }] },
+      ["plans[0].outputMint: must differ from inputMint"],
+    ],
+    [
+      "an id with a colon",
+      { plans: [{ ...weekly, id: "a:b" }] },
+      ["plans[0].id: expected 1 to 64 letters, digits, '-' or '_'"],
+    ],
+    ["a duplicate id", { plans: [weekly, weekly] }, ['plans[1].id: duplicate id "weekly-sol"']],
+    [
+      "a zero interval",
+      { plans: [{ ...weekly, intervalSeconds: 0 }] },
+      ["plans[0].intervalSeconds: expected a whole number of seconds between 1 and 31536000"],
+    ],
+    [
+      "repeat as a string",
+      { plans: [{ ...weekly, repeat: "yes" }] },
+      ["plans[0].repeat: expected true or false"],
+    ],
+    ["an unknown key", { plans: [{ ...weekly, amount: "1" }] }, ["plans[0].amount: unknown key"]],
+    [
+      "a stopAt not after startAt",
+      { plans: [{ ...weekly, startAt: T0, stopAt: T0 }] },
+      ["plans[0].stopAt: must be after startAt"],
+    ],
+    [
+      "a plan that is not an object",
+      { plans: [weekly, null] },
+      ["plans[1]: expected a plan: id, inputMint, outputMint, inAmountRaw, numberOfOrders, intervalSeconds"],
+    ],
+  ])("%s", (_label, config, expected) => {
+    const parsed = dca.configSchema.safeParse(config);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error && formatIssues(parsed.error)).toEqual(expected);
+  });
+
+  it("defaults", () => {
+    expect(dca.configSchema.parse({ plans: [weekly] })).toEqual({ plans: [{ ...weekly, repeat: false }] });
+  });
+});
+
+describe("dca: the service's list of recurring orders is the rounds' true state", () => {
+  const ORDER = fakePubkey("Rec");
+  const OTHER = fakePubkey("Rec");
+  const repeating = { ...weekly, repeat: true };
+  const listedOrder = (state: ListedOrder["state"], order = ORDER, plan = weekly): ListedOrder => ({
+    order,
+    inputMint: plan.inputMint,
+    outputMint: plan.outputMint,
+    inAmountRaw: plan.inAmountRaw,
+    state,
+  });
+
+  interface ListedPoll extends Poll {
+    listed: ListedOrder[];
+  }
+
+  /** One poll per entry with the service's list, state carried; returns each poll's intents. */
+  function runListed(plans: Array<Record<string, unknown>>, schedule: ListedPoll[]) {
+    let state: StrategyState = {};
+    return schedule.map((poll) => {
+      const result = dca.evaluate({
+        snapshot: snapshot({
+          inFlight: (poll.inFlightKeys ?? []).map((key) =>
+            inFlight(key, "createRecurring", { strategy: "dca" }),
+          ),
+          listedRecurringOrders: poll.listed,
+        }),
+        state,
+        config: dca.configSchema.parse({ plans: poll.plans ?? plans }),
+        now: new Date(poll.at * 1000),
+      });
+      state = result.state;
+      for (const intent of result.intents) intentSchema.parse(intent);
+      return result.intents;
+    });
+  }
+  const keys = (polls: ReadonlyArray<ReadonlyArray<{ key: string }>>) =>
+    polls.map((intents) => intents.map((i) => i.key));
+
+  it("a round the service lists completed lets the next round start at once (repeat)", () => {
+    const polls = runListed(
+      [repeating],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 10, listed: [], inFlightKeys: [`dca-${WALLET}-weekly-sol-1`] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("open")] },
+        // Completed well before the four days the round was planned for.
+        { at: T0 + DAY + 10, listed: [listedOrder("completed")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`], [], [], [], [`dca-${WALLET}-weekly-sol-2`]]);
+  });
+
+  it("without repeat, a completed round ends the plan; a completed earlier order is not the next round's", () => {
+    const polls = runListed(
+      [weekly],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("completed")] },
+        { at: T0 + 10 * DAY, listed: [listedOrder("completed")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`], [], [], []]);
+  });
+
+  it("a round whose order is still listed open stays live past its planned end: no second order", () => {
+    const polls = runListed(
+      [repeating],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + 5 * DAY, listed: [listedOrder("open")] },
+        { at: T0 + 5 * DAY + 10, listed: [listedOrder("completed")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`], [], [], [`dca-${WALLET}-weekly-sol-2`]]);
+  });
+
+  it("an order listed open that Keeper has no state for is taken as round 1, not placed again", () => {
+    const polls = runListed(
+      [weekly],
+      [
+        { at: T0, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("open")] },
+        { at: T0 + 10 * DAY, listed: [listedOrder("open")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([[], [], []]);
+  });
+
+  it("an order of other mints or another amount is not the plan's", () => {
+    const other = { ...weekly, id: "other", inAmountRaw: "500000000" };
+    const polls = runListed([weekly], [{ at: T0, listed: [listedOrder("open", OTHER, other)] }]);
+    expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`]]);
+  });
+
+  it("a plan removed from config is stopped: its open order is cancelled, once it is cancelled nothing more", () => {
+    const daily = { ...weekly, id: "daily", inAmountRaw: "200000000", numberOfOrders: 2 };
+    const dailyOrder = listedOrder("open", OTHER, daily);
+    const polls = runListed(
+      [weekly, daily],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open"), dailyOrder] },
+        { at: T0 + 30, plans: [daily], listed: [listedOrder("open"), dailyOrder] },
+        {
+          at: T0 + 40,
+          plans: [daily],
+          listed: [listedOrder("open"), dailyOrder],
+          inFlightKeys: [`dca-${WALLET}-weekly-sol-1-cancel`],
+        },
+        { at: T0 + 50, plans: [daily], listed: [listedOrder("cancelled"), dailyOrder] },
+      ],
+    );
+    expect(keys(polls)).toEqual([
+      [`dca-${WALLET}-weekly-sol-1`, `dca-${WALLET}-daily-1`],
+      [],
+      [`dca-${WALLET}-weekly-sol-1-cancel`],
+      [],
+      [],
+    ]);
+    expect(polls[2]?.[0]).toEqual({
+      kind: "cancelRecurring",
+      key: `dca-${WALLET}-weekly-sol-1-cancel`,
+      wallet: WALLET,
+      strategy: "dca",
+      order: ORDER,
+      inputMint: USDC,
+      reason: "dca: plan weekly-sol is no longer configured; stopping round 1",
+    });
+  });
+
+  it("a plan past its stopAt is stopped: its open order is cancelled and no round starts after", () => {
+    const stopping = { ...repeating, stopAt: T0 + DAY };
+    const polls = runListed(
+      [stopping],
+      [
+        { at: T0, listed: [] },
+        { at: T0 + 20, listed: [listedOrder("open")] },
+        { at: T0 + DAY, listed: [listedOrder("open")] },
+        { at: T0 + DAY + 10, listed: [listedOrder("cancelled")] },
+        { at: T0 + 10 * DAY, listed: [listedOrder("cancelled")] },
+      ],
+    );
+    expect(keys(polls)).toEqual([
+      [`dca-${WALLET}-weekly-sol-1`],
+      [],
+      [`dca-${WALLET}-weekly-sol-1-cancel`],
+      [],
+      [],
+    ]);
+    expect(polls[2]?.[0]).toMatchObject({
+      kind: "cancelRecurring",
+      order: ORDER,
+      reason: `dca: plan weekly-sol reached its stopAt ${T0 + DAY}; stopping round 1`,
+    });
+  });
+});
+
+describe("dca: stopAt without the service's list", () => {
+  it("starts no round at or after stopAt, even with repeat", () => {
+    expect(
+      run([{ ...weekly, repeat: true, stopAt: T0 + 2 * DAY }], [{ at: T0 }, { at: T0 + 5 * DAY }]),
+    ).toEqual([[`dca-${WALLET}-weekly-sol-1`], []]);
+  });
+});
