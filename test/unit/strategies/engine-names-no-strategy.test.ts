@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { builtInStrategies } from "../../strategies/index.js";
+import { builtInStrategies } from "../../../strategies/index.js";
 
 /**
  * The engine never names a strategy: what it does for one (what it reads, which tokens it resolves,
@@ -17,7 +17,7 @@ const WRITES_CONFIG: Readonly<Record<string, string>> = {
   "src/sandbox/key-files.ts": "the config `keeper sandbox --keys-dir` writes for its wallets",
 };
 
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname, "../../..");
 const REGISTRY = "strategies/index.ts";
 
 function sourceFiles(dir: string): string[] {
@@ -64,7 +64,7 @@ describe("no engine file names a built-in strategy", () => {
       ["x.ts:1: imports ../../strategies/dca.js"],
     ],
     ["a key that only starts like a name", "const key = `dca-$" + "{wallet}`; // the sweep runs", []],
-    ["the registry", 'import { builtInStrategies } from "../../strategies/index.js";', []],
+    ["the registry", 'import { builtInStrategies } from "../../../strategies/index.js";', []],
   ])("the check sees %s", (_label, line, expected) => {
     expect(namingsIn("src/config/x.ts", line).map((f) => f.replace("src/config/", ""))).toEqual(expected);
   });
