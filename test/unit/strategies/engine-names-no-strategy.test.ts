@@ -64,7 +64,7 @@ describe("no engine file names a built-in strategy", () => {
       ["x.ts:1: imports ../../strategies/dca.js"],
     ],
     ["a key that only starts like a name", "const key = `dca-$" + "{wallet}`; // the sweep runs", []],
-    ["the registry", 'import { builtInStrategies } from "../../../strategies/index.js";', []],
+    ["the registry", 'import { builtInStrategies } from "../../strategies/index.js";', []],
   ])("the check sees %s", (_label, line, expected) => {
     expect(namingsIn("src/config/x.ts", line).map((f) => f.replace("src/config/", ""))).toEqual(expected);
   });
