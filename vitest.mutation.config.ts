@@ -21,6 +21,8 @@ export default defineConfig({
           "test/unit/**/*.test.ts",
           "test/integration/chain/**/*.test.ts",
           "test/integration/signer/**/*.test.ts",
+          // The signer's limits, through the signer role (src/app) and real Redis.
+          "test/integration/app/signer-limits.test.ts",
         ],
     setupFiles: ["test/setup/tee-output.ts"],
     // A mutant that makes a wait endless is a timeout for Stryker, not a hung run.
