@@ -242,150 +242,181 @@ export const limitOrders = defineStrategy<LimitOrdersConfig>({
       output: order.outputMint,
     })),
   evaluate({ snapshot, state, config, now }) {
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
     const ledgerOrders = (snapshot as TriggerOrdersSnapshot).triggerOrders;
-    const known = ledgerOrders ? new Map(ledgerOrders.map((o) => [o.key, o.order])) : undefined;
-    const service = snapshot.listedTriggerOrders
-      ? new Map(snapshot.listedTriggerOrders.map((o) => [o.order, o]))
-      : undefined;
-    const configured = new Map(config.orders.map((order) => [order.id, order]));
     const previous = readState(state);
-    const orders: Record<string, Generation> = { ...previous.orders };
-    const cancels: Record<string, PendingCancel> = { ...previous.cancels };
-    const intents: Intent[] = [];
-    const base = { wallet: snapshot.wallet, strategy: STRATEGY_NAME };
-
-    // 0. What the service lists: learn missing order accounts, settle generations it finished.
-    if (service) {
-      const claimed = new Set<string>();
-      for (const [id, current] of Object.entries(orders)) {
-        const order = known?.get(createKeyOf(id, current)) ?? current.order;
-        if (order !== undefined) claimed.add(order);
-      }
-      for (const [id, current] of Object.entries(orders)) {
-        if (current.status !== "open") continue;
-        const key = createKeyOf(id, current);
-        let order = known?.get(key) ?? current.order;
-        if (order === undefined && !inFlight.has(key)) {
-          order = openOrderWithTerms(service.values(), current.terms, claimed);
-          if (order !== undefined) {
-            claimed.add(order);
-            orders[id] = { ...current, order };
-          }
-        }
-        const state = order === undefined ? undefined : service.get(order)?.state;
-        if (state !== undefined && isFinished(state))
-          orders[id] = { ...(orders[id] ?? current), status: "settled" };
-      }
-    }
-
-    // 1. Retire open generations whose order was removed, changed or outlived its TTL.
-    for (const [id, current] of Object.entries(orders)) {
-      if (current.status !== "open") continue;
-      const order = configured.get(id);
-      let status: Generation["status"] | undefined;
-      let reason = "";
-      if (!order) {
-        status = "removed";
-        reason = `removed: order ${id} is no longer configured`;
-      } else if (termsOf(order) !== current.terms) {
-        status = "replaced";
-        reason = `replaced: the terms of order ${id} changed`;
-      } else if (order.ttlSeconds !== undefined && nowSeconds >= current.createdAt + order.ttlSeconds) {
-        status = "expired";
-        reason = `ttl: order ${id} is ${nowSeconds - current.createdAt}s old (ttl ${order.ttlSeconds}s)`;
-      }
-      if (!status) continue;
-      orders[id] = { ...current, status };
-      cancels[createKeyOf(id, current)] = {
-        id,
-        generation: current.generation,
-        inputMint: current.inputMint,
-        reason,
-        ...(current.order === undefined ? {} : { order: current.order }),
-      };
-    }
-
-    // 2. Cancel retired orders that are open; forget those that are gone.
-    for (const [createKey, cancel] of Object.entries(cancels)) {
-      if (inFlight.has(createKey) || (!known && !service)) continue; // still being created, or nothing to go by
-      const order = known?.get(createKey) ?? cancel.order;
-      const state = order === undefined ? undefined : service?.get(order)?.state;
-      // Gone from the ledger's open orders, or finished by the service: nothing left to cancel.
-      if (order === undefined || (state !== undefined && isFinished(state))) {
-        delete cancels[createKey];
-        continue;
-      }
-      const key = limitOrderKeys.cancel(createKey);
-      if (inFlight.has(key)) continue;
-      intents.push({
-        kind: "cancelTrigger",
-        key,
-        ...base,
-        order,
-        inputMint: cancel.inputMint,
-        reason: cancel.reason,
-      });
-    }
-
-    // 3. Create configured orders: a new generation where due, the current one again until it is known.
-    const waitingForCancel = new Set(Object.values(cancels).map((cancel) => cancel.id));
-    for (const order of config.orders) {
-      const current = orders[order.id];
-      const terms = termsOf(order);
-      let generation: Generation;
-      const adopted =
-        current === undefined && service
-          ? openOrderWithTerms(service.values(), terms, ownOrders(orders, known))
-          : undefined;
-      if (current?.status === "open") {
-        generation = current;
-      } else if (
-        (current?.status === "expired" || current?.status === "settled") &&
-        current.terms === terms
-      ) {
-        continue; // it had its time (or the service finished it); the same terms are not placed again
-      } else if (adopted !== undefined) {
-        // Listed open with these terms, but Keeper has no state for the id: that order is generation 1.
-        orders[order.id] = {
-          generation: 1,
-          terms,
-          inputMint: order.inputMint,
-          createdAt: nowSeconds,
-          status: "open",
-          key: limitOrderKeys.create(snapshot.wallet, order.id, 1),
-          order: adopted,
-        };
-        continue;
-      } else {
-        if (waitingForCancel.has(order.id)) continue; // one order per id at a time
-        const number = (current?.generation ?? 0) + 1;
-        generation = {
-          generation: number,
-          terms,
-          inputMint: order.inputMint,
-          createdAt: nowSeconds,
-          status: "open",
-          key: limitOrderKeys.create(snapshot.wallet, order.id, number),
-        };
-        orders[order.id] = generation;
-      }
-      const key = createKeyOf(order.id, generation);
-      if (inFlight.has(key) || known?.has(key) || generation.order !== undefined) continue;
-      intents.push({
-        kind: "createTrigger",
-        key,
-        ...base,
-        inputMint: order.inputMint,
-        outputMint: order.outputMint,
-        ...triggerAmounts(order),
-        // The service expires the order by itself too, so the TTL holds even while Keeper is down.
-        ...(order.ttlSeconds === undefined ? {} : { expiredAt: generation.createdAt + order.ttlSeconds }),
-        ...(order.slippageBps === undefined ? {} : { slippageBps: order.slippageBps }),
-        reason: `limit: ${order.side} ${order.amount} at ${order.price} (order ${order.id}, generation ${generation.generation})`,
-      });
-    }
-    return { intents, state: { orders, cancels } };
+    const round: Round = {
+      snapshot,
+      config,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+      inFlight: new Set(snapshot.inFlight.map((intent) => intent.key)),
+      known: ledgerOrders ? new Map(ledgerOrders.map((o) => [o.key, o.order])) : undefined,
+      service: snapshot.listedTriggerOrders
+        ? new Map(snapshot.listedTriggerOrders.map((o) => [o.order, o]))
+        : undefined,
+      orders: { ...previous.orders },
+      cancels: { ...previous.cancels },
+      intents: [],
+    };
+    settleFromService(round);
+    retireGenerations(round);
+    cancelRetired(round);
+    createConfigured(round);
+    return { intents: round.intents, state: { orders: round.orders, cancels: round.cancels } };
   },
 });
+
+/** One evaluation's inputs and what it builds up: the generations, the pending cancels, the intents. */
+interface Round {
+  snapshot: Snapshot;
+  config: LimitOrdersConfig;
+  nowSeconds: number;
+  inFlight: ReadonlySet<string>;
+  /** The ledger's open trigger orders by create key; undefined when the snapshot has none. */
+  known: ReadonlyMap<string, string> | undefined;
+  /** The service's trigger orders by order account; undefined when not read this poll. */
+  service: ReadonlyMap<string, ListedOrder> | undefined;
+  orders: Record<string, Generation>;
+  cancels: Record<string, PendingCancel>;
+  intents: Intent[];
+}
+
+/** What the service lists: learn missing order accounts, settle generations it finished. */
+function settleFromService(round: Round): void {
+  const { service, known, orders, inFlight } = round;
+  if (!service) return;
+  const claimed = new Set<string>();
+  for (const [id, current] of Object.entries(orders)) {
+    const order = known?.get(createKeyOf(id, current)) ?? current.order;
+    if (order !== undefined) claimed.add(order);
+  }
+  for (const [id, current] of Object.entries(orders)) {
+    if (current.status !== "open") continue;
+    const key = createKeyOf(id, current);
+    let order = known?.get(key) ?? current.order;
+    if (order === undefined && !inFlight.has(key)) {
+      order = openOrderWithTerms(service.values(), current.terms, claimed);
+      if (order !== undefined) {
+        claimed.add(order);
+        orders[id] = { ...current, order };
+      }
+    }
+    const listed = order === undefined ? undefined : service.get(order)?.state;
+    if (listed !== undefined && isFinished(listed))
+      orders[id] = { ...(orders[id] ?? current), status: "settled" };
+  }
+}
+
+/** Retires open generations whose order was removed, changed or outlived its TTL. */
+function retireGenerations(round: Round): void {
+  const configured = new Map(round.config.orders.map((order) => [order.id, order]));
+  for (const [id, current] of Object.entries(round.orders)) {
+    if (current.status !== "open") continue;
+    const order = configured.get(id);
+    let status: Generation["status"] | undefined;
+    let reason = "";
+    if (!order) {
+      status = "removed";
+      reason = `removed: order ${id} is no longer configured`;
+    } else if (termsOf(order) !== current.terms) {
+      status = "replaced";
+      reason = `replaced: the terms of order ${id} changed`;
+    } else if (order.ttlSeconds !== undefined && round.nowSeconds >= current.createdAt + order.ttlSeconds) {
+      status = "expired";
+      reason = `ttl: order ${id} is ${round.nowSeconds - current.createdAt}s old (ttl ${order.ttlSeconds}s)`;
+    }
+    if (!status) continue;
+    round.orders[id] = { ...current, status };
+    round.cancels[createKeyOf(id, current)] = {
+      id,
+      generation: current.generation,
+      inputMint: current.inputMint,
+      reason,
+      ...(current.order === undefined ? {} : { order: current.order }),
+    };
+  }
+}
+
+/** Cancels retired orders that are open; forgets those that are gone. */
+function cancelRetired(round: Round): void {
+  const { known, service, inFlight, cancels } = round;
+  for (const [createKey, cancel] of Object.entries(cancels)) {
+    if (inFlight.has(createKey) || (!known && !service)) continue; // still being created, or nothing to go by
+    const order = known?.get(createKey) ?? cancel.order;
+    const listed = order === undefined ? undefined : service?.get(order)?.state;
+    // Gone from the ledger's open orders, or finished by the service: nothing left to cancel.
+    if (order === undefined || (listed !== undefined && isFinished(listed))) {
+      delete cancels[createKey];
+      continue;
+    }
+    const key = limitOrderKeys.cancel(createKey);
+    if (inFlight.has(key)) continue;
+    round.intents.push({
+      kind: "cancelTrigger",
+      key,
+      wallet: round.snapshot.wallet,
+      strategy: STRATEGY_NAME,
+      order,
+      inputMint: cancel.inputMint,
+      reason: cancel.reason,
+    });
+  }
+}
+
+/** Creates configured orders: a new generation where due, the current one again until it is known. */
+function createConfigured(round: Round): void {
+  const { snapshot, orders, known, service, inFlight, nowSeconds } = round;
+  const waitingForCancel = new Set(Object.values(round.cancels).map((cancel) => cancel.id));
+  for (const order of round.config.orders) {
+    const current = orders[order.id];
+    const terms = termsOf(order);
+    let generation: Generation;
+    const adopted =
+      current === undefined && service
+        ? openOrderWithTerms(service.values(), terms, ownOrders(orders, known))
+        : undefined;
+    if (current?.status === "open") {
+      generation = current;
+    } else if ((current?.status === "expired" || current?.status === "settled") && current.terms === terms) {
+      continue; // it had its time (or the service finished it); the same terms are not placed again
+    } else if (adopted !== undefined) {
+      // Listed open with these terms, but Keeper has no state for the id: that order is generation 1.
+      orders[order.id] = {
+        generation: 1,
+        terms,
+        inputMint: order.inputMint,
+        createdAt: nowSeconds,
+        status: "open",
+        key: limitOrderKeys.create(snapshot.wallet, order.id, 1),
+        order: adopted,
+      };
+      continue;
+    } else {
+      if (waitingForCancel.has(order.id)) continue; // one order per id at a time
+      const number = (current?.generation ?? 0) + 1;
+      generation = {
+        generation: number,
+        terms,
+        inputMint: order.inputMint,
+        createdAt: nowSeconds,
+        status: "open",
+        key: limitOrderKeys.create(snapshot.wallet, order.id, number),
+      };
+      orders[order.id] = generation;
+    }
+    const key = createKeyOf(order.id, generation);
+    if (inFlight.has(key) || known?.has(key) || generation.order !== undefined) continue;
+    round.intents.push({
+      kind: "createTrigger",
+      key,
+      wallet: snapshot.wallet,
+      strategy: STRATEGY_NAME,
+      inputMint: order.inputMint,
+      outputMint: order.outputMint,
+      ...triggerAmounts(order),
+      // The service expires the order by itself too, so the TTL holds even while Keeper is down.
+      ...(order.ttlSeconds === undefined ? {} : { expiredAt: generation.createdAt + order.ttlSeconds }),
+      ...(order.slippageBps === undefined ? {} : { slippageBps: order.slippageBps }),
+      reason: `limit: ${order.side} ${order.amount} at ${order.price} (order ${order.id}, generation ${generation.generation})`,
+    });
+  }
+}
