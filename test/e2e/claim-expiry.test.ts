@@ -14,6 +14,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { countLandedClaims } from "../helpers/landed.js";
 import { testRedis } from "../helpers/redis.js";
 
 /** The chain drops every send while this is set: a transaction can only expire. */
@@ -27,21 +28,15 @@ describe("claims whose blockhash expires, end to end: the whole keeper rebuilds 
   let wallet: string;
   let winners: Position[];
   let paidBefore: bigint;
-  /** Claim payouts that landed on chain, by position (from the memo each claim carries). */
-  const landedClaims = new Map<string, number>();
+  /** Claim payouts that landed on chain, by position. */
+  let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
     // One wallet, so every claim is signed at once (the signer's concurrency is 16).
     ({ sandbox } = await startTestSandbox({ walletCount: 1 }));
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
     chain = sandbox.chain.chain;
-    chain.onLanded((landed) => {
-      if (landed.err !== null) return;
-      for (const memo of landed.memos) {
-        const position = /^keeper-sandbox:claim:(\w+)$/.exec(memo)?.[1];
-        if (position) landedClaims.set(position, (landedClaims.get(position) ?? 0) + 1);
-      }
-    });
+    landedClaims = countLandedClaims(sandbox);
     redis = await testRedis("e2e-claim-expiry");
     wallet = sandbox.wallets[0] ?? "";
     winners = (await positionsOf(sandbox, wallet)).filter((p) => p.claimable && !p.claimed);

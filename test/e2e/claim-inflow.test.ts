@@ -12,6 +12,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { countLandedClaims } from "../helpers/landed.js";
 import { testRedis } from "../helpers/redis.js";
 
 /**
@@ -26,15 +27,12 @@ describe("claims must pay the wallet, end to end", () => {
   let config: KeeperConfig;
   let keeper: RunningKeeper | undefined;
   let wallet: string;
-  let landedClaims = 0;
+  /** Claim payouts that landed on chain, by position. */
+  let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox({ walletCount: 1 }));
-    if (!sandbox.chain) throw new Error("the sandbox runs no chain");
-    sandbox.chain.chain.onLanded((landed) => {
-      if (landed.err === null && landed.memos.some((m) => m.startsWith("keeper-sandbox:claim:")))
-        landedClaims += 1;
-    });
+    landedClaims = countLandedClaims(sandbox);
     redis = await testRedis("e2e-claim-inflow");
     wallet = sandbox.wallets[0] ?? "";
     config = await loadTestConfig(await writeKeeperConfig(sandbox, redis.prefix));
@@ -73,7 +71,7 @@ describe("claims must pay the wallet, end to end", () => {
       expect(row.error).toContain(`brings the wallet 0 of mint ${elsewhere}, expected at least ${least}`);
       expect(row.signature).toBeUndefined();
     }
-    expect(landedClaims).toBe(0);
+    expect(landedClaims.size).toBe(0);
     expect(await usdcBalance(sandbox, wallet, sandbox.usdcMint)).toBe(usdcBefore);
   }, 90_000);
 });

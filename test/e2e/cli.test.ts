@@ -1,36 +1,11 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
+import { runCli } from "../helpers/keeper-harness.js";
 import { testRedis } from "../helpers/redis.js";
-import { recordTestOutput } from "../helpers/test-secrets.js";
-
-function keeper(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(process.cwd(), "bin/keeper.js"), ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("exit", (code) => {
-      recordTestOutput("cli", stdout + stderr);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 // Each command is a fresh process that compiles the sources through tsx: seconds apiece when idle, up to a
 // minute on a loaded machine; the time limits below only stop a hung run.
@@ -53,7 +28,7 @@ describe("the keeper CLI against the sandbox", () => {
 
   it("reads every read endpoint as JSON", async () => {
     const owner = sandbox.wallets[0] ?? "";
-    const events = await keeper(["events", "--json", "--limit", "5"], env);
+    const events = await runCli(["events", "--json", "--limit", "5"], env);
     expect(events.code).toBe(0);
     const eventId =
       (JSON.parse(events.stdout) as { data: Array<{ eventId: string }> }).data[0]?.eventId ?? "";
@@ -76,11 +51,11 @@ describe("the keeper CLI against the sandbox", () => {
       [["status", "--json"], (j) => (j as { paused: { paused: boolean } }).paused.paused === false],
     ];
     for (const [args, check] of runs) {
-      const run = await keeper(args, env);
+      const run = await runCli(args, env);
       expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
       expect(check(JSON.parse(run.stdout)), args.join(" ")).toBe(true);
     }
-    const table = await keeper(["positions", owner], env);
+    const table = await runCli(["positions", owner], env);
     expect(table.stdout.split("\n")[0]).toMatch(/^position\s+market\s+side/);
   }, 300_000);
 
@@ -89,12 +64,12 @@ describe("the keeper CLI against the sandbox", () => {
     const resolved = sandbox.world.markets.find((m) => sandbox.world.marketState(m).result !== null);
     const eventId = resolved === undefined ? "" : (sandbox.world.events[resolved.eventIndex]?.eventId ?? "");
     const json = async (args: string[]) => {
-      const run = await keeper([...args, "--json"], env);
+      const run = await runCli([...args, "--json"], env);
       expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
       return JSON.parse(run.stdout) as unknown;
     };
     const table = async (args: string[]) => {
-      const run = await keeper(args, env);
+      const run = await runCli(args, env);
       expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
       // A null is a blank cell, never the word.
       expect(run.stdout).not.toMatch(/\bnull\b|NaN|undefined/);
@@ -152,13 +127,13 @@ describe("the keeper CLI against the sandbox", () => {
   }, 300_000);
 
   it("pauses and resumes through Redis", async () => {
-    expect((await keeper(["pause", "--reason", "maintenance"], env)).code).toBe(0);
-    const paused = JSON.parse((await keeper(["status", "--json"], env)).stdout) as {
+    expect((await runCli(["pause", "--reason", "maintenance"], env)).code).toBe(0);
+    const paused = JSON.parse((await runCli(["status", "--json"], env)).stdout) as {
       paused: { paused: boolean; reason: string };
     };
     expect(paused.paused).toMatchObject({ paused: true, reason: "maintenance" });
-    expect((await keeper(["resume"], env)).code).toBe(0);
-    const resumed = JSON.parse((await keeper(["status", "--json"], env)).stdout) as {
+    expect((await runCli(["resume"], env)).code).toBe(0);
+    const resumed = JSON.parse((await runCli(["status", "--json"], env)).stdout) as {
       paused: { paused: boolean };
     };
     expect(resumed.paused.paused).toBe(false);
@@ -173,7 +148,7 @@ describe("the keeper CLI against the sandbox", () => {
   ])(
     "refuses %j with exit 2 and one clear line",
     async (args, message) => {
-      const run = await keeper(args, env);
+      const run = await runCli(args, env);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stderr).not.toMatch(/^\s+at /m);

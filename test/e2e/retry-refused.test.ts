@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,34 +13,14 @@ import {
   eventually,
   loadTestConfig,
   positionsOf,
+  runCli,
   startTestKeeper,
   startTestSandbox,
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { countLandedClaims } from "../helpers/landed.js";
 import { testRedis } from "../helpers/redis.js";
-import { recordTestOutput } from "../helpers/test-secrets.js";
-
-function keeperCli(args: string[], configFile: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [join(process.cwd(), "bin/keeper.js"), ...args], {
-      env: { ...process.env, KEEPER_CONFIG: configFile },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("exit", (code) => {
-      recordTestOutput("cli", stdout + stderr);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * A claim the signer's policy refuses stays refused, however often the wallet is polled and whatever
@@ -58,19 +37,13 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
   const webhook = Fastify();
   const notifications: Array<{ text: string; keeper: { event: string; intent?: string; reason?: string } }> =
     [];
-  /** Claim payouts that landed on chain, by position (from the memo each claim carries). */
-  const landedClaims = new Map<string, number>();
+  /** Claim payouts that landed on chain, by position. */
+  let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox({ walletCount: 1 }));
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
-    sandbox.chain.chain.onLanded((landed) => {
-      if (landed.err !== null) return;
-      for (const memo of landed.memos) {
-        const position = /^keeper-sandbox:claim:(\w+)$/.exec(memo)?.[1];
-        if (position) landedClaims.set(position, (landedClaims.get(position) ?? 0) + 1);
-      }
-    });
+    landedClaims = countLandedClaims(sandbox);
     redis = await testRedis("e2e-retry");
     wallet = sandbox.wallets[0] ?? "";
     webhook.post("/hook", async (request) => {
@@ -150,7 +123,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     expect(await second.keeper.ledger.get(key)).toMatchObject({ status: "refused", tries: 1 });
     expect(await usdcBalance(sandbox, wallet, sandbox.usdcMint)).toBe(paidBefore);
 
-    const run = await keeperCli(["retry", key, "--json"], configFile);
+    const run = await runCli(["retry", key, "--json"], { KEEPER_CONFIG: configFile });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
       key,
@@ -184,7 +157,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
 
     // A confirmed intent cannot be retried: exit 2, nothing changed.
     const before = await running.ledger.get(key);
-    const again = await keeperCli(["retry", key], configFile);
+    const again = await runCli(["retry", key], { KEEPER_CONFIG: configFile });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`${key} is confirmed; only a refused or failed intent can be retried`);
     expect(await running.ledger.get(key)).toEqual(before);
@@ -192,7 +165,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
 
   it("prints what it retried; refuses an unknown key, an intent in flight and a missing argument with exit code 2", async () => {
     const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
-    const unknown = await keeperCli(["retry", "claim-nothing-here"], configFile);
+    const unknown = await runCli(["retry", "claim-nothing-here"], { KEEPER_CONFIG: configFile });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no intent claim-nothing-here in the ledger");
     expect(await ledger.get("claim-nothing-here")).toBeUndefined();
@@ -208,7 +181,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     };
     await ledger.admit(intent);
     const before = await ledger.get(intent.key);
-    const inFlight = await keeperCli(["retry", intent.key, "--json"], configFile);
+    const inFlight = await runCli(["retry", intent.key, "--json"], { KEEPER_CONFIG: configFile });
     expect(inFlight.code).toBe(2);
     expect(inFlight.stdout).toBe("");
     expect(inFlight.stderr).toContain("claim-in-flight is pending; only a refused or failed intent");
@@ -222,7 +195,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
       reason: "outflow_sol",
       error: "simulation: the wallet loses 5 lamports",
     });
-    const retried = await keeperCli(["retry", refusedIntent.key], configFile);
+    const retried = await runCli(["retry", refusedIntent.key], { KEEPER_CONFIG: configFile });
     expect(retried.code, retried.stderr).toBe(0);
     // "now" is what the CLI read back: the running keeper may already have taken the intent up.
     expect(retried.stdout).toMatch(
@@ -231,7 +204,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     // The running keeper takes it at once (and the service knows no such position): the try counts.
     expect((await ledger.get(refusedIntent.key))?.tries).toBe(2);
 
-    const missing = await keeperCli(["retry"], configFile);
+    const missing = await runCli(["retry"], { KEEPER_CONFIG: configFile });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("missing required argument");
   }, 60_000);

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,13 +10,13 @@ import {
   eventually,
   loadTestConfig,
   positionsOf,
+  runCli,
   startTestKeeper,
   startTestSandbox,
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
 import { testRedis } from "../helpers/redis.js";
-import { recordTestOutput } from "../helpers/test-secrets.js";
 
 const ONE_USD = 1_000_000;
 
@@ -26,26 +25,8 @@ function yesPriceFor(position: Position, sidePriceMicro: number): number {
   return position.isYes ? side : ONE_USD - side;
 }
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(process.cwd(), "bin/keeper.js"), ...args], {
-      env: { ...process.env, KEEPER_CONFIG: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("exit", (code) => {
-      recordTestOutput("cli", stdout + stderr);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** `keeper ARGS` with no config from the environment: each call names its own with --config. */
+const cli = (args: string[]) => runCli(args, { KEEPER_CONFIG: "" });
 
 const isOpen = (p: Position) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed;
 

@@ -1,33 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
-import { recordTestOutput } from "../helpers/test-secrets.js";
+import { runCli } from "../helpers/keeper-harness.js";
 
-function configCheck(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      [join(process.cwd(), "bin/keeper.js"), "config", "check", "--config", file],
-      { env: { ...process.env, KEEPER_CONFIG: "" }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("exit", (code) => {
-      recordTestOutput("cli", stdout + stderr);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+/** `keeper config check` of `file` alone (no config from the environment). */
+const configCheck = (file: string) => runCli(["config", "check", "--config", file], { KEEPER_CONFIG: "" });
 
 const EXAMPLE = resolve("strategies/examples/close-at-multiple.ts");
 const S = "strategies:\n  - name:";

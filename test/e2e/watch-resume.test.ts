@@ -18,6 +18,7 @@ import {
   writeKeeperConfig,
   writeWalletKeyFiles,
 } from "../helpers/keeper-harness.js";
+import { countLandedClaims } from "../helpers/landed.js";
 import { testRedis } from "../helpers/redis.js";
 
 /** The chain drops every send while this is set: a sent claim can only be watched. */
@@ -40,18 +41,13 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
   let configFile: string;
   let winners: Position[];
   const runs: Array<ReturnType<typeof spawnKeeper>> = [];
-  const landedClaims = new Map<string, number>();
+  /** Claim payouts that landed on chain, by position. */
+  let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
     // 400 ms slots: a blockhash lives a minute, longer than a kill and a restart take.
     ({ sandbox } = await startTestSandbox({ slotMs: 400 }));
-    sandbox.chain?.chain.onLanded((landed) => {
-      if (landed.err !== null) return;
-      for (const memo of landed.memos) {
-        const position = /^keeper-sandbox:claim:(\w+)$/.exec(memo)?.[1];
-        if (position) landedClaims.set(position, (landedClaims.get(position) ?? 0) + 1);
-      }
-    });
+    landedClaims = countLandedClaims(sandbox);
     redis = await testRedis("e2e-watch-resume");
     keys = redisKeys(redis.prefix, "live");
     ledger = new Ledger(redis.redis, keys);

@@ -19,6 +19,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../../../helpers/keeper-harness.js";
+import { countLandedClaims } from "../../../helpers/landed.js";
 import { testRedis } from "../../../helpers/redis.js";
 
 /** Signing slots of the keeper under test; one more lost transaction than that is sent. */
@@ -37,21 +38,15 @@ describe("the watcher: dropped transactions do not hold the signing slots", () =
   let drops: DroppingNode;
   let redis: Awaited<ReturnType<typeof testRedis>>;
   let winners: Position[];
-  /** Claim payouts that landed on chain, by position (from the memo each claim carries). */
-  const landedClaims = new Map<string, number>();
+  /** Claim payouts that landed on chain, by position. */
+  let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
     // 400 ms slots: a blockhash lives a minute, far longer than the new claim takes on a busy machine;
     // the lost ones are expired on purpose, by moving the chain on.
     ({ sandbox } = await startTestSandbox({ slotMs: 400 }));
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
-    sandbox.chain.chain.onLanded((landed) => {
-      if (landed.err !== null) return;
-      for (const memo of landed.memos) {
-        const position = /^keeper-sandbox:claim:(\w+)$/.exec(memo)?.[1];
-        if (position) landedClaims.set(position, (landedClaims.get(position) ?? 0) + 1);
-      }
-    });
+    landedClaims = countLandedClaims(sandbox);
     drops = await startDroppingNode(sandbox.chain.url);
     redis = await testRedis("watcher");
     const loaded = await loadTestConfig(

@@ -24,6 +24,7 @@ import {
   startTestSandbox,
   usdcBalance,
 } from "../../../helpers/keeper-harness.js";
+import { countLandedClaims } from "../../../helpers/landed.js";
 import { testRedis } from "../../../helpers/redis.js";
 
 /** One fresh transaction after an expired one, then the intent gives up for this try. */
@@ -52,20 +53,14 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
   let attempts: RedisAttemptStore;
   let winners: Position[];
   const logs = captureLogger("debug");
-  /** Claim payouts that landed on chain, by position (from the memo each claim carries). */
-  const landedClaims = new Map<string, number>();
+  /** Claim payouts that landed on chain, by position. */
+  let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox());
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
     chain = sandbox.chain.chain;
-    chain.onLanded((landed) => {
-      if (landed.err !== null) return;
-      for (const memo of landed.memos) {
-        const position = /^keeper-sandbox:claim:(\w+)$/.exec(memo)?.[1];
-        if (position) landedClaims.set(position, (landedClaims.get(position) ?? 0) + 1);
-      }
-    });
+    landedClaims = countLandedClaims(sandbox);
     redis = await testRedis("sign-worker");
     keys = redisKeys(redis.prefix, "live");
     ledger = new Ledger(redis.redis, keys);

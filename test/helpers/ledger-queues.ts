@@ -1,0 +1,37 @@
+import { Queue } from "bullmq";
+import { type QueueName, redisKeys } from "../../src/keeper/names.js";
+import { Ledger, type LedgerOptions } from "../../src/keeper/state/ledger.js";
+import { RedisAttemptStore } from "../../src/signer/attempt-store.js";
+import { testRedis } from "./redis.js";
+
+/**
+ * A test's own Redis prefix (see testRedis) with the keeper's live keys under it, a ledger and the
+ * signer's attempt store over them, and BullMQ queues on demand. `cleanup` closes the queues it
+ * opened, then deletes every key under the prefix.
+ */
+export async function ledgerAndQueues(
+  label: string,
+  ledgerOptions?: { options?: LedgerOptions; nowSeconds?: () => number },
+) {
+  const base = await testRedis(label);
+  const keys = redisKeys(base.prefix, "live");
+  const opened: Queue[] = [];
+  return {
+    ...base,
+    keys,
+    ledger: new Ledger(base.redis, keys, ledgerOptions?.options, ledgerOptions?.nowSeconds),
+    attempts: new RedisAttemptStore(base.redis, keys.attemptsPrefix),
+    /** The keeper's queue `name` under this test's prefix, closed by `cleanup`. */
+    queue<Data>(name: QueueName): Queue<Data> {
+      const queue = new Queue<Data>(name, { connection: base.redis, prefix: keys.bullPrefix });
+      opened.push(queue as Queue);
+      return queue;
+    },
+    async cleanup() {
+      for (const queue of opened.splice(0)) await queue.close();
+      await base.cleanup();
+    },
+  };
+}
+
+export type LedgerAndQueues = Awaited<ReturnType<typeof ledgerAndQueues>>;
