@@ -3,9 +3,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisKeys } from "../../src/keeper/names.js";
-import { Ledger } from "../../src/keeper/state/ledger.js";
-import { testRedis } from "../helpers/redis.js";
+import type { Ledger } from "../../src/keeper/state/ledger.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.js";
 import { recordTestOutput } from "../helpers/test-secrets.js";
 
 const OWNER = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -43,14 +42,14 @@ function closeAllOnTerminal(
 }
 
 describe("keeper close-all asks for confirmation on a terminal", () => {
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let redis: LedgerAndQueues;
   let configFile: string;
   let ledger: Ledger;
   beforeAll(async () => {
-    redis = await testRedis("e2e-close-all-prompt");
+    redis = await ledgerAndQueues("e2e-close-all-prompt");
     configFile = join(await mkdtemp(join(tmpdir(), "keeper-close-all-")), "keeper.yaml");
     await writeFile(configFile, `wallets:\n  - pubkey: ${OWNER}\nredis:\n  prefix: ${redis.prefix}\n`);
-    ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
+    ({ ledger } = redis);
   });
   afterAll(async () => {
     await redis?.cleanup();

@@ -1,10 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Position } from "../../src/core/schemas/prediction.js";
-import { redisKeys } from "../../src/keeper/names.js";
-import { Ledger, type LedgerRow } from "../../src/keeper/state/ledger.js";
+import type { LedgerRow } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
-import { RedisAttemptStore } from "../../src/signer/attempt-store.js";
 import {
   eventually,
   positionsOf,
@@ -14,17 +12,17 @@ import {
   writeKeeperConfig,
   writeWalletKeyFiles,
 } from "../helpers/keeper-harness.js";
-import { testRedis } from "../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.js";
 
 describe("crash: the keeper is killed (SIGKILL) with claims in flight and restarted", () => {
   let sandbox: RunningSandbox;
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let redis: LedgerAndQueues;
   let keeperRuns: Array<ReturnType<typeof spawnKeeper>> = [];
   beforeAll(async () => {
     // Slots of 400 ms, as on mainnet: a blockhash lives about 60 s, longer than a kill and a restart
     // take on a busy machine, so a send that reached the chain lands before its blockhash runs out.
     ({ sandbox } = await startTestSandbox({ slotMs: 400 }));
-    redis = await testRedis("e2e-crash");
+    redis = await ledgerAndQueues("e2e-crash");
   });
   afterAll(async () => {
     await Promise.all(keeperRuns.map((run) => run.kill()));
@@ -50,10 +48,9 @@ describe("crash: the keeper is killed (SIGKILL) with claims in flight and restar
     if (!chain) throw new Error("the sandbox runs no chain");
     chain.faults.landDelayMs = 10 * 60_000;
 
-    const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
+    const { ledger, attempts } = redis;
     const first = spawnKeeper(config);
     keeperRuns.push(first);
-    const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
     // Attempts recorded as sent whose bytes the chain holds. A kill can also fall between recording a
     // signature and sending it: such an attempt never reached the chain, and the next process may
     // resume or rebuild it (the payout check below holds either way).
@@ -131,11 +128,11 @@ describe("crash: the keeper is killed (SIGKILL) with claims in flight and restar
 
 describe("two keepers against the same Redis", () => {
   let sandbox: RunningSandbox;
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let redis: LedgerAndQueues;
   const runs: Array<ReturnType<typeof spawnKeeper>> = [];
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox());
-    redis = await testRedis("e2e-two");
+    redis = await ledgerAndQueues("e2e-two");
   });
   afterAll(async () => {
     await Promise.all(runs.map((run) => run.kill()));
@@ -153,7 +150,7 @@ describe("two keepers against the same Redis", () => {
     for (const w of sandbox.wallets) before.set(w, await usdcBalance(sandbox, w, sandbox.usdcMint));
 
     runs.push(spawnKeeper(config), spawnKeeper(config));
-    const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
+    const { ledger } = redis;
     await eventually(
       "every winning position claimed by one of the two keepers",
       async () => {
@@ -164,9 +161,9 @@ describe("two keepers against the same Redis", () => {
     );
     // Let both keep polling a few more ticks: nothing more happens.
     const probe = new Redis(redis.redis.options);
-    const ticks = await probe.hgetall(redisKeys(redis.prefix, "live").lastPolls);
+    const ticks = await probe.hgetall(redis.keys.lastPolls);
     await eventually("three more polls", async () => {
-      const now = await probe.hgetall(redisKeys(redis.prefix, "live").lastPolls);
+      const now = await probe.hgetall(redis.keys.lastPolls);
       return sandbox.wallets.every((w) => Number(now[w]) >= Number(ticks[w]) + 3) ? true : undefined;
     });
     probe.disconnect();

@@ -6,8 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningKeeper } from "../../src/app/start-keeper.js";
 import type { KeeperConfig } from "../../src/config/load-config.js";
 import type { Intent } from "../../src/core/intent.js";
-import { redisKeys } from "../../src/keeper/names.js";
-import { Ledger } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import {
   eventually,
@@ -20,7 +18,7 @@ import {
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
 import { countLandedClaims } from "../helpers/landed.js";
-import { testRedis } from "../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.js";
 
 /**
  * A claim the signer's policy refuses stays refused, however often the wallet is polled and whatever
@@ -29,7 +27,7 @@ import { testRedis } from "../helpers/redis.js";
  */
 describe("keeper retry: a refused claim is admitted again by hand, end to end", () => {
   let sandbox: RunningSandbox;
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let redis: LedgerAndQueues;
   let configFile: string;
   let config: KeeperConfig;
   let keeper: RunningKeeper | undefined;
@@ -44,7 +42,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
     ({ sandbox } = await startTestSandbox({ walletCount: 1 }));
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
     landedClaims = countLandedClaims(sandbox);
-    redis = await testRedis("e2e-retry");
+    redis = await ledgerAndQueues("e2e-retry");
     wallet = sandbox.wallets[0] ?? "";
     webhook.post("/hook", async (request) => {
       notifications.push(request.body as (typeof notifications)[number]);
@@ -164,7 +162,7 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
   }, 180_000);
 
   it("prints what it retried; refuses an unknown key, an intent in flight and a missing argument with exit code 2", async () => {
-    const ledger = new Ledger(redis.redis, redisKeys(redis.prefix, "live"));
+    const { ledger } = redis;
     const unknown = await runCli(["retry", "claim-nothing-here"], { KEEPER_CONFIG: configFile });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no intent claim-nothing-here in the ledger");

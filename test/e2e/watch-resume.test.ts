@@ -1,14 +1,14 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
 import type { Position } from "../../src/core/schemas/prediction.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../src/keeper/names.js";
+import { QUEUES } from "../../src/keeper/names.js";
 import { enqueueBuild } from "../../src/keeper/queues/enqueue.js";
 import type { ActionJobData, ConfirmJobData } from "../../src/keeper/queues/queues.js";
-import { Ledger, type LedgerRow } from "../../src/keeper/state/ledger.js";
+import type { Ledger, LedgerRow } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
-import { type AttemptRecord, RedisAttemptStore } from "../../src/signer/attempt-store.js";
+import type { AttemptRecord, RedisAttemptStore } from "../../src/signer/attempt-store.js";
 import {
   eventually,
   positionsOf,
@@ -19,7 +19,7 @@ import {
   writeWalletKeyFiles,
 } from "../helpers/keeper-harness.js";
 import { countLandedClaims } from "../helpers/landed.js";
-import { testRedis } from "../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.js";
 
 /** The chain drops every send while this is set: a sent claim can only be watched. */
 const DROP_EVERY_SEND = 1_000_000;
@@ -32,8 +32,7 @@ const DROP_EVERY_SEND = 1_000_000;
  */
 describe("the watcher resumes a sent transaction after the keeper is killed", () => {
   let sandbox: RunningSandbox;
-  let redis: Awaited<ReturnType<typeof testRedis>>;
-  let keys: RedisKeys;
+  let redis: LedgerAndQueues;
   let ledger: Ledger;
   let attempts: RedisAttemptStore;
   let actions: Queue<ActionJobData>;
@@ -48,12 +47,10 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
     // 400 ms slots: a blockhash lives a minute, longer than a kill and a restart take.
     ({ sandbox } = await startTestSandbox({ slotMs: 400 }));
     landedClaims = countLandedClaims(sandbox);
-    redis = await testRedis("e2e-watch-resume");
-    keys = redisKeys(redis.prefix, "live");
-    ledger = new Ledger(redis.redis, keys);
-    attempts = new RedisAttemptStore(redis.redis, keys.attemptsPrefix);
-    actions = new Queue(QUEUES.actions, { connection: redis.redis, prefix: keys.bullPrefix });
-    confirm = new Queue(QUEUES.confirm, { connection: redis.redis, prefix: keys.bullPrefix });
+    redis = await ledgerAndQueues("e2e-watch-resume");
+    ({ ledger, attempts } = redis);
+    actions = redis.queue(QUEUES.actions);
+    confirm = redis.queue(QUEUES.confirm);
     configFile = await writeKeeperConfig(sandbox, redis.prefix, {
       walletYaml: await writeWalletKeyFiles(sandbox),
       extra: "strategies: []\n",
@@ -71,8 +68,6 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
 
   afterAll(async () => {
     await Promise.all(runs.map((run) => run.kill()));
-    await actions?.close();
-    await confirm?.close();
     await sandbox?.close();
     await redis?.cleanup();
   });

@@ -1,13 +1,13 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeeperConfig } from "../../../src/config/load-config.js";
 import type { Intent } from "../../../src/core/intent.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../../src/keeper/names.js";
+import { QUEUES, type RedisKeys } from "../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../src/keeper/operator/pause.js";
-import { Ledger } from "../../../src/keeper/state/ledger.js";
+import type { Ledger } from "../../../src/keeper/state/ledger.js";
 import { PollRecords } from "../../../src/keeper/state/poll-record.js";
 import { StrategyStateStore } from "../../../src/keeper/state/strategy-state.js";
 import { createCaptureStream } from "../../../src/ops/capture-stream.js";
@@ -22,8 +22,8 @@ import {
   startTestSandbox,
   writeKeeperConfig,
 } from "../../helpers/keeper-harness.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../helpers/ledger-queues.js";
 import { rawRequest } from "../../helpers/raw-http.js";
-import { testRedis } from "../../helpers/redis.js";
 import { TEST_ADMIN_TOKEN } from "../../helpers/test-secrets.js";
 
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
@@ -59,7 +59,7 @@ async function writeModule(name: string, text: string): Promise<string> {
  */
 describe("status page on the ops server", () => {
   let sandbox: RunningSandbox;
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let config: KeeperConfig;
   let keys: RedisKeys;
   let ledger: Ledger;
@@ -107,7 +107,7 @@ describe("status page on the ops server", () => {
 
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox());
-    ctx = await testRedis("status-page");
+    ctx = await ledgerAndQueues("status-page");
     config = await loadTestConfig(
       await writeKeeperConfig(sandbox, ctx.prefix, {
         extra: `strategies:
@@ -127,11 +127,8 @@ describe("status page on the ops server", () => {
 `,
       }),
     );
-    keys = redisKeys(ctx.prefix, "live");
-    ledger = new Ledger(ctx.redis, keys);
-    queues = Object.values(QUEUES).map(
-      (name) => new Queue(name, { connection: ctx.redis, prefix: keys.bullPrefix }),
-    );
+    ({ keys, ledger } = ctx);
+    queues = Object.values(QUEUES).map((name) => ctx.queue(name));
     const wallet = sandbox.wallets[0] ?? "";
     await ledger.admit({ ...refused, wallet });
     await ledger.update(refused.key, { status: "refused", error: `inflow_short ${HOSTILE}` });
@@ -171,7 +168,6 @@ describe("status page on the ops server", () => {
 
   afterAll(async () => {
     for (const server of servers) await server.close();
-    for (const queue of queues ?? []) await queue.close();
     await sandbox?.close();
     await ctx?.cleanup();
   });

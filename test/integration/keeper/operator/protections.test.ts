@@ -1,19 +1,19 @@
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import type { Intent } from "../../../../src/core/intent.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import type { ProtectionsConfig } from "../../../../src/keeper/operator/circuit-breakers.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { Protections } from "../../../../src/keeper/operator/protections.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger, type LedgerRow } from "../../../../src/keeper/state/ledger.js";
+import type { LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { position, WALLET } from "../../../helpers/fixtures.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 // 2026-01-02T12:00:00Z
 const NOW = 1_767_355_200;
@@ -103,16 +103,18 @@ function closeRow(key: string, proceeds: string, cost: string, exitRule: string)
 }
 
 describe("protections against real Redis: state, changes, and what a poll holds back", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let actions: Queue<ActionJobData>;
   beforeEach(async () => {
-    ctx = await testRedis("protections");
-    keys = redisKeys(ctx.prefix, "live");
-    actions = new Queue<ActionJobData>(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
+    ctx = await ledgerAndQueues("protections", {
+      options: { maxTries: 3, retryAfterSeconds: 60 },
+      nowSeconds: () => NOW,
+    });
+    keys = ctx.keys;
+    actions = ctx.queue(QUEUES.actions);
   });
   afterEach(async () => {
-    await actions.close();
     await ctx.cleanup();
   });
 
@@ -121,7 +123,7 @@ describe("protections against real Redis: state, changes, and what a poll holds 
     events: Parameters<typeof processPoll>[1]["events"] = {},
     strategies: ConfiguredStrategy[] = [{ name: "both", strategy: both as never, config: {} }],
   ) {
-    const ledger = new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 }, () => NOW);
+    const ledger = ctx.ledger;
     return processPoll(
       { id: `poll-${Math.random()}`, data: { wallet: WALLET, kind: "positions", tick: NOW } },
       {
@@ -209,7 +211,7 @@ describe("protections against real Redis: state, changes, and what a poll holds 
     const result = await poll(protections);
     // The claim, the order (no breaker is configured to hold it back) and the close-all.
     expect(result).toMatchObject({ admitted: 3, heldBack: 0 });
-    const row = await new Ledger(ctx.redis, keys).get(`close-all-${WALLET}-20260102`);
+    const row = await ctx.ledger.get(`close-all-${WALLET}-20260102`);
     expect(row).toMatchObject({ kind: "closeAll", strategy: "protections", status: "pending" });
     expect(row?.reason).toContain("$9.00");
     // The next poll does not add a second one.

@@ -1,12 +1,12 @@
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { retryIntent } from "../../../../src/keeper/operator/retry-intent.js";
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger } from "../../../../src/keeper/state/ledger.js";
-import { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
-import { testRedis } from "../../../helpers/redis.js";
+import type { Ledger } from "../../../../src/keeper/state/ledger.js";
+import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const POSITION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
@@ -29,7 +29,7 @@ const signed = (attempt: number) => ({
 
 /** `keeper retry`'s work on real Redis and a real BullMQ queue: the ledger, the attempt record, the job. */
 describe("retryIntent", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let ledger: Ledger;
   let attempts: RedisAttemptStore;
@@ -53,17 +53,14 @@ describe("retryIntent", () => {
   }
 
   beforeEach(async () => {
-    ctx = await testRedis("retry-intent");
-    keys = redisKeys(ctx.prefix, "live");
-    ledger = new Ledger(ctx.redis, keys);
-    attempts = new RedisAttemptStore(ctx.redis, keys.attemptsPrefix);
-    actions = new Queue(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
+    ctx = await ledgerAndQueues("retry-intent");
+    ({ keys, ledger, attempts } = ctx);
+    actions = ctx.queue(QUEUES.actions);
     // The queue writes its own metadata once ready: not part of what a retry changes.
     await actions.waitUntilReady();
     await actions.getJobCounts();
   });
   afterEach(async () => {
-    await actions.close();
     await ctx.cleanup();
   });
 

@@ -1,17 +1,17 @@
-import { Queue, Worker } from "bullmq";
+import { type Queue, Worker } from "bullmq";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { intentKeys } from "../../../../src/core/intent.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData, PollJobData } from "../../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 /** Claims every position it is shown (as auto-claim does a claimable one). */
 const claimAll = defineStrategy<Record<string, never>>({
@@ -33,18 +33,17 @@ const claimAll = defineStrategy<Record<string, never>>({
 });
 
 describe("builds of a targeted poll's intents run before the sweep's", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let actions: Queue<ActionJobData>;
   let worker: Worker<ActionJobData> | undefined;
   beforeEach(async () => {
-    ctx = await testRedis("build-priority");
-    keys = redisKeys(ctx.prefix, "live");
-    actions = new Queue<ActionJobData>(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
+    ctx = await ledgerAndQueues("build-priority");
+    keys = ctx.keys;
+    actions = ctx.queue(QUEUES.actions);
   });
   afterEach(async () => {
     await worker?.close();
-    await actions.close();
     await ctx.cleanup();
   });
 

@@ -1,17 +1,17 @@
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { intentKeys } from "../../../../src/core/intent.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { processPoll, RECLOSE_AFTER_SECONDS } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger } from "../../../../src/keeper/state/ledger.js";
+import type { Ledger } from "../../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { position } from "../../../helpers/fixtures.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const OPEN = position({ openOrders: 0 });
 const KEY = intentKeys.close(OPEN.pubkey);
@@ -36,20 +36,21 @@ const closeWhileOpen = defineStrategy<Record<string, never>>({
 });
 
 describe("a close that confirmed but left its position open is asked for again, once per close", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let actions: Queue<ActionJobData>;
   let ledger: Ledger;
   let now: number;
   beforeEach(async () => {
-    ctx = await testRedis("close-again");
-    keys = redisKeys(ctx.prefix, "live");
-    actions = new Queue<ActionJobData>(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
+    ctx = await ledgerAndQueues("close-again", {
+      options: { maxTries: 3, retryAfterSeconds: 60 },
+      nowSeconds: () => now,
+    });
+    ({ keys, ledger } = ctx);
+    actions = ctx.queue(QUEUES.actions);
     now = 1_767_355_200;
-    ledger = new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 }, () => now);
   });
   afterEach(async () => {
-    await actions.close();
     await ctx.cleanup();
   });
 

@@ -1,20 +1,20 @@
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, collectAll, createApiClient, iteratePositions } from "../../../../src/api/index.js";
 import type { Intent } from "../../../../src/core/intent.js";
 import type { Position } from "../../../../src/core/schemas/prediction.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { processAction } from "../../../../src/keeper/pipeline/action-worker.js";
 import type { SignJobData } from "../../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../../../helpers/checked-sandbox.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 describe("close-all against the sandbox and real Redis: one close per position, deduplicated", () => {
   let sandbox: RunningSandbox;
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let sign: Queue<SignJobData>;
   let client: ApiClient;
@@ -25,11 +25,10 @@ describe("close-all against the sandbox and real Redis: one close per position, 
 
   beforeAll(async () => {
     sandbox = await startCheckedSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
-    ctx = await testRedis("close-all");
-    keys = redisKeys(ctx.prefix, "live");
-    sign = new Queue<SignJobData>(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
+    ctx = await ledgerAndQueues("close-all");
+    ({ keys, ledger } = ctx);
+    sign = ctx.queue(QUEUES.sign);
     client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
-    ledger = new Ledger(ctx.redis, keys);
     wallet = sandbox.wallets[0] ?? "";
     open = (await collectAll(iteratePositions(client, { ownerPubkey: wallet }))).filter(
       (p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed,
@@ -39,7 +38,6 @@ describe("close-all against the sandbox and real Redis: one close per position, 
     );
   });
   afterAll(async () => {
-    await sign.close();
     await ctx.cleanup();
     await sandbox.close();
   });

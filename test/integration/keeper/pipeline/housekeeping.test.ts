@@ -1,19 +1,19 @@
 import { Queue, UnrecoverableError, Worker } from "bullmq";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type HousekeepingDeps, runHousekeeping } from "../../../../src/keeper/pipeline/housekeeping.js";
 import { processSign } from "../../../../src/keeper/pipeline/sign-worker.js";
 import { enqueueSign } from "../../../../src/keeper/queues/enqueue.js";
 import type { ActionJobData, ConfirmJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger, type LedgerRow } from "../../../../src/keeper/state/ledger.js";
+import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import { createMetrics } from "../../../../src/ops/metrics.js";
 import type { NotificationEvent } from "../../../../src/ops/notifier.js";
 import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { eventually } from "../../../helpers/keeper-harness.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 import { type SignerEnv, startSignerEnv } from "../../signer/env.js";
 import { toBase64 } from "../../signer/tx-builders.js";
 
@@ -35,7 +35,7 @@ const queued = claim("So11111111111111111111111111111111111111112");
 
 /** Housekeeping on real Redis and real BullMQ queues, called directly rather than by its cron. */
 describe("housekeeping: intents stuck in sending", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let ledger: Ledger;
   let actions: Queue<ActionJobData>;
@@ -73,17 +73,14 @@ describe("housekeeping: intents stuck in sending", () => {
   }
 
   beforeEach(async () => {
-    ctx = await testRedis("housekeeping");
-    keys = redisKeys(ctx.prefix, "live");
+    ctx = await ledgerAndQueues("housekeeping", { nowSeconds: () => clock });
+    ({ keys, ledger } = ctx);
     start = Math.floor(Date.now() / 1000);
     clock = start;
-    ledger = new Ledger(ctx.redis, keys, undefined, () => clock);
-    actions = new Queue(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
-    sign = new Queue(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
+    actions = ctx.queue(QUEUES.actions);
+    sign = ctx.queue(QUEUES.sign);
   });
   afterEach(async () => {
-    await actions.close();
-    await sign.close();
     await ctx.cleanup();
   });
 
@@ -216,13 +213,13 @@ describe("housekeeping: intents stuck in sending", () => {
 describe("housekeeping: a resumed intent lands its recorded transaction", () => {
   const PAYOUT = 3_000_000n;
   let env: SignerEnv;
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   const logs = captureLogger("debug");
 
   beforeAll(async () => {
     // 400 ms slots: the blockhash lives a minute, longer than this test takes on a busy machine.
     env = await startSignerEnv("housekeeping-resume", { slotMs: 400 });
-    ctx = await testRedis("housekeeping-resume");
+    ctx = await ledgerAndQueues("housekeeping-resume");
   });
   afterAll(async () => {
     await ctx?.cleanup();
@@ -230,13 +227,9 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
   });
 
   it("signs once, and the resumed job confirms the first signature", async () => {
-    const keys = redisKeys(ctx.prefix, "live");
-    const ledger = new Ledger(ctx.redis, keys);
-    const actions = new Queue<ActionJobData>(QUEUES.actions, {
-      connection: ctx.redis,
-      prefix: keys.bullPrefix,
-    });
-    const sign = new Queue<SignJobData>(QUEUES.sign, { connection: ctx.redis, prefix: keys.bullPrefix });
+    const { keys, ledger } = ctx;
+    const actions = ctx.queue<ActionJobData>(QUEUES.actions);
+    const sign = ctx.queue<SignJobData>(QUEUES.sign);
     const intent = env.claimIntent();
     const bh = await env.connection.getLatestBlockhash("confirmed");
     const transaction = toBase64(env.claimTransaction(PAYOUT, bh.blockhash));
@@ -305,8 +298,6 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
       return current?.status === "confirmed" ? current : undefined;
     });
     await resumer.close();
-    await actions.close();
-    await sign.close();
 
     expect(row.signature).toBe(recorded.signature);
     expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);

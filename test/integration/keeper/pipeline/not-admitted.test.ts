@@ -1,19 +1,19 @@
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import type { PollEvents } from "../../../../src/keeper/pipeline/poll-worker.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger } from "../../../../src/keeper/state/ledger.js";
+import type { Ledger } from "../../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { createMetrics } from "../../../../src/ops/metrics.js";
 import { dca } from "../../../../strategies/dca.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { OTHER_WALLET, WALLET } from "../../../helpers/fixtures.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const SOL = "So11111111111111111111111111111111111111112";
@@ -42,20 +42,21 @@ const sameKeyEverywhere = defineStrategy<Record<string, never>>({
 });
 
 describe("an intent the ledger does not admit is logged and counted, with why", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let keys: RedisKeys;
   let actions: Queue<ActionJobData>;
   let ledger: Ledger;
   let now: number;
   beforeEach(async () => {
-    ctx = await testRedis("not-admitted");
-    keys = redisKeys(ctx.prefix, "live");
-    actions = new Queue<ActionJobData>(QUEUES.actions, { connection: ctx.redis, prefix: keys.bullPrefix });
+    ctx = await ledgerAndQueues("not-admitted", {
+      options: { maxTries: 2, retryAfterSeconds: 60 },
+      nowSeconds: () => now,
+    });
+    ({ keys, ledger } = ctx);
+    actions = ctx.queue(QUEUES.actions);
     now = 1_767_355_200;
-    ledger = new Ledger(ctx.redis, keys, { maxTries: 2, retryAfterSeconds: 60 }, () => now);
   });
   afterEach(async () => {
-    await actions.close();
     await ctx.cleanup();
   });
 

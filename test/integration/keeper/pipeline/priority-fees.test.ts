@@ -1,6 +1,6 @@
 import { NATIVE_MINT } from "@solana/spl-token";
 import { Connection, VersionedTransaction } from "@solana/web3.js";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../../src/api/index.js";
 import { readComputeBudget } from "../../../../src/chain/compute-budget.js";
@@ -8,23 +8,23 @@ import { decodeTransaction, rpcLookupTableLoader } from "../../../../src/chain/d
 import { type PriorityFeeSettings, recentPriorityFeesOn } from "../../../../src/chain/priority-fee.js";
 import type { Intent } from "../../../../src/core/intent.js";
 import type { TriggerCancelBody, TriggerCreateBody } from "../../../../src/core/schemas/trigger.js";
-import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../../../../src/keeper/pipeline/assemble-swap.js";
 import { processSign, type SignDeps, type SignOutcome } from "../../../../src/keeper/pipeline/sign-worker.js";
 import { enqueueBuild } from "../../../../src/keeper/queues/enqueue.js";
 import type { ActionJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger, type LedgerRow } from "../../../../src/keeper/state/ledger.js";
+import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import type { LocalChain } from "../../../../src/sandbox/chain/local-chain.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "../../../../src/sandbox/chain/pool-program.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
-import { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
+import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../../src/signer/keys.js";
 import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { sandboxWallets, startTestSandbox } from "../../../helpers/keeper-harness.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const MAX_REBUILDS = 2;
 /** The policy's ceilings, the same the estimator holds its bids to. */
@@ -47,7 +47,7 @@ const settings: PriorityFeeSettings = {
 describe("priority fees: estimated per build, raised on a rebuild, signed within the policy", () => {
   let sandbox: RunningSandbox;
   let chain: LocalChain;
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let redis: LedgerAndQueues;
   let keys: RedisKeys;
   let ledger: Ledger;
   let actions: Queue<ActionJobData>;
@@ -69,15 +69,13 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     chain = sandbox.chain.chain;
     // Each recent fee the tests set is one slot's: a chain younger than the list would answer fewer.
     chain.advanceSlots(10);
-    redis = await testRedis("priority-fees");
-    keys = redisKeys(redis.prefix, "live");
-    ledger = new Ledger(redis.redis, keys);
-    actions = new Queue(QUEUES.actions, { connection: redis.redis, prefix: keys.bullPrefix });
-    sign = new Queue(QUEUES.sign, { connection: redis.redis, prefix: keys.bullPrefix });
+    redis = await ledgerAndQueues("priority-fees");
+    ({ keys, ledger, attempts } = redis);
+    actions = redis.queue(QUEUES.actions);
+    sign = redis.queue(QUEUES.sign);
     client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     connection = new Connection(sandbox.chain.url, "confirmed");
     wallets = sandboxWallets(sandbox);
-    attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
   }, 60_000);
 
   afterEach(() => {
@@ -85,8 +83,6 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
   });
 
   afterAll(async () => {
-    await actions?.close();
-    await sign?.close();
     await sandbox?.close();
     await redis?.cleanup();
   });

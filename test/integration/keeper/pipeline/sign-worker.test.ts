@@ -1,19 +1,19 @@
 import { Connection } from "@solana/web3.js";
-import { Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ApiClient, createApiClient } from "../../../../src/api/index.js";
 import { type Intent, intentKeys } from "../../../../src/core/intent.js";
 import type { Position } from "../../../../src/core/schemas/prediction.js";
-import { jobIds, QUEUES, type RedisKeys, redisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
 import { processSign, type SignDeps, type SignOutcome } from "../../../../src/keeper/pipeline/sign-worker.js";
 import { enqueueBuild } from "../../../../src/keeper/queues/enqueue.js";
 import type { ActionJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger, type LedgerRow } from "../../../../src/keeper/state/ledger.js";
+import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import type { LocalChain } from "../../../../src/sandbox/chain/local-chain.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
-import { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
+import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../../src/signer/keys.js";
 import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
@@ -25,7 +25,7 @@ import {
   usdcBalance,
 } from "../../../helpers/keeper-harness.js";
 import { countLandedClaims } from "../../../helpers/landed.js";
-import { testRedis } from "../../../helpers/redis.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 /** One fresh transaction after an expired one, then the intent gives up for this try. */
 const MAX_REBUILDS = 1;
@@ -42,7 +42,7 @@ const DROP_EVERY_SEND = 1_000_000;
 describe("processSign: expiry, rebuild and late landing, through real queues, service and chain", () => {
   let sandbox: RunningSandbox;
   let chain: LocalChain;
-  let redis: Awaited<ReturnType<typeof testRedis>>;
+  let redis: LedgerAndQueues;
   let keys: RedisKeys;
   let ledger: Ledger;
   let actions: Queue<ActionJobData>;
@@ -61,15 +61,13 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
     chain = sandbox.chain.chain;
     landedClaims = countLandedClaims(sandbox);
-    redis = await testRedis("sign-worker");
-    keys = redisKeys(redis.prefix, "live");
-    ledger = new Ledger(redis.redis, keys);
-    actions = new Queue(QUEUES.actions, { connection: redis.redis, prefix: keys.bullPrefix });
-    sign = new Queue(QUEUES.sign, { connection: redis.redis, prefix: keys.bullPrefix });
+    redis = await ledgerAndQueues("sign-worker");
+    ({ keys, ledger, attempts } = redis);
+    actions = redis.queue(QUEUES.actions);
+    sign = redis.queue(QUEUES.sign);
     client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     connection = new Connection(sandbox.chain.url, "confirmed");
     wallets = sandboxWallets(sandbox);
-    attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
     winners = (await Promise.all(sandbox.wallets.map((w) => positionsOf(sandbox, w))))
       .flat()
       .filter((p) => p.claimable && !p.claimed);
@@ -81,8 +79,6 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
   });
 
   afterAll(async () => {
-    await actions?.close();
-    await sign?.close();
     await sandbox?.close();
     await redis?.cleanup();
     expect(logs.lines().length).toBeGreaterThan(0);

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import { redisKeys } from "../../../../src/keeper/names.js";
-import { Ledger } from "../../../../src/keeper/state/ledger.js";
-import { testRedis } from "../../../helpers/redis.js";
+import type { Ledger } from "../../../../src/keeper/state/ledger.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const claim = (position: string): Intent => ({
@@ -15,18 +14,16 @@ const claim = (position: string): Intent => ({
 const POSITION = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 
 describe("ledger", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let now = 1_000;
   let ledger: Ledger;
   beforeEach(async () => {
-    ctx = await testRedis("ledger");
+    ctx = await ledgerAndQueues("ledger", {
+      options: { maxTries: 2, retryAfterSeconds: 30 },
+      nowSeconds: () => now,
+    });
     now = 1_000;
-    ledger = new Ledger(
-      ctx.redis,
-      redisKeys(ctx.prefix, "live"),
-      { maxTries: 2, retryAfterSeconds: 30 },
-      () => now,
-    );
+    ({ ledger } = ctx);
   });
   afterEach(() => ctx.cleanup());
 

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import { redisKeys } from "../../../../src/keeper/names.js";
-import { Ledger } from "../../../../src/keeper/state/ledger.js";
-import { testRedis } from "../../../helpers/redis.js";
+import type { Ledger } from "../../../../src/keeper/state/ledger.js";
+import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const ORDER = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
@@ -28,11 +27,11 @@ const cancel = (key: string, order: string): Intent => ({
 });
 
 describe("ledger: trigger orders the service cannot list", () => {
-  let ctx: Awaited<ReturnType<typeof testRedis>>;
+  let ctx: LedgerAndQueues;
   let ledger: Ledger;
   beforeEach(async () => {
-    ctx = await testRedis("trigger-orders");
-    ledger = new Ledger(ctx.redis, redisKeys(ctx.prefix, "live"));
+    ctx = await ledgerAndQueues("trigger-orders");
+    ({ ledger } = ctx);
   });
   afterEach(() => ctx.cleanup());
 
