@@ -6,8 +6,8 @@ import { testRedis } from "./redis.js";
 
 /**
  * A test's own Redis prefix (see testRedis) with the keeper's live keys under it, a ledger and the
- * signer's attempt store over them, and BullMQ queues on demand. `cleanup` closes the queues it
- * opened, then deletes every key under the prefix.
+ * signer's attempt store over them, and the keeper's BullMQ queues on demand. `cleanup` closes the
+ * queues, then deletes every key under the prefix.
  */
 export async function ledgerAndQueues(
   label: string,
@@ -15,20 +15,21 @@ export async function ledgerAndQueues(
 ) {
   const base = await testRedis(label);
   const keys = redisKeys(base.prefix, "live");
-  const opened: Queue[] = [];
+  const opened = new Map<QueueName, Queue>();
   return {
     ...base,
     keys,
     ledger: new Ledger(base.redis, keys, ledgerOptions?.options, ledgerOptions?.nowSeconds),
     attempts: new RedisAttemptStore(base.redis, keys.attemptsPrefix),
-    /** The keeper's queue `name` under this test's prefix, closed by `cleanup`. */
+    /** The keeper's queue `name` under this test's prefix: one per name, closed by `cleanup`. */
     queue<Data>(name: QueueName): Queue<Data> {
-      const queue = new Queue<Data>(name, { connection: base.redis, prefix: keys.bullPrefix });
-      opened.push(queue as Queue);
-      return queue;
+      const queue = opened.get(name) ?? new Queue(name, { connection: base.redis, prefix: keys.bullPrefix });
+      opened.set(name, queue);
+      return queue as Queue<Data>;
     },
     async cleanup() {
-      for (const queue of opened.splice(0)) await queue.close();
+      for (const queue of opened.values()) await queue.close();
+      opened.clear();
       await base.cleanup();
     },
   };

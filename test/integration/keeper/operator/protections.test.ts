@@ -1,19 +1,16 @@
-import type { Queue } from "bullmq";
-import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import type { Intent } from "../../../../src/core/intent.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
+import type { RedisKeys } from "../../../../src/keeper/names.js";
 import type { ProtectionsConfig } from "../../../../src/keeper/operator/circuit-breakers.js";
-import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { Protections } from "../../../../src/keeper/operator/protections.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
-import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
 import type { LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { position, WALLET } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { testPollDeps } from "../../../helpers/poll-deps.js";
 
 // 2026-01-02T12:00:00Z
 const NOW = 1_767_355_200;
@@ -105,14 +102,12 @@ function closeRow(key: string, proceeds: string, cost: string, exitRule: string)
 describe("protections against real Redis: state, changes, and what a poll holds back", () => {
   let ctx: LedgerAndQueues;
   let keys: RedisKeys;
-  let actions: Queue<ActionJobData>;
   beforeEach(async () => {
     ctx = await ledgerAndQueues("protections", {
       options: { maxTries: 3, retryAfterSeconds: 60 },
       nowSeconds: () => NOW,
     });
     keys = ctx.keys;
-    actions = ctx.queue(QUEUES.actions);
   });
   afterEach(async () => {
     await ctx.cleanup();
@@ -123,24 +118,9 @@ describe("protections against real Redis: state, changes, and what a poll holds 
     events: Parameters<typeof processPoll>[1]["events"] = {},
     strategies: ConfiguredStrategy[] = [{ name: "both", strategy: both as never, config: {} }],
   ) {
-    const ledger = ctx.ledger;
     return processPoll(
       { id: `poll-${Math.random()}`, data: { wallet: WALLET, kind: "positions", tick: NOW } },
-      {
-        mode: "live",
-        strategies,
-        source: { positions: async () => [CLAIMABLE], pendingOrders: async () => [] },
-        ledger,
-        states: new StrategyStateStore(ctx.redis, keys),
-        pause: new PauseSwitch(ctx.redis, keys),
-        redis: ctx.redis,
-        keys,
-        actions,
-        logger: pino({ level: "silent" }),
-        now: () => new Date(NOW * 1000),
-        protections,
-        events,
-      },
+      testPollDeps(ctx, [CLAIMABLE], { strategies, now: () => new Date(NOW * 1000), protections, events }),
     );
   }
 

@@ -1,17 +1,15 @@
-import { type Queue, Worker } from "bullmq";
-import pino from "pino";
+import { Worker } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { intentKeys } from "../../../../src/core/intent.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
 import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
-import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData, PollJobData } from "../../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../../src/keeper/state/ledger.js";
-import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { testPollDeps } from "../../../helpers/poll-deps.js";
 
 /** Claims every position it is shown (as auto-claim does a claimable one). */
 const claimAll = defineStrategy<Record<string, never>>({
@@ -35,12 +33,10 @@ const claimAll = defineStrategy<Record<string, never>>({
 describe("builds of a targeted poll's intents run before the sweep's", () => {
   let ctx: LedgerAndQueues;
   let keys: RedisKeys;
-  let actions: Queue<ActionJobData>;
   let worker: Worker<ActionJobData> | undefined;
   beforeEach(async () => {
     ctx = await ledgerAndQueues("build-priority");
     keys = ctx.keys;
-    actions = ctx.queue(QUEUES.actions);
   });
   afterEach(async () => {
     await worker?.close();
@@ -55,18 +51,7 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
         id: `poll-${wallet}`,
         data: { wallet, kind: "positions", tick: 1, ...(target ? { target } : {}) },
       },
-      {
-        mode: "live",
-        strategies,
-        source: { positions: async () => positions, pendingOrders: async () => [] },
-        ledger: new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 }),
-        states: new StrategyStateStore(ctx.redis, keys),
-        pause: new PauseSwitch(ctx.redis, keys),
-        redis: ctx.redis,
-        keys,
-        actions,
-        logger: pino({ level: "silent" }),
-      },
+      testPollDeps(ctx, positions, { strategies }),
     );
   };
 

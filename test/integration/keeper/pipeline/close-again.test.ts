@@ -1,17 +1,15 @@
 import type { Queue } from "bullmq";
-import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { intentKeys } from "../../../../src/core/intent.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
-import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
+import { QUEUES } from "../../../../src/keeper/names.js";
 import { processPoll, RECLOSE_AFTER_SECONDS } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
 import type { Ledger } from "../../../../src/keeper/state/ledger.js";
-import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { position } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { testPollDeps } from "../../../helpers/poll-deps.js";
 
 const OPEN = position({ openOrders: 0 });
 const KEY = intentKeys.close(OPEN.pubkey);
@@ -37,7 +35,6 @@ const closeWhileOpen = defineStrategy<Record<string, never>>({
 
 describe("a close that confirmed but left its position open is asked for again, once per close", () => {
   let ctx: LedgerAndQueues;
-  let keys: RedisKeys;
   let actions: Queue<ActionJobData>;
   let ledger: Ledger;
   let now: number;
@@ -46,7 +43,7 @@ describe("a close that confirmed but left its position open is asked for again, 
       options: { maxTries: 3, retryAfterSeconds: 60 },
       nowSeconds: () => now,
     });
-    ({ keys, ledger } = ctx);
+    ({ ledger } = ctx);
     actions = ctx.queue(QUEUES.actions);
     now = 1_767_355_200;
   });
@@ -60,19 +57,7 @@ describe("a close that confirmed but left its position open is asked for again, 
     ];
     return processPoll(
       { id: `poll-${now}`, data: { wallet: OPEN.ownerPubkey, kind: "positions", tick: now } },
-      {
-        mode: "live",
-        strategies,
-        source: { positions: async () => [OPEN], pendingOrders: async () => [] },
-        ledger,
-        states: new StrategyStateStore(ctx.redis, keys),
-        pause: new PauseSwitch(ctx.redis, keys),
-        redis: ctx.redis,
-        keys,
-        actions,
-        logger: pino({ level: "silent" }),
-        now: () => new Date(now * 1000),
-      },
+      testPollDeps(ctx, [OPEN], { strategies, now: () => new Date(now * 1000) }),
     );
   };
   const closeKeys = async () => (await ledger.list()).filter((r) => r.kind === "close").map((r) => r.key);

@@ -1,12 +1,9 @@
-import type { Queue } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
-import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
-import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
+import type { RedisKeys } from "../../../../src/keeper/names.js";
 import type { PollEvents } from "../../../../src/keeper/pipeline/poll-worker.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
-import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
 import type { Ledger } from "../../../../src/keeper/state/ledger.js";
 import { StrategyStateStore } from "../../../../src/keeper/state/strategy-state.js";
 import { createMetrics } from "../../../../src/ops/metrics.js";
@@ -14,6 +11,7 @@ import { dca } from "../../../../strategies/dca.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { OTHER_WALLET, WALLET } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { testPollDeps } from "../../../helpers/poll-deps.js";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const SOL = "So11111111111111111111111111111111111111112";
@@ -44,7 +42,6 @@ const sameKeyEverywhere = defineStrategy<Record<string, never>>({
 describe("an intent the ledger does not admit is logged and counted, with why", () => {
   let ctx: LedgerAndQueues;
   let keys: RedisKeys;
-  let actions: Queue<ActionJobData>;
   let ledger: Ledger;
   let now: number;
   beforeEach(async () => {
@@ -53,7 +50,6 @@ describe("an intent the ledger does not admit is logged and counted, with why", 
       nowSeconds: () => now,
     });
     ({ keys, ledger } = ctx);
-    actions = ctx.queue(QUEUES.actions);
     now = 1_767_355_200;
   });
   afterEach(async () => {
@@ -69,20 +65,7 @@ describe("an intent the ledger does not admit is logged and counted, with why", 
     (wallet: string) =>
       processPoll(
         { id: `poll-${wallet}-${now}`, data: { wallet, kind: "positions", tick: now } },
-        {
-          mode: "live",
-          strategies,
-          source: { positions: async () => [], pendingOrders: async () => [] },
-          ledger,
-          states: new StrategyStateStore(ctx.redis, keys),
-          pause: new PauseSwitch(ctx.redis, keys),
-          redis: ctx.redis,
-          keys,
-          actions,
-          logger,
-          now: () => new Date(now * 1000),
-          events,
-        },
+        testPollDeps(ctx, [], { strategies, logger, now: () => new Date(now * 1000), events }),
       );
 
   it("in flight, done, failed (not yet due), refused, and held by another wallet", async () => {

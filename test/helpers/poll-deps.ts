@@ -1,0 +1,32 @@
+import pino from "pino";
+import type { Position } from "../../src/core/schemas/prediction.js";
+import { QUEUES } from "../../src/keeper/names.js";
+import { PauseSwitch } from "../../src/keeper/operator/pause.js";
+import type { PollDeps } from "../../src/keeper/pipeline/poll-worker.js";
+import type { ActionJobData } from "../../src/keeper/queues/queues.js";
+import { StrategyStateStore } from "../../src/keeper/state/strategy-state.js";
+import type { LedgerAndQueues } from "./ledger-queues.js";
+
+/**
+ * What processPoll needs, on a test's Redis: live mode, a service that lists `positions` and no
+ * pending orders, the test's ledger, keys and actions queue, silent logs. `fields` add to or replace
+ * any of it (strategies always come from the test).
+ */
+export function testPollDeps(
+  redis: LedgerAndQueues,
+  positions: Position[],
+  fields: Pick<PollDeps, "strategies"> & Partial<PollDeps>,
+): PollDeps {
+  return {
+    mode: "live",
+    source: { positions: async () => positions, pendingOrders: async () => [] },
+    ledger: redis.ledger,
+    states: new StrategyStateStore(redis.redis, redis.keys),
+    pause: new PauseSwitch(redis.redis, redis.keys),
+    redis: redis.redis,
+    keys: redis.keys,
+    actions: redis.queue<ActionJobData>(QUEUES.actions),
+    logger: pino({ level: "silent" }),
+    ...fields,
+  };
+}
