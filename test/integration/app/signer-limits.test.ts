@@ -8,6 +8,7 @@ import { simulateUnitsOn } from "../../../src/keeper/pipeline/assemble-swap.js";
 import { type BuildApi, buildTransaction } from "../../../src/keeper/pipeline/build-transaction.js";
 import { enqueueSign } from "../../../src/keeper/queues/enqueue.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { serviceBuildApi } from "../../helpers/build-api.js";
 import {
   eventually,
   loadTestConfig,
@@ -48,12 +49,7 @@ describe("signer limits: intents written to Redis are held to the signer's own c
     client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     const connection = new Connection(sandbox.chain?.url ?? "", "confirmed");
     api = {
-      claimPosition: client.prediction.claimPosition,
-      closePosition: client.prediction.closePosition,
-      createTriggerOrder: client.trigger.createOrder,
-      cancelTriggerOrder: client.trigger.cancelOrder,
-      createRecurringOrder: client.recurring.createOrder,
-      cancelRecurringOrder: client.recurring.cancelOrder,
+      ...serviceBuildApi(client),
       buildSwap: client.swap.build,
       simulateUnits: simulateUnitsOn(connection),
     };

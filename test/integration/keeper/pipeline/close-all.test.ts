@@ -9,6 +9,7 @@ import { processAction } from "../../../../src/keeper/pipeline/action-worker.js"
 import type { SignJobData } from "../../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
+import { serviceBuildApi } from "../../../helpers/build-api.js";
 import { startCheckedSandbox } from "../../../helpers/checked-sandbox.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
@@ -43,15 +44,7 @@ describe("close-all against the sandbox and real Redis: one close per position, 
   });
 
   const deps = () => ({
-    api: {
-      claimPosition: client.prediction.claimPosition,
-      closePosition: client.prediction.closePosition,
-      createTriggerOrder: client.trigger.createOrder,
-      cancelTriggerOrder: client.trigger.cancelOrder,
-      createRecurringOrder: client.recurring.createOrder,
-      cancelRecurringOrder: client.recurring.cancelOrder,
-      closeAllPositions: client.prediction.closeAllPositions,
-    },
+    api: { ...serviceBuildApi(client), closeAllPositions: client.prediction.closeAllPositions },
     ledger,
     sign,
     logger: pino({ level: "silent" }),

@@ -22,6 +22,7 @@ import type { RunningSandbox } from "../../../../src/sandbox/index.js";
 import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../../src/signer/keys.js";
 import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
+import { serviceBuildApi } from "../../../helpers/build-api.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { sandboxWallets, startTestSandbox } from "../../../helpers/keeper-harness.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
@@ -89,8 +90,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
 
   const actionDeps = (): ActionDeps => ({
     api: {
-      claimPosition: client.prediction.claimPosition,
-      closePosition: client.prediction.closePosition,
+      ...serviceBuildApi(client),
       createTriggerOrder: async (body) => {
         createBodies.push(body);
         return client.trigger.createOrder(body);
@@ -99,8 +99,6 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
         cancelBodies.push(body);
         return client.trigger.cancelOrder(body);
       },
-      createRecurringOrder: client.recurring.createOrder,
-      cancelRecurringOrder: client.recurring.cancelOrder,
       buildSwap: client.swap.build,
       simulateUnits: simulateUnitsOn(connection),
     },

@@ -16,6 +16,7 @@ import type { RunningSandbox } from "../../../../src/sandbox/index.js";
 import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../../src/signer/keys.js";
 import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
+import { serviceBuildApi } from "../../../helpers/build-api.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import {
   fastForward,
@@ -85,14 +86,7 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
   });
 
   const actionDeps = (): ActionDeps => ({
-    api: {
-      claimPosition: client.prediction.claimPosition,
-      closePosition: client.prediction.closePosition,
-      createTriggerOrder: client.trigger.createOrder,
-      cancelTriggerOrder: client.trigger.cancelOrder,
-      createRecurringOrder: client.recurring.createOrder,
-      cancelRecurringOrder: client.recurring.cancelOrder,
-    },
+    api: serviceBuildApi(client),
     ledger,
     sign,
     logger: logs.logger,
