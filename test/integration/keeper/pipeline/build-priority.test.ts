@@ -6,7 +6,6 @@ import { defineStrategy } from "../../../../src/core/strategy.js";
 import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData, PollJobData } from "../../../../src/keeper/queues/queues.js";
-import { Ledger } from "../../../../src/keeper/state/ledger.js";
 import { OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 import { testPollDeps } from "../../../helpers/poll-deps.js";
@@ -64,7 +63,7 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
     ).toMatchObject({ admitted: 1 });
 
     const order: string[] = [];
-    const ledger = new Ledger(ctx.redis, keys, { maxTries: 3, retryAfterSeconds: 60 });
+    const { ledger } = ctx;
     worker = new Worker<ActionJobData>(
       QUEUES.actions,
       async (job) => {

@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker } from "bullmq";
+import { type Queue, UnrecoverableError, Worker } from "bullmq";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
 import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
@@ -154,34 +154,25 @@ describe("housekeeping: intents stuck in sending", () => {
   it("leaves a stuck intent whose sent transaction a watch (confirm job) still carries: alerted, not resumed", async () => {
     await sendingSince(abandoned, 600);
     await failSignJobs([abandoned]);
-    const confirm = new Queue<ConfirmJobData>(QUEUES.confirm, {
-      connection: ctx.redis,
-      prefix: keys.bullPrefix,
-    });
-    try {
-      await confirm.add("confirm", { intentKey: abandoned.key, build: 1 }, { jobId: "watch-of-abandoned" });
-      const deps: HousekeepingDeps = {
-        ledger,
-        actions,
-        sign,
-        confirm,
-        wallets: [wallet],
-        stuckSendingSeconds: STUCK_SECONDS,
-        logger: logs.logger,
-        nowSeconds: () => start,
-      };
-      await runHousekeeping(deps);
-      expect(await signJobs("waiting")).toEqual([]);
+    const confirm = ctx.queue<ConfirmJobData>(QUEUES.confirm);
+    await confirm.add("confirm", { intentKey: abandoned.key, build: 1 }, { jobId: "watch-of-abandoned" });
+    const deps: HousekeepingDeps = {
+      ledger,
+      actions,
+      sign,
+      confirm,
+      wallets: [wallet],
+      stuckSendingSeconds: STUCK_SECONDS,
+      logger: logs.logger,
+      nowSeconds: () => start,
+    };
+    await runHousekeeping(deps);
+    expect(await signJobs("waiting")).toEqual([]);
 
-      // Once the watch is gone (lost with its process), the next run resumes the intent.
-      await confirm.remove("watch-of-abandoned");
-      await runHousekeeping(deps);
-      expect((await signJobs("waiting")).map((j) => j.data)).toEqual([
-        { intentKey: abandoned.key, build: 1 },
-      ]);
-    } finally {
-      await confirm.close();
-    }
+    // Once the watch is gone (lost with its process), the next run resumes the intent.
+    await confirm.remove("watch-of-abandoned");
+    await runHousekeeping(deps);
+    expect((await signJobs("waiting")).map((j) => j.data)).toEqual([{ intentKey: abandoned.key, build: 1 }]);
   });
 
   it("sets the gauge back to 0 when nothing is stuck", async () => {
