@@ -9,8 +9,17 @@ export const pubkey = z
 
 /** USD amounts are integer strings of micro-USD ("1500000" is $1.50). */
 export const microUsd = z.string().regex(/^-?\d+$/, "expected an integer string of micro-USD");
-/** Contract counts are strings of whole contracts. */
+/** Legacy contract counts: strings of whole contracts, floored by the service (api-live). */
 export const contractCount = z.string().regex(/^\d+$/, "expected an integer string of contracts");
+/** Exact contract counts: 1,000,000 is one contract; may exceed 2^53, so read as bigint (api-live). */
+export const contractsMicro = z.string().regex(/^\d+$/, "expected an integer string of micro-contracts");
+/** The same count as a decimal string ("2.5"); sent beside `contractsMicro`, never used for sums. */
+export const contractsDecimal = z.string().regex(/^\d+(\.\d+)?$/, "expected a decimal string of contracts");
+/** The exact fields the service sends beside each legacy `contracts`; older answers lack them. */
+export const exactContracts = {
+  contractsMicro: contractsMicro.optional(),
+  contractsDecimal: contractsDecimal.optional(),
+};
 /** Raw token amounts: integer strings, exact beyond 2^53. */
 export const rawAmount = z.string().regex(/^\d+$/, "expected an integer string of raw token units");
 

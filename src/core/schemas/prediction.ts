@@ -2,6 +2,7 @@ import { z } from "zod";
 import { KNOWN_EVENT_CATEGORIES, KNOWN_EVENT_PROVIDERS } from "../event-details.js";
 import {
   contractCount,
+  exactContracts,
   microUsd,
   paginationSchema,
   pubkey,
@@ -109,6 +110,7 @@ export const positionSchema = z.looseObject({
   claimed: z.boolean(),
   claimable: z.boolean(),
   contracts: contractCount,
+  ...exactContracts,
   totalCostUsd: microUsd,
   sizeUsd: microUsd,
   // Null once the market is closed (valuation and pnl) or when no sell price is quoted (api-live).
@@ -153,6 +155,7 @@ export const orderSchema = z.looseObject({
   updatedAt: z.number(),
   filledAt: z.number(),
   contracts: contractCount,
+  ...exactContracts,
   maxFillPriceUsd: microUsd,
   // Only the side the order is on is set (api-live).
   maxBuyPriceUsd: microUsdOrNull,
@@ -194,6 +197,7 @@ export const historyRecordSchema = z.looseObject({
   contracts: contractCount,
   filledContracts: contractCount,
   contractsSettled: contractCount,
+  ...exactContracts,
   maxFillPriceUsd: microUsd,
   avgFillPriceUsd: microUsd,
   maxBuyPriceUsd: microUsdOrNull,
@@ -232,6 +236,7 @@ export const orderPreviewSchema = z.looseObject({
   marketIdHash: z.string(),
   positionPubkey: z.string(),
   contracts: contractCount,
+  ...exactContracts,
   newContracts: contractCount,
   // A sell sets no buy limit and a buy no sell limit (api-live).
   maxBuyPriceUsd: microUsdOrNull,
@@ -264,6 +269,7 @@ export const claimPreviewSchema = z.looseObject({
     userPubkey: z.string(),
     ownerPubkey: z.string(),
     contracts: contractCount,
+    ...exactContracts,
     payoutAmountUsd: microUsd,
     isYes: z.boolean(),
   }),
