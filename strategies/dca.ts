@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Intent } from "../src/core/intent.js";
 import { formatUsd } from "../src/core/money.js";
 import { isFinished, type ListedOrder } from "../src/core/service-orders.js";
-import { defineStrategy, type StrategyState } from "../src/core/strategy.js";
+import { defineStrategy, type StrategyNotice, type StrategyState } from "../src/core/strategy.js";
 import type { ConfigProblem, TokenFacts } from "../src/core/strategy-hooks.js";
 import {
   expectedObject,
@@ -177,7 +177,7 @@ function checkPlanTokens(config: DcaConfig, tokens: ReadonlyMap<string, TokenFac
 const roundSchema = z.object({
   round: z.number().int().positive(),
   startedAt: z.number().int(),
-  /** The round's order is live until then. */
+  /** When the round's orders were planned to have run (numberOfOrders x intervalSeconds). */
   endsAt: z.number().int(),
   /** The round's intent is asked for again, on polls without it in flight, until then. */
   retryUntil: z.number().int(),
@@ -185,27 +185,46 @@ const roundSchema = z.object({
   key: z.string().optional(),
   /** The round's recurring order, once learnt from the service's list. */
   order: z.string().optional(),
+  /** When a poll with the service's list found the round over (its order finished, or never seen). */
+  endedAt: z.number().int().optional(),
 });
 type Round = z.infer<typeof roundSchema>;
-const stateSchema = z.object({ plans: z.record(z.string(), roundSchema) });
 
-function readState(state: StrategyState): Record<string, Round> {
+/** An open order of a plan's mints that Keeper cannot match to the plan: no round starts beside it. */
+const unmatchedSchema = z.object({ order: z.string(), since: z.number().int() });
+type Unmatched = z.infer<typeof unmatchedSchema>;
+
+const stateSchema = z.object({
+  plans: z.record(z.string(), roundSchema),
+  unmatched: z.record(z.string(), unmatchedSchema).optional(),
+});
+type DcaState = { plans: Record<string, Round>; unmatched: Record<string, Unmatched> };
+
+function readState(state: StrategyState): DcaState {
   const parsed = stateSchema.safeParse(state);
-  return parsed.success ? parsed.data.plans : {};
+  return parsed.success
+    ? { plans: parsed.data.plans, unmatched: parsed.data.unmatched ?? {} }
+    : { plans: {}, unmatched: {} };
 }
 
 /** Each plan's current round, from the strategy's saved state (for the status page). */
 export function dcaRounds(state: StrategyState): Readonly<Record<string, Round>> {
-  return readState(state);
+  return readState(state).plans;
+}
+
+/** Open orders of a plan's mints that Keeper could not match to it, by plan (for the status page). */
+export function dcaUnmatched(state: StrategyState): Readonly<Record<string, Unmatched>> {
+  return readState(state).unmatched;
 }
 
 /** The status page's table of a wallet's plans: the configured ones, and stopped ones it still has a round of. */
 function plansTable(config: DcaConfig, state: StrategyState) {
-  const rounds = dcaRounds(state);
+  const { plans: rounds, unmatched } = readState(state);
   const ids = new Set([...config.plans.map((p) => p.id), ...Object.keys(rounds)]);
   const rows = [...ids].sort().map((id) => {
     const round = rounds[id];
     const isConfigured = config.plans.some((p) => p.id === id);
+    const stranger = unmatched[id];
     return [
       { text: id },
       { text: round ? String(round.round) : "not started" },
@@ -213,9 +232,19 @@ function plansTable(config: DcaConfig, state: StrategyState) {
       round ? { at: round.endsAt } : {},
       { text: round?.order ?? "", isId: true },
       { text: isConfigured ? "yes" : "no (stopped)" },
+      stranger
+        ? {
+            text: `order ${stranger.order} of its mints is open and not this plan's: no round starts`,
+            isAlert: true,
+          }
+        : {},
     ];
   });
-  return { title: "DCA plans", columns: ["plan", "round", "started", "ends", "order", "configured"], rows };
+  return {
+    title: "DCA plans",
+    columns: ["plan", "round", "started", "ends", "order", "configured", "waiting on"],
+    rows,
+  };
 }
 
 export function dcaKey(wallet: string, planId: string, round: number): string {
@@ -227,6 +256,10 @@ function keyOf(planId: string, round: Round): string {
   return round.key ?? `dca-${planId}-${round.round}`;
 }
 
+/** Whether the service lists the order open, of the plan's input and output mints. */
+const isOpenOfPlanMints = (o: ListedOrder, plan: DcaPlan) =>
+  o.state === "open" && o.inputMint === plan.inputMint && o.outputMint === plan.outputMint;
+
 /** The open listed order of the plan's mints and amount that no plan holds yet. */
 function openOrderOfPlan(
   listed: readonly ListedOrder[],
@@ -235,10 +268,8 @@ function openOrderOfPlan(
 ): ListedOrder | undefined {
   return listed.find(
     (o) =>
-      o.state === "open" &&
+      isOpenOfPlanMints(o, plan) &&
       !taken.has(o.order) &&
-      o.inputMint === plan.inputMint &&
-      o.outputMint === plan.outputMint &&
       (o.inAmountRaw === undefined || o.inAmountRaw === plan.inAmountRaw),
   );
 }
@@ -282,6 +313,64 @@ function stopPlans(
   return intents;
 }
 
+/** What one poll sees: the service's list (absent when it was not read), and what is in flight. */
+interface PollView {
+  readonly wallet: string;
+  readonly nowSeconds: number;
+  readonly inFlight: ReadonlySet<string>;
+  readonly listed: readonly ListedOrder[] | undefined;
+  readonly byOrder: ReadonlyMap<string, ListedOrder>;
+}
+
+function newRound(plan: DcaPlan, number: number, view: PollView, retry: boolean): Round {
+  return {
+    round: number,
+    startedAt: view.nowSeconds,
+    endsAt: view.nowSeconds + plan.numberOfOrders * plan.intervalSeconds,
+    retryUntil: view.nowSeconds + (retry ? plan.intervalSeconds : 0),
+    key: dcaKey(view.wallet, plan.id, number),
+  };
+}
+
+/**
+ * Learns each plan's order from the service's list, before any round is decided (so a plan earlier
+ * in the config never takes another's order for a stranger): a round whose create is no longer in
+ * flight takes the open order of its mints and amount that no plan holds; a plan with no state
+ * takes such an order as its round 1.
+ */
+function learnOrders(plans: Record<string, Round>, config: DcaConfig, view: PollView, taken: Set<string>) {
+  if (!view.listed) return;
+  for (const plan of config.plans) {
+    const current = plans[plan.id];
+    if (current?.order !== undefined || current?.endedAt !== undefined) continue;
+    if (current && view.inFlight.has(keyOf(plan.id, current))) continue;
+    const found = openOrderOfPlan(view.listed, plan, taken);
+    if (!found) continue;
+    taken.add(found.order);
+    plans[plan.id] = current
+      ? { ...current, order: found.order }
+      : { ...newRound(plan, 1, view, false), order: found.order };
+  }
+}
+
+/**
+ * Whether the plan's round is over, by the service's word only: never on a poll without the list.
+ * A matched order is over once the list shows it finished or no longer open; an unmatched round
+ * whose create is done, once its planned end has passed with no order of it listed open.
+ */
+function isOver(plan: DcaPlan, round: Round, view: PollView): boolean {
+  if (round.endedAt !== undefined) return true;
+  if (!view.listed) return false;
+  if (round.order !== undefined) {
+    const state = view.byOrder.get(round.order)?.state;
+    return state === undefined || isFinished(state);
+  }
+  return !view.inFlight.has(keyOf(plan.id, round)) && view.nowSeconds >= round.endsAt;
+}
+
+/** A notice for the engine to log and count (`keeper_strategy_notices_total`). */
+const notice = (code: string, message: string): StrategyNotice => ({ code, message });
+
 export const dca = defineStrategy<DcaConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -296,76 +385,88 @@ export const dca = defineStrategy<DcaConfig>({
     config.plans.map((plan) => ({ kind: "createRecurring", input: plan.inputMint, output: plan.outputMint })),
   statusView: ({ config, state }) => ({ tables: [plansTable(config, state)] }),
   evaluate({ snapshot, state, config, now }) {
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const inFlight = new Set(snapshot.inFlight.map((intent) => intent.key));
+    const saved = readState(state);
+    const listed = snapshot.listedRecurringOrders;
+    const view: PollView = {
+      wallet: snapshot.wallet,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+      inFlight: new Set(snapshot.inFlight.map((intent) => intent.key)),
+      listed,
+      byOrder: new Map((listed ?? []).map((o) => [o.order, o])),
+    };
     // Keep every plan's last round, configured or not (see "Rounds" above).
-    const plans: Record<string, Round> = { ...readState(state) };
+    const plans: Record<string, Round> = { ...saved.plans };
+    const unmatched: Record<string, Unmatched> = {};
     const intents: Intent[] = [];
-    const service = snapshot.listedRecurringOrders;
-    const listed = new Map((service ?? []).map((o) => [o.order, o]));
+    const notices: StrategyNotice[] = [];
     const taken = new Set(Object.values(plans).flatMap((r) => (r.order === undefined ? [] : [r.order])));
+    learnOrders(plans, config, view, taken);
 
     for (const plan of config.plans) {
-      let current = plans[plan.id];
-      if (service && current?.order === undefined) {
-        const found = openOrderOfPlan(service, plan, taken);
-        if (found && !current) {
-          // Listed open, but Keeper has no state for the plan: that order is its round 1.
-          taken.add(found.order);
-          plans[plan.id] = {
-            round: 1,
-            startedAt: nowSeconds,
-            endsAt: nowSeconds + plan.numberOfOrders * plan.intervalSeconds,
-            retryUntil: nowSeconds,
-            key: dcaKey(snapshot.wallet, plan.id, 1),
-            order: found.order,
-          };
-          continue;
-        }
-        if (found && current && !inFlight.has(keyOf(plan.id, current))) {
-          taken.add(found.order);
-          current = { ...current, order: found.order };
-          plans[plan.id] = current;
-        }
+      if (plan.stopAt !== undefined && view.nowSeconds >= plan.stopAt) continue; // stopped: see stopPlans
+      let round = plans[plan.id];
+      if (round && !isOver(plan, round, view)) {
+        // Live: asked again early in the round while its order is not yet listed.
+        if (view.nowSeconds < round.retryUntil && round.order === undefined)
+          intents.push(...ask(plan, round, view));
+        continue;
       }
-      if (plan.stopAt !== undefined && nowSeconds >= plan.stopAt) continue; // stopped: see stopPlans
-      const listedState = current?.order === undefined ? undefined : listed.get(current.order)?.state;
-      const isLive =
-        current !== undefined &&
-        (listedState === "open" ||
-          (nowSeconds < current.endsAt && (listedState === undefined || !isFinished(listedState))));
-      let round: Round | undefined;
-      if (current && isLive) {
-        // Its order already listed: nothing to ask for again.
-        if (nowSeconds < current.retryUntil && current.order === undefined) round = current;
-      } else if (current ? plan.repeat : plan.startAt === undefined || nowSeconds >= plan.startAt) {
-        const number = (current?.round ?? 0) + 1;
-        round = {
-          round: number,
-          startedAt: nowSeconds,
-          endsAt: nowSeconds + plan.numberOfOrders * plan.intervalSeconds,
-          retryUntil: nowSeconds + plan.intervalSeconds,
-          key: dcaKey(snapshot.wallet, plan.id, number),
-        };
+      if (round && round.endedAt === undefined) {
+        round = { ...round, endedAt: view.nowSeconds };
         plans[plan.id] = round;
+        if (round.order === undefined)
+          notices.push(
+            notice(
+              "dca_round_order_unseen",
+              `dca: plan ${plan.id} round ${round.round}: no order of it was ever listed open; the round ends at its planned time`,
+            ),
+          );
       }
-      if (!round) continue;
-      const key = keyOf(plan.id, round);
-      if (inFlight.has(key)) continue;
-      intents.push({
-        kind: "createRecurring",
-        key,
-        wallet: snapshot.wallet,
-        strategy: STRATEGY_NAME,
-        inputMint: plan.inputMint,
-        outputMint: plan.outputMint,
-        inAmount: plan.inAmountRaw,
-        numberOfOrders: plan.numberOfOrders,
-        intervalSeconds: plan.intervalSeconds,
-        reason: `dca: plan ${plan.id} round ${round.round}, ${plan.numberOfOrders} orders every ${plan.intervalSeconds}s`,
-      });
+      const isDue = round ? plan.repeat : plan.startAt === undefined || view.nowSeconds >= plan.startAt;
+      // A round starts only on a poll that read the service's list (see "Rounds" above).
+      if (!isDue || !listed) continue;
+      const stranger = listed.find((o) => isOpenOfPlanMints(o, plan) && !taken.has(o.order));
+      if (stranger) {
+        const before = saved.unmatched[plan.id];
+        unmatched[plan.id] =
+          before?.order === stranger.order ? before : { order: stranger.order, since: view.nowSeconds };
+        if (before?.order !== stranger.order)
+          notices.push(
+            notice(
+              "dca_order_unmatched",
+              `dca: plan ${plan.id}: order ${stranger.order} of its mints is listed open and is not the plan's; no round starts beside it`,
+            ),
+          );
+        continue;
+      }
+      const next = newRound(plan, (round?.round ?? 0) + 1, view, true);
+      plans[plan.id] = next;
+      intents.push(...ask(plan, next, view));
     }
-    if (service) intents.push(...stopPlans(plans, config, listed, inFlight, snapshot.wallet, nowSeconds));
-    return { intents, state: { plans } };
+    if (listed)
+      intents.push(...stopPlans(plans, config, view.byOrder, view.inFlight, view.wallet, view.nowSeconds));
+    const next: Record<string, unknown> = { plans };
+    if (Object.keys(unmatched).length > 0) next.unmatched = unmatched;
+    return { intents, state: next, ...(notices.length > 0 ? { notices } : {}) };
   },
 });
+
+/** The round's create, unless it is in flight already. */
+function ask(plan: DcaPlan, round: Round, view: PollView): Intent[] {
+  const key = keyOf(plan.id, round);
+  if (view.inFlight.has(key)) return [];
+  return [
+    {
+      kind: "createRecurring",
+      key,
+      wallet: view.wallet,
+      strategy: STRATEGY_NAME,
+      inputMint: plan.inputMint,
+      outputMint: plan.outputMint,
+      inAmount: plan.inAmountRaw,
+      numberOfOrders: plan.numberOfOrders,
+      intervalSeconds: plan.intervalSeconds,
+      reason: `dca: plan ${plan.id} round ${round.round}, ${plan.numberOfOrders} orders every ${plan.intervalSeconds}s`,
+    },
+  ];
+}

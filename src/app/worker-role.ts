@@ -113,6 +113,7 @@ function pollEvents(shared: SharedInfrastructure, job: Job<PollJobData>): PollEv
     onIntentNotAdmitted: (intent, reason) =>
       metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
     onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
+    onStrategyNotice: (strategy, notice) => metrics.strategyNotices.inc({ strategy, notice }),
     onProtections: (evaluation) => {
       for (const b of evaluation.breakers) if (b.isEnabled) metrics.setCircuitBreaker(b.name, b.isTripped);
     },

@@ -18,6 +18,20 @@ export interface StrategyResult {
   readonly intents: readonly Intent[];
   /** The state to hand back on the next poll of the same wallet. */
   readonly state: StrategyState;
+  /** Things a person should hear of (a strategy has no logger): the engine logs and counts each. */
+  readonly notices?: readonly StrategyNotice[];
+}
+
+/**
+ * Something a strategy noticed and will not act on by itself (e.g. an order it cannot match). The
+ * engine logs it at warn with the wallet and counts it in `keeper_strategy_notices_total{strategy,
+ * notice}`. Report a thing once, when it is first seen (keep what was reported in state), not on
+ * every poll.
+ */
+export interface StrategyNotice {
+  /** A constant word of the strategy's own, snake_case (`dca_order_unmatched`): a metric label. */
+  readonly code: string;
+  readonly message: string;
 }
 
 /**

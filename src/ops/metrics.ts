@@ -240,6 +240,12 @@ function pipelineMetrics(registers: Registry[]) {
     labelNames: ["strategy"] as const,
     registers,
   });
+  const strategyNotices = new Counter({
+    name: "keeper_strategy_notices_total",
+    help: "Things strategies reported and did not act on (e.g. dca_order_unmatched), by strategy and notice",
+    labelNames: ["strategy", "notice"] as const,
+    registers,
+  });
   const transactions = new Counter({
     name: "keeper_transactions_total",
     help: "Transactions by intent kind and final outcome (confirmed, failed, expired, refused)",
@@ -289,6 +295,7 @@ function pipelineMetrics(registers: Registry[]) {
     intents,
     intentsNotAdmitted,
     strategyErrors,
+    strategyNotices,
     transactions,
     confirmationDuration,
     priorityFee,

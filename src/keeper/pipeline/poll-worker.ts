@@ -25,6 +25,8 @@ export interface PollEvents {
   /** An intent the ledger did not admit, and why. */
   onIntentNotAdmitted?(intent: Intent, reason: NotAdmittedReason): void;
   onStrategyError?(strategy: string): void;
+  /** A notice a strategy reported (see `StrategyNotice`); logged already. */
+  onStrategyNotice?(strategy: string, code: string): void;
   /** The circuit breakers as this poll saw them (for the gauge). */
   onProtections?(evaluation: ProtectionsEvaluation): void;
   /** A breaker tripped or reset; reported to one poll only, across every replica. */
@@ -123,6 +125,7 @@ export async function processPoll(
       now,
       logger: log,
       onStrategyError: (s) => deps.events?.onStrategyError?.(s),
+      onStrategyNotice: (s, code) => deps.events?.onStrategyNotice?.(s, code),
     });
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const { intents, heldBack, heldBackStrategies } = await applyProtections(report.intents, {

@@ -2,13 +2,15 @@ import type { Logger } from "pino";
 import type { ConfiguredStrategy } from "../../config/load-config.js";
 import { type Intent, intentSchema } from "../../core/intent.js";
 import type { Snapshot } from "../../core/snapshot.js";
-import type { StrategyState } from "../../core/strategy.js";
+import type { StrategyNotice, StrategyState } from "../../core/strategy.js";
 
 export interface StrategyRunReport {
   intents: Intent[];
   /** New state per strategy that ran cleanly; strategies that failed keep their old state. */
   states: Map<string, StrategyState>;
   errors: Array<{ strategy: string; error: string }>;
+  /** What the strategies that ran cleanly reported, each logged already. */
+  notices: Array<StrategyNotice & { strategy: string }>;
 }
 
 export interface RunStrategiesInput {
@@ -18,6 +20,8 @@ export interface RunStrategiesInput {
   now: Date;
   logger: Logger;
   onStrategyError?: (strategy: string) => void;
+  /** A notice a strategy reported (logged already), for the metric. */
+  onStrategyNotice?: (strategy: string, code: string) => void;
 }
 
 /**
@@ -26,7 +30,7 @@ export interface RunStrategiesInput {
  * strategy that produced them. One strategy's failure never stops the others.
  */
 export function runStrategies(input: RunStrategiesInput): StrategyRunReport {
-  const report: StrategyRunReport = { intents: [], states: new Map(), errors: [] };
+  const report: StrategyRunReport = { intents: [], states: new Map(), errors: [], notices: [] };
   const seenKeys = new Set<string>();
   for (const { name, strategy, config } of input.strategies) {
     try {
@@ -38,12 +42,21 @@ export function runStrategies(input: RunStrategiesInput): StrategyRunReport {
       });
       const intents = checkIntents(result?.intents, name, input.snapshot.wallet);
       const state = checkState(result?.state);
+      const notices = checkNotices(result?.notices);
       for (const intent of intents) {
         if (seenKeys.has(intent.key)) continue; // two strategies asking for the same effect: once is enough
         seenKeys.add(intent.key);
         report.intents.push(intent);
       }
       report.states.set(name, state);
+      for (const { code, message } of notices) {
+        input.logger.warn(
+          { strategy: name, wallet: input.snapshot.wallet, notice: code, message },
+          "strategy notice",
+        );
+        report.notices.push({ strategy: name, code, message });
+        input.onStrategyNotice?.(name, code);
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       report.errors.push({ strategy: name, error: message });
@@ -71,6 +84,22 @@ function checkIntents(value: unknown, strategy: string, wallet: string): Intent[
         `intents[${index}].strategy: expected "${strategy}", got "${parsed.data.strategy}"`,
       );
     return parsed.data;
+  });
+}
+
+/** A notice's code is a metric label: a short snake_case word, so its values stay few. */
+const NOTICE_CODE = /^[a-z][a-z0-9_]{0,47}$/;
+
+function checkNotices(value: unknown): StrategyNotice[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError("evaluate() notices must be a list of { code, message }");
+  return value.map((candidate: unknown, index) => {
+    const { code, message } = (candidate ?? {}) as Partial<StrategyNotice>;
+    if (typeof code !== "string" || !NOTICE_CODE.test(code))
+      throw new TypeError(`notices[${index}].code: expected a snake_case word of at most 48 characters`);
+    if (typeof message !== "string" || message.length > 1000)
+      throw new TypeError(`notices[${index}].message: expected text of at most 1000 characters`);
+    return { code, message };
   });
 }
 

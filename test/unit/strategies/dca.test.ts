@@ -4,7 +4,7 @@ import { intentSchema } from "../../../src/core/intent.js";
 import type { ListedOrder } from "../../../src/core/service-orders.js";
 import type { InFlightIntent } from "../../../src/core/snapshot.js";
 import type { StrategyState } from "../../../src/core/strategy.js";
-import { checkDcaMinimums, dca } from "../../../strategies/dca.js";
+import { checkDcaMinimums, dca, dcaRounds, dcaUnmatched } from "../../../strategies/dca.js";
 import { fakePubkey, inFlight, snapshot, WALLET } from "../../helpers/fixtures.js";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -42,7 +42,10 @@ interface Poll {
   inFlightKeys?: string[];
 }
 
-/** One poll per entry, state carried; returns the intent keys of each poll. */
+/**
+ * One poll per entry, state carried; returns the intent keys of each poll. Each poll read the
+ * service's list of recurring orders, and it listed none.
+ */
 function run(plans: Array<Record<string, unknown>>, schedule: Poll[], initial: StrategyState = {}) {
   let state = initial;
   return schedule.map((poll) => {
@@ -50,7 +53,7 @@ function run(plans: Array<Record<string, unknown>>, schedule: Poll[], initial: S
       inFlight(key, "createRecurring", { strategy: "dca" }),
     );
     const result = dca.evaluate({
-      snapshot: snapshot({ inFlight: inFlightIntents }),
+      snapshot: snapshot({ inFlight: inFlightIntents, listedRecurringOrders: [] }),
       state,
       config: dca.configSchema.parse({ plans: poll.plans ?? plans }),
       now: new Date(poll.at * 1000),
@@ -64,7 +67,7 @@ function run(plans: Array<Record<string, unknown>>, schedule: Poll[], initial: S
 describe("dca: rounds", () => {
   it("the first poll creates round 1, exactly", () => {
     const result = dca.evaluate({
-      snapshot: snapshot(),
+      snapshot: snapshot({ listedRecurringOrders: [] }),
       state: {},
       config: dca.configSchema.parse({ plans: [weekly] }),
       now: new Date(T0 * 1000),
@@ -156,7 +159,7 @@ describe("dca: rounds", () => {
     let state: StrategyState = {};
     const poll = (at: number, plan: typeof weekly) => {
       const result = dca.evaluate({
-        snapshot: snapshot(),
+        snapshot: snapshot({ listedRecurringOrders: [] }),
         state,
         config: dca.configSchema.parse({ plans: [{ ...plan, repeat: true }] }),
         now: new Date(at * 1000),
@@ -402,8 +405,8 @@ describe("dca: the service's list of recurring orders is the rounds' true state"
     expect(keys(polls)).toEqual([[], [], []]);
   });
 
-  it("an order of other mints or another amount is not the plan's", () => {
-    const other = { ...weekly, id: "other", inAmountRaw: "500000000" };
+  it("an order of other mints is not the plan's", () => {
+    const other = { ...weekly, id: "other", outputMint: fakePubkey("Mint") };
     const polls = runListed([weekly], [{ at: T0, listed: [listedOrder("open", OTHER, other)] }]);
     expect(keys(polls)).toEqual([[`dca-${WALLET}-weekly-sol-1`]]);
   });
@@ -471,10 +474,155 @@ describe("dca: the service's list of recurring orders is the rounds' true state"
   });
 });
 
-describe("dca: stopAt without the service's list", () => {
+describe("dca: stopAt", () => {
   it("starts no round at or after stopAt, even with repeat", () => {
     expect(
       run([{ ...weekly, repeat: true, stopAt: T0 + 2 * DAY }], [{ at: T0 }, { at: T0 + 5 * DAY }]),
     ).toEqual([[`dca-${WALLET}-weekly-sol-1`], []]);
+  });
+});
+
+describe("dca: a round starts only when the service says the previous one is over (issue 22, finding 8)", () => {
+  const ORDER = fakePubkey("Rec");
+  const NEXT = fakePubkey("Rec");
+  const STRANGER = fakePubkey("Rec");
+  const repeating = { ...weekly, repeat: true };
+  const key = (round: number) => `dca-${WALLET}-weekly-sol-${round}`;
+  const listedOrder = (state: ListedOrder["state"], order = ORDER, inAmountRaw = weekly.inAmountRaw) => ({
+    order,
+    inputMint: weekly.inputMint,
+    outputMint: weekly.outputMint,
+    inAmountRaw,
+    state,
+  });
+
+  interface MaybeListedPoll extends Poll {
+    /** The service's list on this poll; absent: the poll did not read it. */
+    listed?: ListedOrder[];
+  }
+
+  /** Polls with state carried; each poll's intents, notices and state. */
+  function runPolls(schedule: MaybeListedPoll[], plans = [repeating], initial: StrategyState = {}) {
+    let state = initial;
+    return schedule.map((poll) => {
+      const result = dca.evaluate({
+        snapshot: snapshot({
+          inFlight: (poll.inFlightKeys ?? []).map((k) => inFlight(k, "createRecurring", { strategy: "dca" })),
+          ...(poll.listed ? { listedRecurringOrders: poll.listed } : {}),
+        }),
+        state,
+        config: dca.configSchema.parse({ plans }),
+        now: new Date(poll.at * 1000),
+      });
+      state = result.state;
+      for (const intent of result.intents) intentSchema.parse(intent);
+      return {
+        keys: result.intents.map((i) => i.key),
+        notices: (result as { notices?: Array<{ code: string }> }).notices?.map((n) => n.code) ?? [],
+        state,
+      };
+    });
+  }
+  /** Round 1 asked at T0, its create done, its order learnt from the list. */
+  const roundOneLive: MaybeListedPoll[] = [
+    { at: T0, listed: [] },
+    { at: T0 + 10, listed: [], inFlightKeys: [key(1)] },
+    { at: T0 + 20, listed: [listedOrder("open")] },
+  ];
+
+  it("a round past its clock on a poll without the order list places nothing", () => {
+    const polls = runPolls([...roundOneLive, { at: T0 + 5 * DAY }, { at: T0 + 30 * DAY }]);
+    expect(polls.map((p) => p.keys)).toEqual([[key(1)], [], [], [], []]);
+  });
+
+  it("a round whose order was never matched, past its clock, places nothing on a poll without the list", () => {
+    const polls = runPolls([{ at: T0, listed: [] }, { at: T0 + 5 * DAY }, { at: T0 + 6 * DAY }]);
+    expect(polls.map((p) => p.keys)).toEqual([[key(1)], [], []]);
+  });
+
+  it("no first round on a poll without the list (a Redis restart lost the state): the listed order is taken", () => {
+    const polls = runPolls([{ at: T0 }, { at: T0 + 10 }, { at: T0 + 20, listed: [listedOrder("open")] }]);
+    expect(polls.map((p) => p.keys)).toEqual([[], [], []]);
+    expect(dcaRounds(polls[2]?.state ?? {})["weekly-sol"]).toMatchObject({ round: 1, order: ORDER });
+  });
+
+  it("with the previous order still listed open past its schedule, places nothing, however long", () => {
+    const polls = runPolls([
+      ...roundOneLive,
+      { at: T0 + 5 * DAY, listed: [listedOrder("open")] },
+      { at: T0 + 5 * DAY + 1 },
+      { at: T0 + 90 * DAY, listed: [listedOrder("open")] },
+    ]);
+    expect(polls.slice(3).map((p) => p.keys)).toEqual([[], [], []]);
+  });
+
+  it("once the list shows it finished, the next round is placed exactly once", () => {
+    const polls = runPolls([
+      ...roundOneLive,
+      { at: T0 + 5 * DAY, listed: [listedOrder("open")] },
+      { at: T0 + 5 * DAY + 10, listed: [listedOrder("completed")] },
+      { at: T0 + 5 * DAY + 20, listed: [listedOrder("completed")], inFlightKeys: [key(2)] },
+      { at: T0 + 5 * DAY + 30 },
+      { at: T0 + 5 * DAY + 40, listed: [listedOrder("completed"), listedOrder("open", NEXT)] },
+      { at: T0 + 12 * DAY, listed: [listedOrder("completed"), listedOrder("open", NEXT)] },
+    ]);
+    // Asked again early in its round while its order is not listed yet: the same key, which the
+    // ledger admits once.
+    expect(polls.slice(3).map((p) => p.keys)).toEqual([[], [key(2)], [], [key(2)], [], []]);
+    expect(dcaRounds(polls.at(-1)?.state ?? {})["weekly-sol"]).toMatchObject({ round: 2, order: NEXT });
+  });
+
+  it("an order no longer listed at all is over: the list read every open order", () => {
+    const polls = runPolls([...roundOneLive, { at: T0 + DAY, listed: [] }]);
+    expect(polls.at(-1)?.keys).toEqual([key(2)]);
+  });
+
+  it("an open order of the plan's mints Keeper cannot match is reported once and not replaced", () => {
+    const stranger = listedOrder("open", STRANGER, "123456789");
+    const polls = runPolls([
+      { at: T0, listed: [] },
+      // Round 1's order listed with an amount that is not the plan's: it cannot be matched.
+      { at: T0 + 20, listed: [stranger] },
+      { at: T0 + 5 * DAY, listed: [stranger] },
+      { at: T0 + 6 * DAY, listed: [stranger] },
+      { at: T0 + 7 * DAY, listed: [{ ...stranger, state: "completed" }] },
+    ]);
+    expect(polls.map((p) => p.keys)).toEqual([[key(1)], [key(1)], [], [], [key(2)]]);
+    expect(polls.map((p) => p.notices)).toEqual([
+      [],
+      [],
+      ["dca_round_order_unseen", "dca_order_unmatched"],
+      [],
+      [],
+    ]);
+    expect(dcaUnmatched(polls[3]?.state ?? {})).toEqual({
+      "weekly-sol": { order: STRANGER, since: T0 + 5 * DAY },
+    });
+    expect(dcaUnmatched(polls[4]?.state ?? {})).toEqual({});
+    // The status page says what the plan waits on.
+    const view = dca.statusView?.({
+      config: dca.configSchema.parse({ plans: [repeating] }),
+      state: polls[3]?.state ?? {},
+      positions: [],
+    } as never);
+    const row = view?.tables?.[0]?.rows[0];
+    expect(view?.tables?.[0]?.columns.at(-1)).toBe("waiting on");
+    expect(row?.at(-1)).toMatchObject({ isAlert: true });
+    expect(row?.at(-1)?.text).toContain(STRANGER);
+  });
+
+  it("a plan with no state does not start beside an open order of its mints it cannot match", () => {
+    const polls = runPolls([{ at: T0, listed: [listedOrder("open", STRANGER, "999000000")] }]);
+    expect(polls[0]?.keys).toEqual([]);
+    expect(polls[0]?.notices).toEqual(["dca_order_unmatched"]);
+  });
+
+  it("a round whose order was never listed open ends at its planned time on a poll with the list, reported", () => {
+    const polls = runPolls([
+      { at: T0, listed: [] },
+      { at: T0 + 4 * DAY, listed: [] },
+    ]);
+    expect(polls[1]?.keys).toEqual([key(2)]);
+    expect(polls[1]?.notices).toEqual(["dca_round_order_unseen"]);
   });
 });
