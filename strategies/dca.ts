@@ -24,30 +24,34 @@ import { type Decimal, decimalFromNumber, parseDecimal, pow10 } from "./decimal.
  * `dca-<wallet>-<id>-<r>`: each wallet runs its own plans, and a round of one never stands in for
  * another's. A round started before keys carried the wallet keeps its old key, `dca-<id>-<r>`, so a
  * round done under it is not placed again.
- * - Round 1 starts on the first poll at or after `startAt` (at once without it).
- * - A round started at `startedAt` is live until `startedAt + numberOfOrders * intervalSeconds`;
- *   while it is live no new order is created for the plan.
- * - During the round's first interval the strategy asks for the same intent on every poll that
- *   does not already have it in flight, so a create that failed is retried (the ledger refuses the
- *   key once it is done, and re-admits a failed one, bounded). After that it asks nothing.
- * - When the round ends: with `repeat`, round r+1 starts on that poll; without, the plan is done.
+ *
+ * A round starts only when the service says the previous one is over. The service's list of
+ * recurring orders (`listedRecurringOrders`, absent on a poll that could not read it) is the rounds'
+ * true state; the round's planned end (`endsAt`, `numberOfOrders * intervalSeconds` after its start)
+ * ends nothing by itself, since on the live service an order runs past it whenever executions are
+ * late or skipped (`minPrice` / `maxPrice`).
+ * - No round starts on a poll without the list, round 1 included: the plan waits for one with it.
+ * - A round's order is the open listed order of the plan's mints (and amount, where listed) that no
+ *   other plan holds, learnt once its create is no longer in flight, for every plan before any round
+ *   is decided. A plan Keeper has no state for (a Redis restart) takes such an order as its round 1.
+ * - While the list shows the round's order open (or in a state Keeper cannot read), the round is
+ *   live. Once it shows it finished, or no longer lists it (every page of open orders is read), the
+ *   round is over on that poll (`endedAt`): with `repeat` the next round starts on that poll.
+ * - A round whose order was never listed open (it finished before a poll saw it, or its create
+ *   failed for good) is over on a poll with the list once `endsAt` has passed and its create is not
+ *   in flight; reported (`dca_round_order_unseen`).
+ * - No round starts while the list shows an open order of the plan's mints that no plan holds (its
+ *   amount differs, a round placed under a lost state, an order made by hand): that order is reported
+ *   once (`dca_order_unmatched`), kept in state (`unmatched`, shown on the status page), not replaced.
+ * - During a round's first interval, while its order is not listed, the strategy asks for the same
+ *   intent on every poll that does not already have it in flight, so a create that failed is retried
+ *   (the ledger refuses the key once it is done, and re-admits a failed one, bounded).
  * - A plan's state outlives its removal from config, so re-adding the id continues the round
  *   numbering instead of repeating a key the ledger already holds as done.
- * A change to a plan's amounts takes effect with its next round; the live order is not touched.
- *
- * The service's list of recurring orders (`listedRecurringOrders`) is the rounds' true state, where
- * the snapshot carries it. A round's order is the open listed order of the plan's mints (and amount,
- * where listed) that no other plan holds, learnt once its create is no longer in flight. Then:
- * - while the service lists the round's order open, the round is live, whatever `endsAt` says;
- * - once it lists it completed (or cancelled), the round is over at once: with `repeat` the next
- *   round starts on that poll;
- * - a round whose order finished before Keeper ever saw it listed open is not matched (an older
- *   round's finished order could be taken for it): it ends at `endsAt`, as without the list;
- * - a plan Keeper has no state for, whose order the service lists open, takes that order as its
- *   round 1 instead of placing a second one;
- * - a plan removed from config, or past its `stopAt`, whose round's order is listed open is
+ * - A plan removed from config, or past its `stopAt`, whose round's order is listed open is
  *   stopped: its order is cancelled (`cancelRecurring`, key `<round key>-cancel`) and what is left
  *   of it comes back. Past `stopAt` no round starts, with or without the list.
+ * A change to a plan's amounts takes effect with its next round; the live order is not touched.
  */
 
 export const STRATEGY_NAME = "dca";

@@ -57,7 +57,8 @@ function evaluate<C>(
   at = T0,
 ) {
   const result = strategy.evaluate({
-    snapshot: snapshot({ balances: { [USDC]: "1500" }, ...overrides }) as Snapshot,
+    // The service's recurring order list was read and is empty: a DCA round may start.
+    snapshot: snapshot({ balances: { [USDC]: "1500" }, listedRecurringOrders: [], ...overrides }) as Snapshot,
     state,
     config: strategy.configSchema.parse(rawConfig),
     now: new Date(at * 1000),

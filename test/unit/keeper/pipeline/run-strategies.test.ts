@@ -71,6 +71,11 @@ describe("runStrategies", () => {
       "intents[0]",
     ],
     ["returns a state that is not an object", () => ({ intents: [], state: 3 as never }), "state object"],
+    [
+      "returns a notice whose code is not a word (a metric label)",
+      () => ({ intents: [], state: {}, notices: [{ code: "Order X unmatched", message: "m" }] }),
+      "notices[0].code",
+    ],
   ])("isolates a strategy that %s; the others still run", (_label, evaluate, message) => {
     const { report, errors } = run([configured(custom("bad", evaluate as never)), claimStrategy]);
     expect(errors).toEqual(["bad"]);
@@ -105,5 +110,38 @@ describe("runStrategies", () => {
     );
     const { report } = run([counting], new Map([["counting", { n: 41 }]]));
     expect(report.states.get("counting")).toEqual({ n: 42 });
+  });
+});
+
+describe("runStrategies: notices", () => {
+  it("logs and counts each notice of a strategy that ran cleanly", () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const capture = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const counted: Array<[string, string]> = [];
+    const noticing = custom("noticing", () => ({
+      intents: [],
+      state: {},
+      notices: [{ code: "dca_order_unmatched", message: "order X is not the plan's" }],
+    }));
+    const report = runStrategies({
+      snapshot: snapshot(),
+      strategies: [configured(noticing)],
+      states: new Map(),
+      now: new Date(0),
+      logger: capture,
+      onStrategyNotice: (strategy, code) => counted.push([strategy, code]),
+    });
+    expect(report.notices).toEqual([
+      { strategy: "noticing", code: "dca_order_unmatched", message: "order X is not the plan's" },
+    ]);
+    expect(counted).toEqual([["noticing", "dca_order_unmatched"]]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: "strategy notice",
+        strategy: "noticing",
+        notice: "dca_order_unmatched",
+        message: "order X is not the plan's",
+      }),
+    ]);
   });
 });
