@@ -427,11 +427,13 @@ export const dca = defineStrategy<DcaConfig>({
           );
       }
       const isDue = round ? plan.repeat : plan.startAt === undefined || view.nowSeconds >= plan.startAt;
-      // A round starts only on a poll that read the service's list (see "Rounds" above).
+      // A round starts only on a poll that read the service's list (see "Rounds" above); what it
+      // waited on before is kept until a list says otherwise, so it is not reported twice.
+      const before = saved.unmatched[plan.id];
+      if (isDue && !listed && before) unmatched[plan.id] = before;
       if (!isDue || !listed) continue;
       const stranger = listed.find((o) => isOpenOfPlanMints(o, plan) && !taken.has(o.order));
       if (stranger) {
-        const before = saved.unmatched[plan.id];
         unmatched[plan.id] =
           before?.order === stranger.order ? before : { order: stranger.order, since: view.nowSeconds };
         if (before?.order !== stranger.order)

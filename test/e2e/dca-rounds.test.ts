@@ -20,6 +20,7 @@ import { testRedis } from "../helpers/redis.js";
  */
 describe("dca rounds end to end: never two open orders of one plan, with faults and restarts", () => {
   let sandbox: RunningSandbox;
+  let clock: Awaited<ReturnType<typeof startTestSandbox>>["clock"];
   let keeper: RunningKeeper | undefined;
   let redis: Awaited<ReturnType<typeof testRedis>>;
   let config: KeeperConfig;
@@ -64,7 +65,7 @@ describe("dca rounds end to end: never two open orders of one plan, with faults 
     );
 
   beforeAll(async () => {
-    ({ sandbox } = await startTestSandbox());
+    ({ sandbox, clock } = await startTestSandbox());
     redis = await testRedis("e2e-dca-rounds");
     wallet = sandbox.wallets[0] ?? "";
     const file = await writeKeeperConfig(sandbox, redis.prefix, {
@@ -102,7 +103,8 @@ describe("dca rounds end to end: never two open orders of one plan, with faults 
     listFails(0.33);
     keeper = (await startTestKeeper(config, sandbox)).keeper;
     const first = await nthOrderOpen(1);
-    // Past its schedule, the list read: the order is still open, Keeper waits.
+    // Past its schedule on both clocks, the list read: the order is still open, Keeper waits.
+    clock.advance(60);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     await polls(3);
     expect(openOrders().map((o) => o.order)).toEqual([first?.order]);

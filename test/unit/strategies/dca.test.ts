@@ -584,25 +584,27 @@ describe("dca: a round starts only when the service says the previous one is ove
       // Round 1's order listed with an amount that is not the plan's: it cannot be matched.
       { at: T0 + 20, listed: [stranger] },
       { at: T0 + 5 * DAY, listed: [stranger] },
+      // A poll without the list in between: nothing starts, nothing is reported again.
+      { at: T0 + 5 * DAY + 10 },
       { at: T0 + 6 * DAY, listed: [stranger] },
       { at: T0 + 7 * DAY, listed: [{ ...stranger, state: "completed" }] },
     ]);
-    expect(polls.map((p) => p.keys)).toEqual([[key(1)], [key(1)], [], [], [key(2)]]);
+    expect(polls.map((p) => p.keys)).toEqual([[key(1)], [key(1)], [], [], [], [key(2)]]);
     expect(polls.map((p) => p.notices)).toEqual([
       [],
       [],
       ["dca_round_order_unseen", "dca_order_unmatched"],
       [],
       [],
+      [],
     ]);
-    expect(dcaUnmatched(polls[3]?.state ?? {})).toEqual({
-      "weekly-sol": { order: STRANGER, since: T0 + 5 * DAY },
-    });
-    expect(dcaUnmatched(polls[4]?.state ?? {})).toEqual({});
+    for (const poll of polls.slice(2, 5))
+      expect(dcaUnmatched(poll.state)).toEqual({ "weekly-sol": { order: STRANGER, since: T0 + 5 * DAY } });
+    expect(dcaUnmatched(polls[5]?.state ?? {})).toEqual({});
     // The status page says what the plan waits on.
     const view = dca.statusView?.({
       config: dca.configSchema.parse({ plans: [repeating] }),
-      state: polls[3]?.state ?? {},
+      state: polls[4]?.state ?? {},
       positions: [],
     } as never);
     const row = view?.tables?.[0]?.rows[0];
