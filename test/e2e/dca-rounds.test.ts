@@ -32,9 +32,14 @@ describe("dca rounds end to end: never two open orders of one plan, with faults 
   let samples = 0;
 
   const AMOUNT = 100_000_000n;
+  /** The wallet's recurring orders of the plan's mints, whatever their amount. */
   const planOrders = (): SwapOrderRecord[] =>
     [...sandbox.world.swapOrders.values()].filter(
-      (o) => o.kind === "recurring" && o.maker === wallet && o.inAmountRaw === AMOUNT,
+      (o) =>
+        o.kind === "recurring" &&
+        o.maker === wallet &&
+        o.inputMint === sandbox.usdcMint &&
+        o.outputMint === sandbox.tokenMints.keep,
     );
   const openOrders = () => planOrders().filter((o) => o.status === "open");
   const listFails = (rate: number) =>
@@ -64,25 +69,29 @@ describe("dca rounds end to end: never two open orders of one plan, with faults 
       60_000,
     );
 
-  beforeAll(async () => {
-    ({ sandbox, clock } = await startTestSandbox());
-    redis = await testRedis("e2e-dca-rounds");
-    wallet = sandbox.wallets[0] ?? "";
-    const file = await writeKeeperConfig(sandbox, redis.prefix, {
-      walletYaml: `wallets:\n  - pubkey: ${wallet}\n`,
-      extra: `strategies:
+  const configFor = async (amount: bigint) =>
+    loadTestConfig(
+      await writeKeeperConfig(sandbox, redis.prefix, {
+        walletYaml: `wallets:\n  - pubkey: ${wallet}\n`,
+        extra: `strategies:
   - name: dca
     plans:
       - id: keep-fast
         inputMint: USDC
         outputMint: KEEP
-        inAmountRaw: "${AMOUNT}"
+        inAmountRaw: "${amount}"
         numberOfOrders: 2
         intervalSeconds: 1
         repeat: true
 `,
-    });
-    config = await loadTestConfig(file);
+      }),
+    );
+
+  beforeAll(async () => {
+    ({ sandbox, clock } = await startTestSandbox());
+    redis = await testRedis("e2e-dca-rounds");
+    wallet = sandbox.wallets[0] ?? "";
+    config = await configFor(AMOUNT);
     sampler = setInterval(() => {
       const open = openOrders();
       samples += 1;
@@ -157,6 +166,44 @@ describe("dca rounds end to end: never two open orders of one plan, with faults 
     expect(mostOpen).toBe(1);
     expect([...overlapping]).toEqual([]);
   }, 240_000);
+
+  it("reports an open order of the plan's mints it cannot match, and places nothing beside it", async () => {
+    const [open] = openOrders();
+    expect(open?.inAmountRaw).toBe(AMOUNT);
+    // Redis loses the state and the plan's amount changes: the listed order is not the plan's.
+    await keeper?.stop();
+    await wipe(redis);
+    listFails(0);
+    keeper = (await startTestKeeper(await configFor(150_000_000n), sandbox)).keeper;
+    const k = keeper;
+    const stateKey = k.keys.strategyState(wallet, "dca");
+    const waiting = await eventually(
+      "the unmatched order in the dca state",
+      async () => {
+        const state = JSON.parse((await k.redis.get(stateKey)) ?? "{}");
+        return state.unmatched?.["keep-fast"];
+      },
+      60_000,
+    );
+    expect(waiting.order).toBe(open?.order);
+    await polls(4);
+    expect(planOrders().filter((o) => o.inAmountRaw === 150_000_000n)).toEqual([]);
+    const notices = (await k.metrics.strategyNotices.get()).values;
+    expect(notices).toEqual([
+      expect.objectContaining({ labels: { strategy: "dca", notice: "dca_order_unmatched" }, value: 1 }),
+    ]);
+    // The order runs out: the plan starts, with its new amount.
+    sandbox.world.settleOrder(open?.order ?? "", "completed");
+    await eventually(
+      "the plan's first order at its new amount",
+      async () => (openOrders().some((o) => o.inAmountRaw === 150_000_000n) ? true : undefined),
+      60_000,
+    );
+    await polls(3);
+    expect(openOrders()).toHaveLength(1);
+    expect(mostOpen).toBe(1);
+    expect([...overlapping]).toEqual([]);
+  }, 120_000);
 });
 
 /** Every key under the test's prefix, as a Redis restart without persistence would leave it. */
