@@ -65,7 +65,18 @@ describe("an intent the ledger does not admit is logged and counted, with why", 
     (wallet: string) =>
       processPoll(
         { id: `poll-${wallet}-${now}`, data: { wallet, kind: "positions", tick: now } },
-        testPollDeps(ctx, [], { strategies, logger, now: () => new Date(now * 1000), events }),
+        testPollDeps(ctx, [], {
+          strategies,
+          logger,
+          now: () => new Date(now * 1000),
+          events,
+          // The service lists no recurring orders (read on every poll, as for a configured dca).
+          source: {
+            positions: async () => [],
+            pendingOrders: async () => [],
+            recurringOrders: async () => [],
+          },
+        }),
       );
 
   it("in flight, done, failed (not yet due), refused, and held by another wallet", async () => {
