@@ -27,10 +27,16 @@ export interface Snapshot {
   readonly triggerOrders?: readonly KnownTriggerOrder[];
   /**
    * The wallet's trigger orders as the service lists them (open ones, and the latest finished ones):
-   * the orders' true state. Present only when a configured strategy needs it (`needs().orderLists`).
+   * the orders' true state. Present only when a configured strategy needs it (`needs().orderLists`)
+   * and this poll read it: absent means not read, `[]` read and empty.
    */
   readonly listedTriggerOrders?: readonly ListedOrder[];
-  /** The wallet's recurring (time) orders as the service lists them; present only when a strategy needs them. */
+  /**
+   * The wallet's recurring (time) orders as the service lists them (every open one, and the latest
+   * finished ones). Absent when this poll did not read the list (no strategy needs it, or the read
+   * failed); `[]` when it read it and the service lists none. `dca` starts a round only on a poll
+   * that has it.
+   */
   readonly listedRecurringOrders?: readonly ListedOrder[];
   /**
    * Category, subcategory, tags (and provider, when known) of the events the wallet holds positions

@@ -59,14 +59,14 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-async function snapshotWith(lists: OrderListKind[]) {
+async function snapshotWith(lists: OrderListKind[], of = wallet) {
   const source: SnapshotSource = {
     positions: async () => [],
     pendingOrders: async () => [],
     ...orderListsFor(lists, client),
   };
   requests.length = 0;
-  return takeSnapshot({ wallet, withOrders: false, source, inFlight: [], nowSeconds: 0 });
+  return takeSnapshot({ wallet: of, withOrders: false, source, inFlight: [], nowSeconds: 0 });
 }
 
 describe("order lists in a poll's snapshot", () => {
@@ -96,5 +96,18 @@ describe("order lists in a poll's snapshot", () => {
     expect(requests).toEqual([]);
     expect(snap).not.toHaveProperty("listedTriggerOrders");
     expect(snap).not.toHaveProperty("listedRecurringOrders");
+  });
+
+  it("tells a list read and empty ([]) from a list not read on this poll (absent)", async () => {
+    const empty = await snapshotWith(["recurring"], sandbox.wallets[3] as string);
+    expect(empty.listedRecurringOrders).toEqual([]);
+    sandbox.faults.configure("getRecurringOrders", { errorRate: 1 });
+    try {
+      const failed = await snapshotWith(["recurring"]);
+      expect(requests.filter((r) => r === "getRecurringOrders").length).toBeGreaterThan(0);
+      expect(failed).not.toHaveProperty("listedRecurringOrders");
+    } finally {
+      sandbox.faults.clear();
+    }
   });
 });
