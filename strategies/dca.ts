@@ -191,6 +191,10 @@ const roundSchema = z.object({
   order: z.string().optional(),
   /** When a poll with the service's list found the round over (its order finished, or never seen). */
   endedAt: z.number().int().optional(),
+  /** The last poll that asked for the round's create or saw it in flight. */
+  busyAt: z.number().int().optional(),
+  /** The first poll, of those since, whose list did not carry the round's order. */
+  missingAt: z.number().int().optional(),
 });
 type Round = z.infer<typeof roundSchema>;
 
@@ -358,18 +362,40 @@ function learnOrders(plans: Record<string, Round>, config: DcaConfig, view: Poll
 }
 
 /**
+ * How long a round whose order was never listed waits, after its create was last asked for or in
+ * flight, before it counts as over: the service may list a new order some seconds after it landed.
+ */
+export const DCA_UNSEEN_GRACE_SECONDS = 60;
+
+/** The round as this poll sees it: when its create was last busy, and since when its order is missing. */
+function observe(plan: DcaPlan, round: Round, view: PollView): Round {
+  const next: Round = { ...round };
+  if (view.inFlight.has(keyOf(plan.id, round))) next.busyAt = view.nowSeconds;
+  if (view.listed && round.order !== undefined) {
+    if (view.byOrder.has(round.order)) delete next.missingAt;
+    else next.missingAt = round.missingAt ?? view.nowSeconds;
+  }
+  return next;
+}
+
+/**
  * Whether the plan's round is over, by the service's word only: never on a poll without the list.
- * A matched order is over once the list shows it finished or no longer open; an unmatched round
- * whose create is done, once its planned end has passed with no order of it listed open.
+ * A matched order is over once the list shows it finished, or once two list reads in a row no
+ * longer carry it (every open order is read, but an order can slip between two pages read a moment
+ * apart). An unmatched round whose create is done is over once its planned end has passed, and
+ * DCA_UNSEEN_GRACE_SECONDS since its create was last busy, with no order of it listed open.
  */
 function isOver(plan: DcaPlan, round: Round, view: PollView): boolean {
   if (round.endedAt !== undefined) return true;
   if (!view.listed) return false;
   if (round.order !== undefined) {
     const state = view.byOrder.get(round.order)?.state;
-    return state === undefined || isFinished(state);
+    if (state !== undefined) return isFinished(state);
+    return round.missingAt !== undefined && view.nowSeconds > round.missingAt;
   }
-  return !view.inFlight.has(keyOf(plan.id, round)) && view.nowSeconds >= round.endsAt;
+  if (view.inFlight.has(keyOf(plan.id, round))) return false;
+  const quietSince = round.busyAt ?? round.startedAt;
+  return view.nowSeconds >= round.endsAt && view.nowSeconds >= quietSince + DCA_UNSEEN_GRACE_SECONDS;
 }
 
 /** A notice for the engine to log and count (`keeper_strategy_notices_total`). */
@@ -409,10 +435,17 @@ export const dca = defineStrategy<DcaConfig>({
     for (const plan of config.plans) {
       if (plan.stopAt !== undefined && view.nowSeconds >= plan.stopAt) continue; // stopped: see stopPlans
       let round = plans[plan.id];
+      if (round && round.endedAt === undefined) {
+        round = observe(plan, round, view);
+        plans[plan.id] = round;
+      }
       if (round && !isOver(plan, round, view)) {
         // Live: asked again early in the round while its order is not yet listed.
-        if (view.nowSeconds < round.retryUntil && round.order === undefined)
-          intents.push(...ask(plan, round, view));
+        if (view.nowSeconds < round.retryUntil && round.order === undefined) {
+          const asked = ask(plan, round, view);
+          if (asked.length > 0) plans[plan.id] = { ...round, busyAt: view.nowSeconds };
+          intents.push(...asked);
+        }
         continue;
       }
       if (round && round.endedAt === undefined) {

@@ -34,8 +34,8 @@ export interface Snapshot {
   /**
    * The wallet's recurring (time) orders as the service lists them (every open one, and the latest
    * finished ones). Absent when this poll did not read the list (no strategy needs it, or the read
-   * failed); `[]` when it read it and the service lists none. `dca` starts a round only on a poll
-   * that has it.
+   * failed); `[]` when it read it and the service lists none. A strategy that must not act on a
+   * guess (a recurring plan's next round) waits for a poll that has it.
    */
   readonly listedRecurringOrders?: readonly ListedOrder[];
   /**

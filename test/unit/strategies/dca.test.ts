@@ -4,7 +4,13 @@ import { intentSchema } from "../../../src/core/intent.js";
 import type { ListedOrder } from "../../../src/core/service-orders.js";
 import type { InFlightIntent } from "../../../src/core/snapshot.js";
 import type { StrategyState } from "../../../src/core/strategy.js";
-import { checkDcaMinimums, dca, dcaRounds, dcaUnmatched } from "../../../strategies/dca.js";
+import {
+  checkDcaMinimums,
+  DCA_UNSEEN_GRACE_SECONDS,
+  dca,
+  dcaRounds,
+  dcaUnmatched,
+} from "../../../strategies/dca.js";
 import { fakePubkey, inFlight, snapshot, WALLET } from "../../helpers/fixtures.js";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -572,9 +578,39 @@ describe("dca: a round starts only when the service says the previous one is ove
     expect(dcaRounds(polls.at(-1)?.state ?? {})["weekly-sol"]).toMatchObject({ round: 2, order: NEXT });
   });
 
-  it("an order no longer listed at all is over: the list read every open order", () => {
-    const polls = runPolls([...roundOneLive, { at: T0 + DAY, listed: [] }]);
-    expect(polls.at(-1)?.keys).toEqual([key(2)]);
+  it("an order no longer listed is over once two list reads in a row miss it (it may slip between pages)", () => {
+    const polls = runPolls([
+      ...roundOneLive,
+      { at: T0 + DAY, listed: [] },
+      { at: T0 + DAY + 10, listed: [listedOrder("open")] },
+      { at: T0 + DAY + 20, listed: [] },
+      { at: T0 + DAY + 25 },
+      { at: T0 + DAY + 30, listed: [] },
+    ]);
+    expect(polls.slice(3).map((p) => p.keys)).toEqual([[], [], [], [], [key(2)]]);
+  });
+
+  it("a round whose order was never listed waits a grace after its create was last in flight", () => {
+    const quick = { ...repeating, numberOfOrders: 2, intervalSeconds: 1 };
+    const at = (seconds: number, inFlightKeys: string[] = []) => ({
+      at: T0 + seconds,
+      listed: [],
+      inFlightKeys,
+    });
+    const polls = runPolls(
+      [
+        at(0),
+        at(5, [key(1)]),
+        at(30, [key(1)]),
+        // Landed, but the service does not list it yet: its planned end (2 s) is long past.
+        at(31),
+        at(30 + DCA_UNSEEN_GRACE_SECONDS - 1),
+        at(30 + DCA_UNSEEN_GRACE_SECONDS),
+      ],
+      [quick],
+    );
+    expect(polls.map((p) => p.keys)).toEqual([[key(1)], [], [], [], [], [key(2)]]);
+    expect(polls.at(-1)?.notices).toEqual(["dca_round_order_unseen"]);
   });
 
   it("an open order of the plan's mints Keeper cannot match is reported once and not replaced", () => {
