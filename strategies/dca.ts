@@ -401,6 +401,27 @@ function isOver(plan: DcaPlan, round: Round, view: PollView): boolean {
 /** A notice for the engine to log and count (`keeper_strategy_notices_total`). */
 const notice = (code: string, message: string): StrategyNotice => ({ code, message });
 
+/**
+ * An open listed order of the plan's mints that no plan holds: no round starts beside it. Reported
+ * once, when first seen (`before` is what the plan waited on until now).
+ */
+function unmatchedOrder(
+  plan: DcaPlan,
+  listed: readonly ListedOrder[],
+  taken: ReadonlySet<string>,
+  before: Unmatched | undefined,
+  nowSeconds: number,
+): { entry: Unmatched; notices: StrategyNotice[] } | undefined {
+  const stranger = listed.find((o) => isOpenOfPlanMints(o, plan) && !taken.has(o.order));
+  if (!stranger) return undefined;
+  if (before?.order === stranger.order) return { entry: before, notices: [] };
+  const message = `dca: plan ${plan.id}: order ${stranger.order} of its mints is listed open and is not the plan's; no round starts beside it`;
+  return {
+    entry: { order: stranger.order, since: nowSeconds },
+    notices: [notice("dca_order_unmatched", message)],
+  };
+}
+
 export const dca = defineStrategy<DcaConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -455,7 +476,7 @@ export const dca = defineStrategy<DcaConfig>({
           notices.push(
             notice(
               "dca_round_order_unseen",
-              `dca: plan ${plan.id} round ${round.round}: no order of it was ever listed open; the round ends at its planned time`,
+              `dca: plan ${plan.id} round ${round.round}: no order of it was ever listed open; the round ends, past its planned time`,
             ),
           );
       }
@@ -465,17 +486,10 @@ export const dca = defineStrategy<DcaConfig>({
       const before = saved.unmatched[plan.id];
       if (isDue && !listed && before) unmatched[plan.id] = before;
       if (!isDue || !listed) continue;
-      const stranger = listed.find((o) => isOpenOfPlanMints(o, plan) && !taken.has(o.order));
+      const stranger = unmatchedOrder(plan, listed, taken, before, view.nowSeconds);
       if (stranger) {
-        unmatched[plan.id] =
-          before?.order === stranger.order ? before : { order: stranger.order, since: view.nowSeconds };
-        if (before?.order !== stranger.order)
-          notices.push(
-            notice(
-              "dca_order_unmatched",
-              `dca: plan ${plan.id}: order ${stranger.order} of its mints is listed open and is not the plan's; no round starts beside it`,
-            ),
-          );
+        unmatched[plan.id] = stranger.entry;
+        notices.push(...stranger.notices);
         continue;
       }
       const next = newRound(plan, (round?.round ?? 0) + 1, view, true);
