@@ -79,9 +79,10 @@ export function isWorthClaiming(payoutMicroUsd: bigint, costMicroUsd: bigint, ra
   return payoutMicroUsd * 1_000_000n > costMicroUsd * ratioMicro;
 }
 
-/** When the position's market settled (Unix seconds), if the service said. */
+/** When the position's market settled (Unix seconds), if the service said (0 or null: it did not). */
 function settledAt(position: Position): number | undefined {
-  return position.claimableAt ?? position.settlementDate ?? undefined;
+  const at = position.claimableAt || position.settlementDate;
+  return at != null && at > 0 ? at : undefined;
 }
 
 interface LeftState {
