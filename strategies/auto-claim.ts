@@ -11,8 +11,6 @@ import { defineStrategy } from "../src/core/strategy.js";
  * clears it at the default multiple is worth its fee whatever the real cost.
  */
 export const DEFAULT_CLAIM_COST_MICRO_USD = 10_000n;
-/** The service claims every winner itself, free, this long after settlement (api-live). */
-export const SERVICE_CLAIM_DELAY_SECONDS = 86_400;
 
 const configSchema = z.strictObject({
   /** Skip payouts below this many dollars. */
@@ -22,11 +20,6 @@ const configSchema = z.strictObject({
    * smaller one is left to the service's own free claim. 0 claims every payout at once.
    */
   minPayoutToCostRatio: z.number().min(0, "expected a ratio >= 0").max(1_000_000).default(10),
-  /**
-   * A position left to the service that is still unclaimed this many hours after settlement is
-   * claimed after all: the service's claim (due after 24 h) did not come.
-   */
-  serviceLateAfterHours: z.number().min(24, "expected hours >= 24 (the service claims after 24)").default(30),
 });
 
 export type AutoClaimConfig = z.infer<typeof configSchema>;
@@ -79,12 +72,6 @@ export function isWorthClaiming(payoutMicroUsd: bigint, costMicroUsd: bigint, ra
   return payoutMicroUsd * 1_000_000n > costMicroUsd * ratioMicro;
 }
 
-/** When the position's market settled (Unix seconds), if the service said (0 or null: it did not). */
-function settledAt(position: Position): number | undefined {
-  const at = position.claimableAt || position.settlementDate;
-  return at != null && at > 0 ? at : undefined;
-}
-
 interface LeftState {
   /** Positions whose claim was left to the service: asked for once, not on every poll. */
   left?: string[];
@@ -95,8 +82,8 @@ interface LeftState {
  * Forecast position, no claim of it in flight, a payout above `minPayoutUsd` and worth more than
  * `minPayoutToCostRatio` times the claim's cost (`snapshot.claimCostMicroUsd`). A smaller payout is
  * left to the service, which claims every winner itself, free, a day after settlement: that is
- * recorded once (`left_to_service`), and the position is claimed after all only if the service is
- * late (`serviceLateAfterHours`). The intent key (`claim-<position>`) makes a second claim of the
+ * recorded once (`left_to_service`) under a key of its own (`claim-<position>-left`), so the claim's
+ * key stays free. The intent key (`claim-<position>`) makes a second claim of the
  * same position impossible even when two polls see it claimable before the first claim lands.
  */
 export const autoClaim = defineStrategy<AutoClaimConfig>({
@@ -128,10 +115,7 @@ export const autoClaim = defineStrategy<AutoClaimConfig>({
         positionPubkey: position.pubkey,
         expectedPayoutMicroUsd: payout.toString(),
       };
-      const settled = settledAt(position);
-      const isServiceLate =
-        settled !== undefined && snapshot.takenAt >= settled + config.serviceLateAfterHours * 3_600;
-      if (!isWorthClaiming(payout, cost, config.minPayoutToCostRatio) && !isServiceLate) {
+      if (!isWorthClaiming(payout, cost, config.minPayoutToCostRatio)) {
         left.push(position.pubkey);
         if (wasLeft.has(position.pubkey)) continue;
         intents.push({
@@ -145,11 +129,7 @@ export const autoClaim = defineStrategy<AutoClaimConfig>({
       intents.push({
         ...base,
         key,
-        reason: isServiceLate
-          ? `the service's free claim is late (settled over ${config.serviceLateAfterHours} h ago)`
-          : position.claimable
-            ? "position is claimable"
-            : "market resolved on the side held",
+        reason: position.claimable ? "position is claimable" : "market resolved on the side held",
       });
     }
     return { intents, state: { ...state, left } };
