@@ -164,6 +164,8 @@ export async function processPoll(
       admitted += 1;
       if (isLeftToService(intent)) {
         // A record, not an action: the service's own claim pays it; nothing is built or signed.
+        if (intent.expectedPayoutMicroUsd !== undefined)
+          await deps.ledger.update(intent.key, { amountMicroUsd: intent.expectedPayoutMicroUsd });
         deps.events?.onLeftToService?.(intent);
         log.info(
           { intent: intent.key, position: intent.positionPubkey, strategy: intent.strategy, reason: intent.reason },
