@@ -1,5 +1,9 @@
 import type { Logger } from "pino";
-import { type PriorityFeeSettings, priorityFeePrice, type RecentPriorityFees } from "../../chain/priority-fee.js";
+import {
+  type PriorityFeeSettings,
+  priorityFeePrice,
+  type RecentPriorityFees,
+} from "../../chain/priority-fee.js";
 import { NATIVE_MINT } from "../../chain/programs.js";
 
 /** A claim's signatures (the wallet's and the service's co-signature) at 5,000 lamports each. */
@@ -33,7 +37,8 @@ export interface ClaimCostDeps {
 
 /** The lamports one claim costs at a compute-unit price (micro-lamports a unit), rounded up. */
 export function claimCostLamports(unitPriceMicroLamports: number): bigint {
-  const priority = (BigInt(Math.ceil(unitPriceMicroLamports)) * BigInt(CLAIM_COMPUTE_UNITS) + 999_999n) / 1_000_000n;
+  const priority =
+    (BigInt(Math.ceil(unitPriceMicroLamports)) * BigInt(CLAIM_COMPUTE_UNITS) + 999_999n) / 1_000_000n;
   return CLAIM_BASE_FEE_LAMPORTS + priority;
 }
 
@@ -58,7 +63,8 @@ export class ClaimCostEstimator {
 
   async microUsd(): Promise<string> {
     const now = (this.deps.nowMs ?? Date.now)();
-    if (this.cached && now - this.cached.atMs < (this.deps.ttlMs ?? CLAIM_COST_TTL_MS)) return this.cached.microUsd;
+    if (this.cached && now - this.cached.atMs < (this.deps.ttlMs ?? CLAIM_COST_TTL_MS))
+      return this.cached.microUsd;
     this.pending ??= this.estimate().finally(() => {
       this.pending = undefined;
     });
@@ -69,7 +75,10 @@ export class ClaimCostEstimator {
     const [samples, price] = await Promise.all([
       this.deps.recentFees([]),
       this.deps.solPrice().catch((error: unknown) => {
-        this.deps.logger.warn({ err: (error as Error).message }, "SOL price unknown: claim cost at a conservative price");
+        this.deps.logger.warn(
+          { err: (error as Error).message },
+          "SOL price unknown: claim cost at a conservative price",
+        );
         return undefined;
       }),
     ]);
@@ -79,7 +88,8 @@ export class ClaimCostEstimator {
       settings: this.deps.settings,
       unitLimit: CLAIM_COMPUTE_UNITS,
     });
-    const solPrice = price !== undefined && Number.isFinite(price) && price > 0 ? price : CONSERVATIVE_SOL_PRICE_USD;
+    const solPrice =
+      price !== undefined && Number.isFinite(price) && price > 0 ? price : CONSERVATIVE_SOL_PRICE_USD;
     const microUsd = lamportsToMicroUsd(claimCostLamports(unitPrice), solPrice).toString();
     this.cached = { microUsd, atMs: (this.deps.nowMs ?? Date.now)() };
     return microUsd;
@@ -87,6 +97,8 @@ export class ClaimCostEstimator {
 }
 
 /** The SOL price from the service's token search (the signer's `TokenPrices`, kept briefly). */
-export function solPriceFrom(prices: { priced(mints: readonly string[]): Promise<Array<{ usdPrice: number }>> }): SolPrice {
+export function solPriceFrom(prices: {
+  priced(mints: readonly string[]): Promise<Array<{ usdPrice: number }>>;
+}): SolPrice {
   return async () => (await prices.priced([NATIVE_MINT]))[0]?.usdPrice;
 }
