@@ -123,7 +123,9 @@ const NO_CLAIM_CODES: ReadonlySet<string> = new Set(["no_claim_required", "claim
 export function isNoClaimRequired(error: unknown): boolean {
   if (!(error instanceof PermanentApiError)) return false;
   if (error.code !== undefined && NO_CLAIM_CODES.has(error.code)) return true;
-  return /\bno claim (is )?(required|needed)\b|\bclaim (is )?not (required|needed)\b/i.test(error.serviceMessage);
+  return /\bno claim (is )?(required|needed)\b|\bclaim (is )?not (required|needed)\b/i.test(
+    error.serviceMessage,
+  );
 }
 
 /**

@@ -168,7 +168,12 @@ export async function processPoll(
           await deps.ledger.update(intent.key, { amountMicroUsd: intent.expectedPayoutMicroUsd });
         deps.events?.onLeftToService?.(intent);
         log.info(
-          { intent: intent.key, position: intent.positionPubkey, strategy: intent.strategy, reason: intent.reason },
+          {
+            intent: intent.key,
+            position: intent.positionPubkey,
+            strategy: intent.strategy,
+            reason: intent.reason,
+          },
           "claim left to the service's free claim",
         );
         continue;

@@ -82,7 +82,11 @@ export interface WorldChainPort {
    * The service's own automatic claim of a winner: the vault pays the owner `payoutRaw`, in a
    * transaction the service pays for, signs and sends (memo `service-claim:<position>`).
    */
-  serviceClaim(args: { owner: PublicKey; positionPubkey: PublicKey; payoutRaw: bigint }): Promise<SubmitOutcome>;
+  serviceClaim(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    payoutRaw: bigint;
+  }): Promise<SubmitOutcome>;
   buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;

@@ -38,7 +38,8 @@ export class ServiceClaims {
           payoutRaw: BigInt(positionFigures(this.world, position).payoutMicro),
         });
         if (outcome.err === null) landed += 1;
-        else this.logger?.warn({ position: position.index, err: outcome.err }, "service claim failed on chain");
+        else
+          this.logger?.warn({ position: position.index, err: outcome.err }, "service claim failed on chain");
       } catch (error) {
         this.logger?.warn({ position: position.index, err: error }, "service claim failed");
       } finally {

@@ -251,7 +251,9 @@ export class World {
    */
   serviceClaimDueAt(market: MarketRecord): number | undefined {
     const settled = this.settlementTime(market);
-    return settled === undefined ? undefined : Math.max(settled, this.genesisSeconds) + SERVICE_CLAIM_DELAY_SECONDS;
+    return settled === undefined
+      ? undefined
+      : Math.max(settled, this.genesisSeconds) + SERVICE_CLAIM_DELAY_SECONDS;
   }
 
   /** Winners the service's automatic claim is due to pay now: unclaimed, unsold, due. */

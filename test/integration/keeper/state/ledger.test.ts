@@ -75,7 +75,14 @@ describe("ledger", () => {
   });
 
   it("records a claim left to the service as done at once: outside the in-flight set, never re-admitted", async () => {
-    const left: Intent = { ...claim(POSITION), key: `claim-${POSITION}-left`, leaveToService: true };
+    const left: Intent = {
+      kind: "claim",
+      key: `claim-${POSITION}-left`,
+      wallet,
+      strategy: "auto-claim",
+      positionPubkey: POSITION,
+      leaveToService: true,
+    };
     expect(await ledger.admit(left, "left_to_service")).toEqual({ admitted: true, tries: 1 });
     expect(await ledger.inFlight(wallet)).toEqual([]);
     now += 3_600;
