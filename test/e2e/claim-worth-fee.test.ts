@@ -14,6 +14,7 @@ import {
   eventually,
   loadTestConfig,
   positionsOf,
+  runCli,
   startTestKeeper,
   startTestSandbox,
   usdcBalance,
@@ -34,6 +35,7 @@ describe("claims worth their fee: a small payout left to the service's free clai
   let small: Position;
   let large: Position;
   let costMicroUsd: bigint;
+  let configFile: string;
 
   beforeAll(async () => {
     ({ sandbox } = await startTestSandbox());
@@ -64,12 +66,11 @@ describe("claims worth their fee: a small payout left to the service's free clai
     // A ratio that puts the line between the two payouts (their geometric mean).
     const payoutOf = (p: Position) => Number(p.contracts) * 1_000_000;
     const ratio = Math.round(Math.sqrt(payoutOf(small) * payoutOf(large)) / Number(costMicroUsd));
-    const config = await loadTestConfig(
-      await writeKeeperConfig(sandbox, redis.prefix, {
-        walletYaml,
-        extra: `strategies:\n  - name: auto-claim\n    minPayoutToCostRatio: ${ratio}\n`,
-      }),
-    );
+    configFile = await writeKeeperConfig(sandbox, redis.prefix, {
+      walletYaml,
+      extra: `strategies:\n  - name: auto-claim\n    minPayoutToCostRatio: ${ratio}\n`,
+    });
+    const config = await loadTestConfig(configFile);
     ({ keeper } = await startTestKeeper(config, sandbox));
   }, 60_000);
 
@@ -119,6 +120,15 @@ describe("claims worth their fee: a small payout left to the service's free clai
     expect((await usdcBalance(sandbox, wallet, sandbox.usdcMint)) - beforeLarge).toBe(
       BigInt(Number(large.contracts) * 1_000_000),
     );
+    // Visible where an operator looks: `keeper ledger` and the status page's ledger, filtered by it.
+    const cli = await runCli(["ledger", "--json", "--config", configFile]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout)).toContainEqual(
+      expect.objectContaining({ key: `claim-${small.pubkey}-left`, status: "left_to_service" }),
+    );
+    const page = await (await fetch(`${keeper.ops?.url ?? ""}/?status=left_to_service`)).text();
+    expect(page).toContain(`claim-${small.pubkey}-left`);
+    expect(page).not.toContain(`data-key="claim-${large.pubkey}"`);
     // Recorded once, not on every poll: a few more polls add nothing.
     const polls = async () => Number((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) ?? 0);
     const seen = await polls();
