@@ -62,7 +62,7 @@ export const mintRule = z
 export const resolveBody = z.strictObject({
   result: resultRule,
   /** false: the market pays its winners without a claim (the service's automatic claim pays them). */
-  needsClaim: z.boolean({ error: "must be true or false" }).optional(),
+  needsClaim: z.boolean().optional(),
 });
 export const priceBody = z.strictObject({ yesPrice: yesPriceRule });
 export const advanceBody = z.strictObject({ seconds: secondsRule });
