@@ -23,7 +23,7 @@ export const CLAIM_COST_TTL_MS = 60_000;
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 
-/** The SOL price in dollars, or undefined when it is not known (the caller logs nothing for it). */
+/** The SOL price in dollars; undefined or a throw when it is not known (the conservative price is used). */
 export type SolPrice = () => Promise<number | undefined>;
 
 export interface ClaimCostDeps {
