@@ -1,11 +1,25 @@
 import { z } from "zod";
+import { contractsMicroOf } from "../src/core/contracts.js";
 import { type Intent, intentKeys } from "../src/core/intent.js";
+import { formatUsd } from "../src/core/money.js";
 import type { Snapshot } from "../src/core/snapshot.js";
 import { defineStrategy } from "../src/core/strategy.js";
 
+/**
+ * What a claim is taken to cost when the snapshot carries no estimate (a harness without the chain):
+ * $0.01, several times what a claim's network fee is at any SOL price seen so far, so a payout that
+ * clears it at the default multiple is worth its fee whatever the real cost.
+ */
+export const DEFAULT_CLAIM_COST_MICRO_USD = 10_000n;
+
 const configSchema = z.strictObject({
-  /** Skip payouts below this many dollars (a claim costs a network fee). */
+  /** Skip payouts below this many dollars. */
   minPayoutUsd: z.number().min(0, "expected dollars >= 0").default(0),
+  /**
+   * Claim at once only when the payout is worth more than this many times the claim's cost; a
+   * smaller one is left to the service's own free claim. 0 claims every payout at once.
+   */
+  minPayoutToCostRatio: z.number().min(0, "expected a ratio >= 0").max(1_000_000).default(10),
 });
 
 export type AutoClaimConfig = z.infer<typeof configSchema>;
@@ -25,35 +39,99 @@ export function isClaimCandidate(position: Position): boolean {
 }
 
 /**
- * Claims every winning position once: a claim candidate, no claim of it already in flight. The
- * intent key (`claim-<position>`) makes a second claim of the same position impossible even when
- * two polls see it claimable before the first claim lands. The payout is `payoutUsd`, never the
- * floored `contracts`.
+ * A Forecast position (provider `bisonfi`): it has no claim step, the service settles it by itself.
+ * Known by its provider where the position, its market or its event names one, or by the fields only
+ * Forecast markets carry (`outcomeMint`, `lifecycleStatus`).
+ */
+export function isForecastPosition(position: Position, snapshot?: Pick<Snapshot, "events">): boolean {
+  const record = position as Record<string, unknown>;
+  const market = position.marketMetadata as Record<string, unknown>;
+  const event = position.eventMetadata as Record<string, unknown>;
+  const providers = [
+    record.provider,
+    market.provider,
+    event.provider,
+    snapshot?.events?.[position.eventId]?.provider,
+  ];
+  if (providers.some((p) => typeof p === "string" && p.toLowerCase() === "bisonfi")) return true;
+  return typeof market.outcomeMint === "string" || typeof market.lifecycleStatus === "string";
+}
+
+/**
+ * The payout in micro-USD: a winning contract pays $1, so the exact count (`contractsMicro`) where the
+ * service sends it, else `payoutUsd` (never the floored `contracts`).
+ */
+export function payoutMicroUsdOf(position: Position): bigint {
+  return position.contractsMicro !== undefined ? contractsMicroOf(position) : BigInt(position.payoutUsd);
+}
+
+/** Worth claiming now: the payout is worth more than `ratio` times the cost (bigint-exact). */
+export function isWorthClaiming(payoutMicroUsd: bigint, costMicroUsd: bigint, ratio: number): boolean {
+  // Ratios are compared in millionths so that a fractional ratio (2.5) stays exact.
+  const ratioMicro = BigInt(Math.round(ratio * 1_000_000));
+  return payoutMicroUsd * 1_000_000n > costMicroUsd * ratioMicro;
+}
+
+interface LeftState {
+  /** Positions whose claim was left to the service: asked for once, not on every poll. */
+  left?: string[];
+}
+
+/**
+ * Claims each winning position once, when its payout is worth the fee: a claim candidate, not a
+ * Forecast position, no claim of it in flight, a payout above `minPayoutUsd` and worth more than
+ * `minPayoutToCostRatio` times the claim's cost (`snapshot.claimCostMicroUsd`). A smaller payout is
+ * left to the service, which claims every winner itself, free, a day after settlement: that is
+ * recorded once (`left_to_service`) under a key of its own (`claim-<position>-left`), so the claim's
+ * key stays free. The intent key (`claim-<position>`) makes a second claim of the
+ * same position impossible even when two polls see it claimable before the first claim lands.
  */
 export const autoClaim = defineStrategy<AutoClaimConfig>({
   name: "auto-claim",
   contractVersion: 1,
-  description: "Claim the payout of every winning position",
+  description: "Claim the payout of every winning position worth its fee; leave the rest to the service",
   configSchema,
+  needs: () => ({ claimCost: true }),
   evaluate({ snapshot, state, config }) {
     const minPayout = BigInt(Math.round(config.minPayoutUsd * 1_000_000));
+    const cost =
+      snapshot.claimCostMicroUsd === undefined
+        ? DEFAULT_CLAIM_COST_MICRO_USD
+        : BigInt(snapshot.claimCostMicroUsd);
     const inFlight = new Set(snapshot.inFlight.map((i) => i.key));
+    const wasLeft = new Set((state as LeftState).left ?? []);
+    const left: string[] = [];
     const intents: Intent[] = [];
     for (const position of snapshot.positions) {
-      if (!isClaimCandidate(position)) continue;
+      if (!isClaimCandidate(position) || isForecastPosition(position, snapshot)) continue;
       const key = intentKeys.claim(position.pubkey);
       if (inFlight.has(key)) continue;
-      if (BigInt(position.payoutUsd) < minPayout) continue;
-      intents.push({
-        kind: "claim",
-        key,
+      const payout = payoutMicroUsdOf(position);
+      if (payout < minPayout) continue;
+      const base = {
+        kind: "claim" as const,
         wallet: snapshot.wallet,
         strategy: "auto-claim",
         positionPubkey: position.pubkey,
-        expectedPayoutMicroUsd: position.payoutUsd,
+        expectedPayoutMicroUsd: payout.toString(),
+      };
+      if (!isWorthClaiming(payout, cost, config.minPayoutToCostRatio)) {
+        left.push(position.pubkey);
+        if (wasLeft.has(position.pubkey)) continue;
+        intents.push({
+          ...base,
+          key: intentKeys.leftToService(position.pubkey),
+          leaveToService: true,
+          reason: `left to the service's free claim: payout $${formatUsd(payout)} is not worth more than ${config.minPayoutToCostRatio}x the claim's cost ($${formatUsd(cost)})`,
+        });
+        continue;
+      }
+      intents.push({
+        ...base,
+        key,
         reason: position.claimable ? "position is claimable" : "market resolved on the side held",
       });
     }
-    return { intents, state };
+    return { intents, state: { ...state, left } };
   },
 });

@@ -8,9 +8,11 @@ import { type ActionDeps, processAction } from "../keeper/pipeline/action-worker
 import { simulateUnitsOn } from "../keeper/pipeline/assemble-swap.js";
 import { type PollDeps, type PollEvents, processPoll } from "../keeper/pipeline/poll-worker.js";
 import type { PollJobData } from "../keeper/queues/queues.js";
+import { CLAIM_COST_TTL_MS, ClaimCostEstimator, solPriceFrom } from "../keeper/reads/claim-cost.js";
 import { eventDetailsFor, serviceSnapshotSource } from "../keeper/reads/service-snapshot-source.js";
 import { type SnapshotSource, snapshotNeeds } from "../keeper/reads/snapshot.js";
 import { StrategyStateStore } from "../keeper/state/strategy-state.js";
+import { TokenPrices } from "../signer/token-prices.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
 import { closeWorkers, failIntentWhenExhausted, trackWorker, workerOptionsFor } from "./workers.js";
 
@@ -27,6 +29,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
   const events = eventDetailsFor(strategies, clients.targeted, logger, (outcome) =>
     metrics.eventLookups.inc({ outcome }),
   );
+  const claimCost = claimCostFor(shared, strategies);
   const sourceOver = (api: ApiClient): SnapshotSource =>
     serviceSnapshotSource(api, {
       strategies,
@@ -35,6 +38,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
       logger,
       orderLists: clients.targeted,
       ...(events ? { events } : {}),
+      ...(claimCost ? { claimCost } : {}),
     });
   const pollDeps = pollDepsFor(shared, strategies);
   // The watcher's polls read at the plan's rate; the sweep's within its share.
@@ -72,6 +76,22 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
   trackWorker(builds, QUEUES.actions, metrics, logger);
   const workers = [polls, builds];
   return { workers, stop: () => closeWorkers(workers) };
+}
+
+/**
+ * The process-wide estimate of a claim's cost, made only when a strategy needs it: the priority fee
+ * Keeper would bid (recent fees on the chain) at the SOL price of the service's token search.
+ */
+function claimCostFor(shared: SharedInfrastructure, strategies: Strategies): ClaimCostEstimator | undefined {
+  if (!snapshotNeeds(strategies).claimCost) return undefined;
+  const { config, connection, logger, clients } = shared;
+  return new ClaimCostEstimator({
+    recentFees: recentPriorityFeesOn(connection, logger),
+    settings: priorityFeeSettings(config.signer),
+    // Prices kept as long as the estimate, so a minute costs at most one token search.
+    solPrice: solPriceFrom(new TokenPrices(clients.targeted.tokens.search, CLAIM_COST_TTL_MS)),
+    logger,
+  });
 }
 
 /** What every poll shares: the strategies, the stores and the protections. */
@@ -112,6 +132,7 @@ function pollEvents(shared: SharedInfrastructure, job: Job<PollJobData>): PollEv
     },
     onIntentNotAdmitted: (intent, reason) =>
       metrics.recordIntentNotAdmitted(intent.strategy, intent.kind, reason),
+    onLeftToService: () => metrics.claimsWithoutTransaction.inc({ status: "left_to_service" }),
     onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
     onStrategyNotice: (strategy, notice) => metrics.strategyNotices.inc({ strategy, notice }),
     onProtections: (evaluation) => {
@@ -143,6 +164,7 @@ function buildDepsFor(shared: SharedInfrastructure, source: SnapshotSource): Act
       settings: priorityFeeSettings(config.signer),
     },
     onPriorityFee: (kind, price) => metrics.priorityFee.observe({ kind }, price),
+    onClaimSettled: () => metrics.claimsWithoutTransaction.inc({ status: "settled" }),
   };
 }
 

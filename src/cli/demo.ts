@@ -197,7 +197,7 @@ async function printSummary(keeper: RunningKeeper, print: (line: string) => void
   const confirmed = confirmedOf("claim");
   const usd = confirmed.reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
   const inFlight = rows.filter(
-    (r) => !["confirmed", "failed", "refused", "dry-run"].includes(r.status),
+    (r) => !["confirmed", "failed", "refused", "dry-run", "settled", "left_to_service"].includes(r.status),
   ).length;
   const failed = rows.filter((r) => r.status === "failed" || r.status === "refused").length;
   print(

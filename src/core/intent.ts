@@ -24,6 +24,12 @@ export const intentSchema = z.discriminatedUnion("kind", [
     kind: z.literal("claim"),
     positionPubkey: pubkey,
     expectedPayoutMicroUsd: rawAmount.optional(),
+    /**
+     * Not a claim but the record of one not made: the payout is left to the service's own free claim
+     * (it claims every winner itself a day after settlement). Recorded as `left_to_service`, never
+     * built or signed; its key differs from the claim's, so a claim stays possible later.
+     */
+    leaveToService: z.literal(true).optional(),
   }),
   z.object({
     ...base,
@@ -89,6 +95,8 @@ export interface OutflowAllowance {
 /** Intent keys: one effect, one key. */
 export const intentKeys = {
   claim: (positionPubkey: string) => `claim-${positionPubkey}`,
+  /** The record that a position's claim was left to the service's free claim (once per position). */
+  leftToService: (positionPubkey: string) => `claim-${positionPubkey}-left`,
   close: (positionPubkey: string) => `close-${positionPubkey}`,
   /** One close-all of a wallet per tag (a UTC day for the protections, a time for the CLI). */
   closeAll: (wallet: string, tag: string) => `close-all-${wallet}-${tag}`,

@@ -44,6 +44,12 @@ export interface Snapshot {
    * details could not be fetched has no entry.
    */
   readonly events?: Readonly<Record<string, EventDetails>>;
+  /**
+   * What one claim transaction would cost the wallet now, in micro-USD: the network fee with the
+   * priority fee Keeper would bid, at the service's SOL price (or a conservative price when none is
+   * known). Present only when a strategy needs it (`needs().claimCost`) and a position may be claimed.
+   */
+  readonly claimCostMicroUsd?: string;
 }
 
 export interface KnownTriggerOrder {

@@ -30,6 +30,8 @@ export interface SnapshotNeeds {
   readonly orderLists?: readonly OrderListKind[];
   /** `snapshot.balances`: the wallet's raw balance of each of these mints. */
   readonly balances?: readonly string[];
+  /** `snapshot.claimCostMicroUsd`: an estimate of what a claim transaction costs now. */
+  readonly claimCost?: boolean;
 }
 
 /** What the engine accepts from a `needs` hook: a misspelt key is refused rather than ignored. */
@@ -38,6 +40,7 @@ export const snapshotNeedsSchema = z.strictObject({
   eventProviders: z.boolean().optional(),
   orderLists: z.array(z.enum(ORDER_LIST_KINDS)).optional(),
   balances: z.array(z.string().min(1, "expected a mint")).optional(),
+  claimCost: z.boolean().optional(),
 });
 
 /** A place in a strategy's config: keys and list indexes, e.g. `["plans", 0, "inputMint"]`. */

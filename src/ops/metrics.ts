@@ -277,6 +277,12 @@ function pipelineMetrics(registers: Registry[]) {
     help: "US dollars paid out by confirmed claims",
     registers,
   });
+  const claimsWithoutTransaction = new Counter({
+    name: "keeper_claims_without_transaction_total",
+    help: "Claims that ended without a transaction of Keeper's, by status (left_to_service: not worth the fee, the service's free claim pays; settled: no claim required)",
+    labelNames: ["status"] as const,
+    registers,
+  });
   const pollDuration = new Histogram({
     name: "keeper_poll_duration_seconds",
     help: "Time to poll one wallet (all pages) and build its snapshot, by poll kind",
@@ -301,6 +307,7 @@ function pipelineMetrics(registers: Registry[]) {
     priorityFee,
     policyRefusals,
     claimedUsd,
+    claimsWithoutTransaction,
     pollDuration,
     pollSkipped,
   };

@@ -102,9 +102,16 @@ export function registerDriveCommands(sandbox: Command, print: (line: string) =>
     .argument("<marketId>", "the market", by(marketIdRule))
     .addArgument(new Argument("<result>", "yes, no or cancelled").choices(MARKET_RESULTS))
     .addOption(urlOption())
-    .action(async (marketId: string, result: string, opts: { url?: string }) => {
+    .addOption(
+      new Option(
+        "--no-claim",
+        "the market pays its winners without a claim (a claim is answered no_claim_required)",
+      ),
+    )
+    .action(async (marketId: string, result: string, opts: { url?: string; claim?: boolean }) => {
       const answer = await drive(baseOf(opts), `/markets/${encodeURIComponent(marketId)}/resolve`, {
         result,
+        ...(opts.claim === false ? { needsClaim: false } : {}),
       });
       print(
         `market ${marketId}: ${String(answer.status)}${answer.result ? ` ${String(answer.result)}` : ""}`,
@@ -133,7 +140,10 @@ export function registerDriveCommands(sandbox: Command, print: (line: string) =>
     .addOption(urlOption())
     .action(async (by: number, opts: { url?: string }) => {
       const answer = await drive(baseOf(opts), "/clock/advance", { seconds: by });
-      print(`sandbox time is now ${String(answer.now)}`);
+      const claims = Number(answer.serviceClaims ?? 0);
+      print(
+        `sandbox time is now ${String(answer.now)}${claims > 0 ? `; the service claimed ${claims} winning position(s)` : ""}`,
+      );
     });
 
   sandbox

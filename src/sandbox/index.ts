@@ -8,7 +8,8 @@ import type { RateLimitPlan } from "./http/rate-limit.js";
 import { ResponseCheck } from "./http/response-check.js";
 import { buildSandboxServer, type SandboxServer } from "./server.js";
 import { type Clock, DrivenClock, WallClock } from "./world/clock.js";
-import { createHandlers } from "./world/handlers.js";
+import { createWorldHandlers } from "./world/handlers.js";
+import { ServiceClaims } from "./world/service-claims.js";
 import { createWorld, type World } from "./world/world.js";
 
 export interface StartSandboxOptions {
@@ -89,6 +90,8 @@ export interface RunningSandbox {
   readonly tokenMints: Readonly<Record<string, string>>;
   /** The check of responses against the OpenAPI document, when `checkResponses` is on. */
   readonly responseCheck?: ResponseCheck;
+  /** The service's automatic claim of winners a day after settlement (`sweep()` runs it now). */
+  readonly serviceClaims: ServiceClaims;
   /** Stops the service and the chain; throws then if a checked response did not match the document. */
   close(): Promise<void>;
 }
@@ -142,14 +145,18 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const responseCheck = options.checkResponses ? new ResponseCheck() : undefined;
   // One controller for the HTTP faults and the world's hostile behaviour (`redirectFunds`).
   const faults = new FaultController({ seed, ...options.faults }, seed);
+  const worldHandlers = createWorldHandlers(world, chain?.port, faults);
+  // The service's own keepers: winners unclaimed a day after settlement are claimed for free.
+  const serviceClaims = new ServiceClaims(world, worldHandlers.chain, options.logger);
+  const stopServiceClaims = serviceClaims.start();
   const server = buildSandboxServer({
-    handlers: createHandlers(world, chain?.port, faults),
+    handlers: worldHandlers.handlers,
     apiKeys: [apiKey],
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     faults,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(responseCheck === undefined ? {} : { responseCheck }),
-    driver: createSandboxDriver(world, chain),
+    driver: createSandboxDriver(world, chain, serviceClaims),
     boundHost: options.host ?? "127.0.0.1",
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
   });
@@ -157,6 +164,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   try {
     url = await server.listen({ port: options.port ?? 8787, host: options.host ?? "127.0.0.1" });
   } catch (error) {
+    stopServiceClaims();
     await chain?.close();
     throw error;
   }
@@ -172,7 +180,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     usdcMint: chain ? chain.assets.usdcMint.toBase58() : (world.tokens.byKey("usdc")?.mint ?? ""),
     tokenMints: Object.fromEntries(world.tokens.tokens.map((t) => [t.key, t.mint])),
     ...(responseCheck === undefined ? {} : { responseCheck }),
+    serviceClaims,
     async close() {
+      stopServiceClaims();
       await server.close();
       await chain?.close();
       responseCheck?.assertNoViolations();

@@ -5,12 +5,23 @@ import { QUEUES, type RedisKeys } from "../keeper/names.js";
 import type { ProtectionsEvaluation } from "../keeper/operator/circuit-breakers.js";
 import { PauseSwitch } from "../keeper/operator/pause.js";
 import { Protections } from "../keeper/operator/protections.js";
-import { Ledger, type LedgerRow, type LedgerStatus } from "../keeper/state/ledger.js";
+import {
+  DONE_WITHOUT_TRANSACTION,
+  Ledger,
+  type LedgerRow,
+  type LedgerStatus,
+} from "../keeper/state/ledger.js";
 
 /** How many of the newest ledger rows `status` and the status page read (the ledger index is sorted). */
 export const LEDGER_SCAN_LIMIT = 10_000;
 
-const DONE_STATUSES: readonly LedgerStatus[] = ["confirmed", "failed", "refused", "dry-run"];
+const DONE_STATUSES: readonly LedgerStatus[] = [
+  "confirmed",
+  "failed",
+  "refused",
+  "dry-run",
+  ...DONE_WITHOUT_TRANSACTION,
+];
 const JOB_STATES = ["waiting", "active", "delayed", "failed", "completed"] as const;
 
 export interface KeeperStatus {

@@ -70,7 +70,12 @@ export const errorBodies = {
   prediction: z.looseObject({
     type: z.string(),
     message: z.string(),
-    code: z.string().optional(),
+    code: z
+      .string()
+      .optional()
+      .describe(
+        "What went wrong, e.g. for a claim: market_not_settled (not yet: ask again later), already_claimed, not_claimable (the market resolved against the position), no_claim_required (the market pays its winners without a claim: nothing to do)",
+      ),
     param: z.string().optional(),
     request_id: z.string(),
   }),

@@ -30,6 +30,8 @@ export interface ActionDeps {
   priorityFees?: PriorityFees;
   /** Told each price Keeper asked for (for the metric). */
   onPriorityFee?: (kind: string, microLamports: number) => void;
+  /** Told of each claim the service said needs no transaction (ended `settled`). */
+  onClaimSettled?: (intent: Intent) => void;
 }
 
 /**
@@ -73,6 +75,17 @@ export async function processAction(
       log.info({ position: row.intent.positionPubkey }, "claim not settled yet: asked again on a later poll");
       return;
     }
+    if (isNoClaimRequired(error) && row.intent.kind === "claim") {
+      // The market pays its winners without a claim (or the position settles by itself): the
+      // intent's business is over, and nothing failed.
+      await deps.ledger.update(intentKey, {
+        status: "settled",
+        error: `no claim required: ${(error as Error).message}`,
+      });
+      deps.onClaimSettled?.(row.intent);
+      log.info({ position: row.intent.positionPubkey }, "no claim required: the position settles by itself");
+      return;
+    }
     if (error instanceof PermanentError) {
       await deps.ledger.update(intentKey, { status: "failed", error: error.message });
       log.warn({ err: error.message }, "build refused");
@@ -98,6 +111,21 @@ export async function processAction(
 /** The service's answer to a claim asked before its market is settled (400 market_not_settled). */
 export function isNotSettledYet(error: unknown): boolean {
   return error instanceof PermanentApiError && error.code === "market_not_settled";
+}
+
+/** Codes the service answers a claim that is not needed with (the live code is not documented). */
+const NO_CLAIM_CODES: ReadonlySet<string> = new Set(["no_claim_required", "claim_not_required"]);
+
+/**
+ * The service's answer to a claim of a market that settles without one: 400 with a code of
+ * NO_CLAIM_CODES, or (the live service's code being unknown) a message saying no claim is required.
+ */
+export function isNoClaimRequired(error: unknown): boolean {
+  if (!(error instanceof PermanentApiError)) return false;
+  if (error.code !== undefined && NO_CLAIM_CODES.has(error.code)) return true;
+  return /\bno claim (is )?(required|needed)\b|\bclaim (is )?not (required|needed)\b/i.test(
+    error.serviceMessage,
+  );
 }
 
 /**

@@ -33,6 +33,8 @@ export interface PollEvents {
   onBreakerChange?(change: BreakerChange): void;
   /** An intent a tripped breaker held back. */
   onHeldBack?(intent: Intent): void;
+  /** A claim recorded as left to the service's own free claim (once per position). */
+  onLeftToService?(intent: Intent): void;
   /** An intent admitted by a poll the market watcher asked for: seconds since it saw the change. */
   onTargetedIntent?(trigger: NonNullable<PollJobData["target"]>["trigger"], seconds: number): void;
 }
@@ -150,7 +152,7 @@ export async function processPoll(
         candidate.kind === "close"
           ? await closeAgainIfStillOpen(candidate, deps, nowSeconds, log)
           : candidate;
-      const result = await deps.ledger.admit(intent, deps.mode === "dry-run" ? "dry-run" : "pending");
+      const result = await deps.ledger.admit(intent, admissionStatus(intent, deps.mode));
       deps.events?.onIntent?.(intent, result.admitted);
       if (!result.admitted) {
         const owner = await deps.ledger.walletOf(intent.key);
@@ -163,6 +165,22 @@ export async function processPoll(
         continue;
       }
       admitted += 1;
+      if (isLeftToService(intent)) {
+        // A record, not an action: the service's own claim pays it; nothing is built or signed.
+        if (intent.expectedPayoutMicroUsd !== undefined)
+          await deps.ledger.update(intent.key, { amountMicroUsd: intent.expectedPayoutMicroUsd });
+        deps.events?.onLeftToService?.(intent);
+        log.info(
+          {
+            intent: intent.key,
+            position: intent.positionPubkey,
+            strategy: intent.strategy,
+            reason: intent.reason,
+          },
+          "claim left to the service's free claim",
+        );
+        continue;
+      }
       const target = job.data.target;
       if (target) deps.events?.onTargetedIntent?.(target.trigger, (Date.now() - target.seenAtMs) / 1000);
       log.info(
@@ -190,6 +208,17 @@ export async function processPoll(
       token,
     );
   }
+}
+
+/** A claim not made: its payout is left to the service's free claim (see the claim intent). */
+function isLeftToService(intent: Intent): intent is Extract<Intent, { kind: "claim" }> {
+  return intent.kind === "claim" && intent.leaveToService === true;
+}
+
+/** How the ledger records an intent it admits: done at once when nothing is to be built. */
+function admissionStatus(intent: Intent, mode: PollDeps["mode"]): "pending" | "dry-run" | "left_to_service" {
+  if (isLeftToService(intent)) return "left_to_service";
+  return mode === "dry-run" ? "dry-run" : "pending";
 }
 
 /**

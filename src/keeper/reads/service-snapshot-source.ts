@@ -2,6 +2,7 @@ import type { Connection } from "@solana/web3.js";
 import type { Logger } from "pino";
 import { type ApiClient, collectUnique, iterateOrders, iteratePositions } from "../../api/index.js";
 import type { KeeperConfig } from "../../config/load-config.js";
+import type { ClaimCostEstimator } from "./claim-cost.js";
 import { EventDetailsCache, type EventLookupOutcome } from "./event-details-cache.js";
 import { orderListsFor } from "./service-orders.js";
 import { type SnapshotSource, snapshotNeeds } from "./snapshot.js";
@@ -17,6 +18,8 @@ export interface ServiceSnapshotSourceDeps {
   orderLists: ApiClient;
   /** The process-wide event details cache, when a strategy needs event details. */
   events?: EventDetailsCache;
+  /** The process-wide claim cost estimate, when a strategy needs it. */
+  claimCost?: ClaimCostEstimator;
 }
 
 /** A snapshot source over the service (every page) and the chain (balances), through `api`'s budget. */
@@ -33,6 +36,9 @@ export function serviceSnapshotSource(api: ApiClient, deps: ServiceSnapshotSourc
     // The orders' true state, read only for the lists the strategies' `needs` hooks ask for.
     ...orderListsFor(snapshotNeeds(deps.strategies).orderLists, deps.orderLists, deps.logger),
     ...(events ? { eventDetails: (refs) => events.detailsOf(refs) } : {}),
+    ...(deps.claimCost && snapshotNeeds(deps.strategies).claimCost
+      ? { claimCostMicroUsd: () => (deps.claimCost as ClaimCostEstimator).microUsd() }
+      : {}),
   };
 }
 

@@ -29,6 +29,11 @@ export interface SnapshotSource {
    */
   triggerOrders?(wallet: string): Promise<ListedOrder[] | undefined>;
   recurringOrders?(wallet: string): Promise<ListedOrder[] | undefined>;
+  /**
+   * What one claim transaction costs now, micro-USD. Wired only when a strategy needs it
+   * (`needs().claimCost`); asked only by a poll that sees a position a claim may be made for.
+   */
+  claimCostMicroUsd?(): Promise<string>;
 }
 
 export interface TakeSnapshotInput {
@@ -71,6 +76,11 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<Snapshot> 
         })),
       )
     : undefined;
+  // Only a wallet with a winner not yet claimed needs what a claim costs.
+  const claimCostMicroUsd =
+    input.source.claimCostMicroUsd && positions.some(mayBeClaimed)
+      ? await input.source.claimCostMicroUsd()
+      : undefined;
   return {
     wallet: input.wallet,
     takenAt: input.nowSeconds,
@@ -82,7 +92,13 @@ export async function takeSnapshot(input: TakeSnapshotInput): Promise<Snapshot> 
     ...(listedTriggerOrders ? { listedTriggerOrders } : {}),
     ...(listedRecurringOrders ? { listedRecurringOrders } : {}),
     ...(events ? { events } : {}),
+    ...(claimCostMicroUsd !== undefined ? { claimCostMicroUsd } : {}),
   };
+}
+
+/** Not claimed, and claimable or its market has a result: a claim of it may be asked for. */
+function mayBeClaimed(position: Position): boolean {
+  return !position.claimed && (position.claimable || position.marketMetadata.result != null);
 }
 
 /** What the configured strategies together need read into each snapshot. */
@@ -93,6 +109,8 @@ export interface StrategyReads {
   orderLists: OrderListKind[];
   /** Mints whose balances to read, sorted, each once. */
   balances: string[];
+  /** An estimate of a claim's cost (`snapshot.claimCostMicroUsd`). */
+  claimCost: boolean;
 }
 
 /**
@@ -101,7 +119,13 @@ export interface StrategyReads {
  * something else than needs, stops the start like a bad config.
  */
 export function snapshotNeeds(strategies: readonly ConfiguredStrategy[]): StrategyReads {
-  const reads: StrategyReads = { events: false, eventProviders: false, orderLists: [], balances: [] };
+  const reads: StrategyReads = {
+    events: false,
+    eventProviders: false,
+    orderLists: [],
+    balances: [],
+    claimCost: false,
+  };
   const lists = new Set<OrderListKind>();
   const mints = new Set<string>();
   const problems: string[] = [];
@@ -124,6 +148,7 @@ export function snapshotNeeds(strategies: readonly ConfiguredStrategy[]): Strate
     const needs = parsed.data;
     reads.eventProviders ||= needs.eventProviders === true;
     reads.events ||= needs.events === true || needs.eventProviders === true;
+    reads.claimCost ||= needs.claimCost === true;
     for (const list of needs.orderLists ?? []) lists.add(list);
     for (const mint of needs.balances ?? []) mints.add(mint);
   }

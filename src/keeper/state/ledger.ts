@@ -12,9 +12,23 @@ import type { RedisKeys } from "../names.js";
  * person, `keeper retry` (as is a failed one at once), both as a new try: refused | failed -> pending.
  * `deferred` is "not yet" (a claim before its market is settled): nothing was built, and the key is
  * admitted again after retryAfterSeconds without counting against maxTries.
+ * `settled` ends a claim that needs no transaction: the service answered that no claim is required
+ * (or the position settles by itself, as Forecast's do). `left_to_service` records a claim not made
+ * because its payout was not worth the fee: the service's own free claim pays it. Both are done, not
+ * failures: nothing was built, nothing is retried.
  */
 export const IN_FLIGHT_STATUSES = ["pending", "building", "built", "sending", "expired"] as const;
-export const TERMINAL_STATUSES = ["confirmed", "failed", "refused", "dry-run", "deferred"] as const;
+export const TERMINAL_STATUSES = [
+  "confirmed",
+  "failed",
+  "refused",
+  "dry-run",
+  "deferred",
+  "settled",
+  "left_to_service",
+] as const;
+/** Terminal statuses that mean the intent's business is over without a transaction of Keeper's. */
+export const DONE_WITHOUT_TRANSACTION: readonly LedgerStatus[] = ["settled", "left_to_service"];
 export type LedgerStatus = (typeof IN_FLIGHT_STATUSES)[number] | (typeof TERMINAL_STATUSES)[number];
 export const LEDGER_STATUSES: readonly LedgerStatus[] = [...IN_FLIGHT_STATUSES, ...TERMINAL_STATUSES];
 
@@ -68,7 +82,8 @@ export function notAdmittedReason(
   isOtherWallet: boolean,
 ): NotAdmittedReason {
   if (isOtherWallet) return "other_wallet";
-  if (status === "confirmed" || status === "dry-run") return "done";
+  if (status === "confirmed" || status === "dry-run" || status === "settled" || status === "left_to_service")
+    return "done";
   if (status === "failed" || status === "refused" || status === "deferred") return status;
   return "in_flight";
 }
@@ -94,13 +109,13 @@ if status then
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
     'intent', ARGV[3], 'reason', ARGV[4])
   redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
-  if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
+  if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
   return {1, tostring(tries + 1)}
 end
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'status', ARGV[7], 'tries', 1, 'builds', 0, 'createdAt', now,
   'updatedAt', now, 'intent', ARGV[3], 'reason', ARGV[4], 'kind', ARGV[8], 'wallet', ARGV[9], 'strategy', ARGV[10])
 redis.call('ZADD', KEYS[2], now, ARGV[1])
-if ARGV[7] ~= 'dry-run' then redis.call('SADD', KEYS[3], ARGV[1]) end
+if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
 return {1, '1'}
 `;
 
@@ -128,8 +143,14 @@ export class Ledger {
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
-  /** Records a new intent unless its key is in flight or done. `dry-run` records it as done. */
-  async admit(intent: Intent, status: "pending" | "dry-run" = "pending"): Promise<AdmitResult> {
+  /**
+   * Records a new intent unless its key is in flight or done. `dry-run` and `left_to_service` record
+   * it as done (nothing is to be built).
+   */
+  async admit(
+    intent: Intent,
+    status: "pending" | "dry-run" | "left_to_service" = "pending",
+  ): Promise<AdmitResult> {
     const result = (await this.redis.eval(
       ADMIT,
       3,

@@ -246,6 +246,27 @@ export class LocalChainPort implements WorldChainPort {
     }
   }
 
+  /** The service's automatic claim: the vault pays the owner and the fee, and signs alone. */
+  async serviceClaim(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    payoutRaw: bigint;
+  }): Promise<SubmitOutcome> {
+    const vault = this.assets.vault;
+    const instructions = [
+      ...this.factory.transferWithAta({
+        mint: this.assets.usdcMint,
+        from: vault.publicKey,
+        to: args.owner,
+        payer: vault.publicKey,
+        amountRaw: args.payoutRaw,
+      }),
+      sandboxMemoInstruction("service-claim", args.positionPubkey.toBase58()),
+    ];
+    const built = this.factory.build(vault.publicKey, instructions, [vault], "legacy");
+    return this.factory.submitSigned(built.transaction);
+  }
+
   async buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;

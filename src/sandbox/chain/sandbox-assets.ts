@@ -107,7 +107,7 @@ export function createSandboxAssets(
   // The stranger's token accounts exist (empty) from genesis, as a thief's would: a redirected
   // transfer then needs no account created at the user's expense, only the transfer itself.
   chain.mintTo(usdcMint, stranger.publicKey, 0n);
-  // The vault never pays fees (the user does); a balance keeps it visible.
+  // The vault pays fees only for the service's own automatic claims (the user pays for the rest).
   chain.airdrop(vault.publicKey, BigInt(LAMPORTS_PER_SOL));
   // The escrow delegate pays for the fills it settles (fees, the maker's output account).
   chain.airdrop(escrowDelegate.publicKey, 100n * BigInt(LAMPORTS_PER_SOL));

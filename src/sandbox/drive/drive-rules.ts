@@ -59,7 +59,11 @@ export const mintRule = z
   .min(1, "must not be empty")
   .max(64, "must be a mint address or a token symbol");
 
-export const resolveBody = z.strictObject({ result: resultRule });
+export const resolveBody = z.strictObject({
+  result: resultRule,
+  /** false: the market pays its winners without a claim (the service's automatic claim pays them). */
+  needsClaim: z.boolean().optional(),
+});
 export const priceBody = z.strictObject({ yesPrice: yesPriceRule });
 export const advanceBody = z.strictObject({ seconds: secondsRule });
 export const fundBody = z.strictObject({ wallet: walletRule, amount: amountRule, mint: mintRule.optional() });

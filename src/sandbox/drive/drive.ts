@@ -6,12 +6,18 @@ import { type DriveResult, MAX_FUND_WHOLE } from "./drive-rules.js";
 
 /** What an operator may do to a running sandbox, beyond what its clients can: paper trading's levers. */
 export interface SandboxDriver {
-  resolve(marketId: string, result: DriveResult): { marketId: string; status: string; result: string | null };
+  /** `needsClaim: false`: the market pays its winners without a claim (a claim is answered no_claim_required). */
+  resolve(
+    marketId: string,
+    result: DriveResult,
+    options?: { needsClaim?: boolean },
+  ): { marketId: string; status: string; result: string | null };
   setPrice(
     marketId: string,
     yesPrice: string,
   ): { marketId: string; buyYesPriceUsd: number; sellYesPriceUsd: number };
-  advance(seconds: number): { now: string; nowSeconds: number };
+  /** Moves the clock on, then lets the service claim what fell due (answers once those claims landed). */
+  advance(seconds: number): Promise<{ now: string; nowSeconds: number; serviceClaims: number }>;
   fund(
     wallet: string,
     amount: string,
@@ -37,7 +43,11 @@ function toRaw(amount: string, decimals: number, symbol: string): bigint {
 }
 
 /** The driver of a sandbox's world and chain; the routes have already checked each argument's form. */
-export function createSandboxDriver(world: World, chain: RunningLocalChain | undefined): SandboxDriver {
+export function createSandboxDriver(
+  world: World,
+  chain: RunningLocalChain | undefined,
+  serviceClaims?: { sweep(): Promise<number> },
+): SandboxDriver {
   function openMarket(marketId: string) {
     const market = world.findMarket(marketId);
     if (market === undefined) throw refused(404, "marketId", `no market ${marketId} in this sandbox`);
@@ -52,10 +62,10 @@ export function createSandboxDriver(world: World, chain: RunningLocalChain | und
   }
 
   return {
-    resolve(marketId, result) {
+    resolve(marketId, result, options = {}) {
       openMarket(marketId);
       if (result === "cancelled") world.cancelMarket(marketId);
-      else world.resolveMarket(marketId, result);
+      else world.resolveMarket(marketId, result, options);
       const market = world.findMarket(marketId);
       const state = market === undefined ? undefined : world.marketState(market);
       return { marketId, status: state?.status ?? "unknown", result: state?.result ?? null };
@@ -74,9 +84,10 @@ export function createSandboxDriver(world: World, chain: RunningLocalChain | und
       };
     },
 
-    advance(seconds) {
+    async advance(seconds) {
       const now = world.clock.advance(seconds);
-      return { now: new Date(now * 1000).toISOString(), nowSeconds: now };
+      const claimed = (await serviceClaims?.sweep()) ?? 0;
+      return { now: new Date(now * 1000).toISOString(), nowSeconds: now, serviceClaims: claimed };
     },
 
     fund(wallet, amount, mint = "USDC") {

@@ -46,7 +46,13 @@ export function registerDriveRoutes(admin: FastifyInstance, driver: SandboxDrive
     const marketId = marketIdOf(request.params, reply);
     const body = marketId === undefined ? undefined : parsed(resolveBody, request.body, reply);
     if (marketId === undefined || body === undefined) return reply;
-    return act(reply, () => driver.resolve(marketId, body.result));
+    return act(reply, () =>
+      driver.resolve(
+        marketId,
+        body.result,
+        body.needsClaim === undefined ? {} : { needsClaim: body.needsClaim },
+      ),
+    );
   });
   admin.post("/markets/:marketId/price", async (request, reply) => {
     const marketId = marketIdOf(request.params, reply);

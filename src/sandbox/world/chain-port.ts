@@ -78,6 +78,15 @@ export interface WorldChainPort {
     outputMint: PublicKey;
     outAmountRaw: bigint;
   }): Promise<void>;
+  /**
+   * The service's own automatic claim of a winner: the vault pays the owner `payoutRaw`, in a
+   * transaction the service pays for, signs and sends (memo `service-claim:<position>`).
+   */
+  serviceClaim(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    payoutRaw: bigint;
+  }): Promise<SubmitOutcome>;
   buildSwapLegs(args: {
     taker: PublicKey;
     inputMint: PublicKey;

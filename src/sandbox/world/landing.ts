@@ -18,6 +18,9 @@ export function applyLanded(world: World, pending: PendingActions, landed: Lande
       case "claim":
         world.applyClaim(tag.ref, at);
         break;
+      case "service-claim":
+        world.applyClaim(tag.ref, at, true);
+        break;
       case "close": {
         const position = world.findPosition(tag.ref);
         const built = pending.closes.get(tag.ref);

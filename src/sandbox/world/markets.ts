@@ -38,6 +38,11 @@ export interface MarketRecord {
    * possible from then on; before, a claim answers market_not_settled, as on the live service).
    */
   resolution?: { readonly result: MarketResult; readonly resolveAt: number; readonly settlesAt: number };
+  /**
+   * Set by `resolveMarket(..., { needsClaim: false })`: the market pays its winners without a claim
+   * (a claim build is answered 400 no_claim_required); the service's automatic claim pays them.
+   */
+  needsNoClaim?: boolean;
   /** Set by `cancelMarket`: when the market was cancelled (no result; nothing to claim). */
   cancelledAt?: number;
   /** Set by `setPrice`: the walk restarts from this price at this minute (or holds it). */

@@ -99,6 +99,18 @@ export class OfflineChain implements WorldChainPort {
   /** No tokens move here: nothing to settle. */
   async fillOrder(): Promise<void> {}
 
+  /** The service's automatic claim: no tokens move offline, the world hears that it landed. */
+  async serviceClaim(args: { positionPubkey: PublicKey }): Promise<SubmitOutcome> {
+    this.slotOffset += 1;
+    const signature = bs58.encode(
+      createHash("sha256").update(`service-claim:${args.positionPubkey.toBase58()}#${this.seed}`).digest(),
+    );
+    const memos = [sandboxMemo("service-claim", args.positionPubkey.toBase58())];
+    const landed: LandedTransaction = { signature, slot: this.height(), err: null, memos };
+    for (const listener of this.listeners) listener(landed);
+    return { signature, err: null };
+  }
+
   async buildSwapLegs(args: { taker: PublicKey; ref: string }): Promise<SwapLegs> {
     const { bytes, lastValidBlockHeight } = this.blockhash();
     return {

@@ -377,6 +377,14 @@ function positionActions(world: World, chain: WorldChainPort, pending: PendingAc
       const position = ownedPosition(world, params.positionPubkey, body.ownerPubkey);
       if (position.claimedAt !== undefined)
         throw badRequest("positionPubkey", "already_claimed", "position is already claimed");
+      const market = world.marketOf(position);
+      // As the live service: a market that pays its winners by itself needs no claim of anyone.
+      if (market.needsNoClaim === true && world.isWinning(position))
+        throw badRequest(
+          "positionPubkey",
+          "no_claim_required",
+          "no claim is required: this market pays its winners without one",
+        );
       if (!world.isClaimable(position)) {
         const state = world.marketState(world.marketOf(position));
         // As the live service: too early is "not settled" (ask again later), not a refusal.

@@ -76,6 +76,9 @@ export interface SwapOrderRecord {
   closeSignature?: string;
 }
 
+/** The service's own keepers claim every winner this long after settlement, free (api-live). */
+export const SERVICE_CLAIM_DELAY_SECONDS = 86_400;
+
 /** History ids of generated records are `position index × 8 + k`; records made later come after them. */
 export const HISTORY_IDS_PER_POSITION = 8;
 
@@ -226,11 +229,42 @@ export class World {
   resolveMarket(
     marketId: string,
     result: MarketResult,
-    options: { readonly settleAfterSeconds?: number } = {},
+    options: { readonly settleAfterSeconds?: number; readonly needsClaim?: boolean } = {},
   ): void {
     const market = this.requireMarket(marketId);
     const now = this.now();
     market.resolution = { result, resolveAt: now, settlesAt: now + (options.settleAfterSeconds ?? 0) };
+    if (options.needsClaim === false) market.needsNoClaim = true;
+  }
+
+  /** When a resolved market settled (or will): its test resolution's, else its scheduled resolution. */
+  settlementTime(market: MarketRecord): number | undefined {
+    if (this.marketState(market).result === null) return undefined;
+    return market.resolution?.settlesAt ?? market.resolveTime;
+  }
+
+  /**
+   * When the service's own keepers claim a winner of this market, free: a day after settlement, as on
+   * the live service. The world's past is a backlog they start on at genesis, so a market settled
+   * before genesis is claimed a day after genesis (the generated claimable positions stay claimable
+   * for a day of world time).
+   */
+  serviceClaimDueAt(market: MarketRecord): number | undefined {
+    const settled = this.settlementTime(market);
+    return settled === undefined
+      ? undefined
+      : Math.max(settled, this.genesisSeconds) + SERVICE_CLAIM_DELAY_SECONDS;
+  }
+
+  /** Winners the service's automatic claim is due to pay now: unclaimed, unsold, due. */
+  serviceClaimsDue(): PositionRecord[] {
+    const now = this.now();
+    return this.positions.filter((p) => {
+      if (p.claimedAt !== undefined || p.closedAt !== undefined) return false;
+      const market = this.marketOf(p);
+      const due = this.serviceClaimDueAt(market);
+      return due !== undefined && now >= due && this.isWinning(p) && this.isSettled(market);
+    });
   }
 
   /** Test and operator hook: cancel a market now, whatever its schedule (it gets no result). */
@@ -313,8 +347,10 @@ export class World {
     return result !== null && (result === "yes") === position.isYes;
   }
 
+  /** A winner a claim may be built for: not one of a market that pays without a claim. */
   isClaimable(position: PositionRecord): boolean {
     return (
+      this.marketOf(position).needsNoClaim !== true &&
       position.claimedAt === undefined &&
       position.closedAt === undefined &&
       this.isWinning(position) &&
@@ -324,10 +360,24 @@ export class World {
 
   // ---- effects of landed transactions ----
 
-  /** A claim landed: the payout was paid, the position is claimed. Repeats are ignored. */
-  applyClaim(positionPubkey: string, landed: { readonly signature: string; readonly slot: number }): boolean {
+  /**
+   * A claim landed: the payout was paid, the position is claimed. Repeats are ignored. `byService`: the
+   * service's own automatic claim, which pays markets that need no claim too.
+   */
+  applyClaim(
+    positionPubkey: string,
+    landed: { readonly signature: string; readonly slot: number },
+    byService = false,
+  ): boolean {
     const position = this.findPosition(positionPubkey);
-    if (position === undefined || !this.isClaimable(position)) return false;
+    if (position === undefined) return false;
+    const isPayable = byService
+      ? position.claimedAt === undefined &&
+        position.closedAt === undefined &&
+        this.isWinning(position) &&
+        this.isSettled(this.marketOf(position))
+      : this.isClaimable(position);
+    if (!isPayable) return false;
     const payout = position.contracts * ONE_USD_MICRO;
     position.claimedAt = this.now();
     position.claimedMicro = payout;

@@ -45,6 +45,11 @@ describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
       [`/__sandbox/markets/${marketId}/price`, { yesPrice: 0.5 }, /^yesPrice: must be a string/],
       ["/__sandbox/clock/advance", { seconds: 0 }, /^seconds: must be from 1 to 31536000 seconds/],
       ["/__sandbox/clock/advance", { seconds: 1.5 }, /^seconds: must be an integer/],
+      [
+        `/__sandbox/markets/${marketId}/resolve`,
+        { result: "yes", needsClaim: "no" },
+        /^needsClaim: must be a boolean/,
+      ],
       ["/__sandbox/fund", { wallet: "x", amount: "1" }, /^wallet: must be a base58 public key/],
     ];
     for (const [url, body, error] of cases) {
@@ -80,6 +85,37 @@ describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
     const advanced = await post("/__sandbox/clock/advance", { seconds: 120 });
     expect((advanced.json() as { nowSeconds: number }).nowSeconds).toBe(before + 120);
     expect(sandbox.clock.nowSeconds()).toBe(before + 120);
+  });
+
+  it("resolve --no-claim: winners not claimable, a claim answered no_claim_required; advance pays them a day later", async () => {
+    const held = sandbox.world.positions.find(
+      (p) =>
+        sandbox.world.marketState(sandbox.world.marketOf(p)).status === "open" && p.closedAt === undefined,
+    );
+    if (!held) throw new Error("the sandbox seed no longer has an open position");
+    const market = sandbox.world.marketOf(held);
+    const resolved = await post(`/__sandbox/markets/${market.marketId}/resolve`, {
+      result: held.isYes ? "yes" : "no",
+      needsClaim: false,
+    });
+    expect(resolved.statusCode).toBe(200);
+    expect(sandbox.world.isClaimable(held)).toBe(false);
+    const claim = await fetch(
+      `${sandbox.url}/prediction/v1/positions/${sandbox.world.positionPubkey(held)}/claim`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": sandbox.apiKey },
+        body: JSON.stringify({ ownerPubkey: sandbox.world.ownerOf(held) }),
+      },
+    );
+    expect(claim.status).toBe(400);
+    expect(await claim.json()).toMatchObject({
+      code: "no_claim_required",
+      message: expect.stringMatching(/no claim is required/),
+    });
+    const advanced = await post("/__sandbox/clock/advance", { seconds: 86_401 });
+    expect((advanced.json() as { serviceClaims: number }).serviceClaims).toBeGreaterThanOrEqual(1);
+    expect(held.claimedAt).toBe(sandbox.clock.nowSeconds());
   });
 
   const statusOf = (id: string) => {

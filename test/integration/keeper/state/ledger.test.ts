@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import type { Ledger } from "../../../../src/keeper/state/ledger.js";
+import { type Ledger, notAdmittedReason } from "../../../../src/keeper/state/ledger.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -72,5 +72,40 @@ describe("ledger", () => {
     expect((await ledger.admit(claim(POSITION), "dry-run")).admitted).toBe(true);
     expect(await ledger.inFlight(wallet)).toEqual([]);
     expect((await ledger.list()).map((r) => r.status)).toEqual(["dry-run"]);
+  });
+
+  it("records a claim left to the service as done at once: outside the in-flight set, never re-admitted", async () => {
+    const left: Intent = {
+      kind: "claim",
+      key: `claim-${POSITION}-left`,
+      wallet,
+      strategy: "auto-claim",
+      positionPubkey: POSITION,
+      leaveToService: true,
+    };
+    expect(await ledger.admit(left, "left_to_service")).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.inFlight(wallet)).toEqual([]);
+    now += 3_600;
+    expect(await ledger.admit(left, "left_to_service")).toEqual({
+      admitted: false,
+      status: "left_to_service",
+    });
+    expect(notAdmittedReason("left_to_service", false)).toBe("done");
+    // The claim's own key stays free.
+    expect((await ledger.admit(claim(POSITION))).admitted).toBe(true);
+  });
+
+  it("ends a claim settled: done, out of flight, not re-admitted, not for keeper retry", async () => {
+    await ledger.admit(claim(POSITION));
+    await ledger.update(`claim-${POSITION}`, { status: "settled", error: "no claim required" });
+    expect(await ledger.inFlight(wallet)).toEqual([]);
+    now += 3_600;
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "settled" });
+    expect(notAdmittedReason("settled", false)).toBe("done");
+    const row = await ledger.get(`claim-${POSITION}`);
+    expect(await ledger.readmit(row as NonNullable<typeof row>)).toEqual({
+      admitted: false,
+      status: "settled",
+    });
   });
 });

@@ -14,6 +14,7 @@ import {
 } from "../../../../src/keeper/reads/event-details-cache.js";
 import { type StrategyReads, snapshotNeeds, takeSnapshot } from "../../../../src/keeper/reads/snapshot.js";
 import { createCaptureStream } from "../../../../src/ops/capture-stream.js";
+import { autoClaim } from "../../../../strategies/auto-claim.js";
 import { dca } from "../../../../strategies/dca.js";
 import { exitRules } from "../../../../strategies/exit-rules/index.js";
 import { limitOrders } from "../../../../strategies/limit-orders.js";
@@ -354,7 +355,7 @@ describe("snapshotNeeds: what the strategies' needs hooks ask read", () => {
       { id: "c", fromMint: USDC, toMint: JUP, keepRaw: "5" },
     ],
   });
-  const none = { events: false, eventProviders: false, orderLists: [], balances: [] };
+  const none = { events: false, eventProviders: false, orderLists: [], balances: [], claimCost: false };
 
   it.each<[string, ConfiguredStrategy[], StrategyReads]>([
     ["no strategies", [], none],
@@ -371,6 +372,11 @@ describe("snapshotNeeds: what the strategies' needs hooks ask read", () => {
       { ...none, events: true, eventProviders: true },
     ],
     ["dca: the recurring orders list", [dcaEntry], { ...none, orderLists: ["recurring"] }],
+    [
+      "auto-claim: what a claim costs",
+      [builtIn(autoClaim as ConfiguredStrategy["strategy"], {})],
+      { ...none, claimCost: true },
+    ],
     [
       "limit-orders and dca: both lists, in a fixed order",
       [dcaEntry, limitEntry],
