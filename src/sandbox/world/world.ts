@@ -1,5 +1,6 @@
 import { type Keypair, PublicKey } from "@solana/web3.js";
 import { type Clock, DrivenClock } from "./clock.js";
+import { contractsTimes } from "./contract-units.js";
 import { notFound } from "./errors.js";
 import { type EventRecord, generateEventsAndMarkets } from "./events.js";
 import {
@@ -328,7 +329,7 @@ export class World {
   applyClaim(positionPubkey: string, landed: { readonly signature: string; readonly slot: number }): boolean {
     const position = this.findPosition(positionPubkey);
     if (position === undefined || !this.isClaimable(position)) return false;
-    const payout = position.contracts * ONE_USD_MICRO;
+    const payout = contractsTimes(position.contracts, ONE_USD_MICRO);
     position.claimedAt = this.now();
     position.claimedMicro = payout;
     position.claimSignature = landed.signature;
