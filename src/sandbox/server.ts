@@ -157,7 +157,7 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
     });
   }
 
-  registerAdminRoutes(app, faults, rateLimiter, options.driver);
+  registerAdminRoutes(app, faults, rateLimiter, options.driver, check);
   registerOpenApiRoute(app, check?.document ?? buildOpenApiDocument());
 
   app.setErrorHandler((error, request, reply) => {

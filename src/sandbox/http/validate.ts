@@ -24,7 +24,10 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, part:
  * ignores them rather than refusing the request (a client written for it may send its own). Bodies
  * stay strict.
  */
-export function withoutUnknownParams(schema: z.ZodType, query: Record<string, unknown>): Record<string, unknown> {
+export function withoutUnknownParams(
+  schema: z.ZodType,
+  query: Record<string, unknown>,
+): Record<string, unknown> {
   if (!(schema instanceof z.ZodObject)) return query;
   const known = schema.shape as Record<string, unknown>;
   return Object.fromEntries(Object.entries(query).filter(([name]) => Object.hasOwn(known, name)));

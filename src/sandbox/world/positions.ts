@@ -218,7 +218,8 @@ export function generateWalletPositions(
       record.closedAt = openedAt + intBetween(random, 1, 30) * 60;
       // Sold at a price near cost, less 1 % in fees.
       record.closedProceedsMicro = Math.floor(
-        (contractsTimes(contracts, clampPrice(avgPriceMicro + intBetween(random, -50_000, 50_000))) * 99) / 100,
+        (contractsTimes(contracts, clampPrice(avgPriceMicro + intBetween(random, -50_000, 50_000))) * 99) /
+          100,
       );
     }
     return record;
