@@ -94,6 +94,24 @@ describe("events as the live service's client reads them", () => {
   });
 });
 
+describe("the sandbox's /openapi.json", () => {
+  it("describes the new fields and parameters, so its self-check holds its answers to them", async () => {
+    const doc = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Row }>>;
+    };
+    const names = (path: string) => (doc.paths[path]?.get?.parameters ?? []).map((p) => p.name);
+    expect(names("/prediction/v1/events")).toEqual(
+      expect.arrayContaining(["includeAllMarkets", "sortBy", "filter"]),
+    );
+    expect(names("/prediction/v1/events/search")).toContain("includeMarkets");
+    const event = JSON.stringify(doc.paths["/prediction/v1/events/{eventId}"]?.get?.responses);
+    for (const field of ["volume24hr", "liveScore"]) expect(event).toContain(`"${field}"`);
+    const history = JSON.stringify(doc.paths["/prediction/v1/history"]?.get?.responses);
+    for (const field of ["contractsMicro", "filledContractsMicro", "contractsSettledMicro"])
+      expect(history).toContain(`"${field}"`);
+  });
+});
+
 describe("fractional contracts", () => {
   it("a position of 2.5-style size shows the floored contracts with the exact count beside it", async () => {
     const wallet = sandbox.wallets[0] as string;
