@@ -129,7 +129,8 @@ function warnViolation(logger: FastifyBaseLogger | undefined): (violation: Respo
   const message = "sandbox response does not match /openapi.json";
   return (violation) => {
     const { operation, status, error } = violation;
-    if (logger !== undefined) logger.warn({ operation, status, error }, message);
+    // `rule`, not `error`: loggers serialize an `error` field as an Error.
+    if (logger !== undefined) logger.warn({ operation, status, rule: error }, message);
     else process.stderr.write(`sandbox: warning: ${operation} ${status}: ${message}: ${error}\n`);
   };
 }
