@@ -35,8 +35,8 @@ export interface SandboxCommandIo {
   /** Where SIGINT and SIGTERM come from; tests pass an emitter of their own. */
   readonly signals?: Pick<NodeJS.EventEmitter, "once" | "off">;
   /**
-   * Where a warning goes: an answer of the sandbox that does not match its own `/openapi.json` (the
-   * CLI's default is stderr).
+   * Where a warning goes: an answer of the sandbox that does not match its own `/openapi.json`
+   * (default: stderr).
    */
   readonly warn?: (line: string) => void;
   /** Called once the sandbox is up, before waiting for a signal (tests read the URL from it). */
@@ -85,6 +85,7 @@ function nextStopSignal(signals: Pick<NodeJS.EventEmitter, "once" | "off">): Pro
 /** Runs the sandbox on loopback until SIGINT or SIGTERM, then closes it; resolves once all is closed. */
 export async function runSandboxCommand(options: SandboxCommandOptions, io: SandboxCommandIo): Promise<void> {
   const port = options.port ?? SANDBOX_DEFAULTS.port;
+  const warn = io.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Loaded here, not at the top: the sandbox (LiteSVM, fastify, the world) is tens of MB that
   // `keeper start` against a real service never needs.
   const { startSandbox } = await import("./index.js");
@@ -96,7 +97,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     clock: "wall",
     // Checked, logged and counted, never refused: a client still gets the answer (docs/sandbox.md).
     checkResponses: "log",
-    ...(io.warn === undefined ? {} : { onResponseViolation: (v) => io.warn?.(violationLine(v)) }),
+    onResponseViolation: (violation) => warn(violationLine(violation)),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.chainPort === undefined ? {} : { chain: { port: options.chainPort } }),
   }).catch((error: unknown) => {
