@@ -1,3 +1,4 @@
+import { contractsValueMicroUsd, MICRO_PER_CONTRACT } from "../core/contracts.js";
 import { PolicyRefusal } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 
@@ -147,15 +148,24 @@ export function checkInflow(expectation: InflowExpectation, gained: ReadonlyMap<
   );
 }
 
-/** A close's minimum proceeds: contracts x minimum sell price, less the estimated fees (micro-USD). */
+/**
+ * A close's minimum proceeds: contracts x minimum sell price, less the estimated fees (micro-USD). The
+ * count is the exact `contractsMicro` when the order carries it: the floored `contracts` would expect
+ * 2 contracts' proceeds from a sale of 2.5.
+ */
 export function closeMinimumMicroUsd(order: {
   contracts?: string | null;
+  contractsMicro?: string | null;
   minSellPriceUsd?: string | null;
   estimatedTotalFeeUsd?: string | null;
 }): string | undefined {
-  const { contracts, minSellPriceUsd, estimatedTotalFeeUsd } = order;
-  if (!isRaw(contracts) || !isRaw(minSellPriceUsd) || !isRaw(estimatedTotalFeeUsd)) return undefined;
-  const net = BigInt(contracts) * BigInt(minSellPriceUsd) - BigInt(estimatedTotalFeeUsd);
+  const { contracts, contractsMicro, minSellPriceUsd, estimatedTotalFeeUsd } = order;
+  if (!isRaw(minSellPriceUsd) || !isRaw(estimatedTotalFeeUsd)) return undefined;
+  let micro: bigint;
+  if (isRaw(contractsMicro)) micro = BigInt(contractsMicro);
+  else if (isRaw(contracts)) micro = BigInt(contracts) * MICRO_PER_CONTRACT;
+  else return undefined;
+  const net = contractsValueMicroUsd(micro, BigInt(minSellPriceUsd)) - BigInt(estimatedTotalFeeUsd);
   // Stryker disable next-line EqualityOperator: at 0 both branches give 0
   return (net > 0n ? net : 0n).toString();
 }

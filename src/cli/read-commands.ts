@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { collectUnique, iterateHistory, iterateOrders, iteratePositions } from "../api/index.js";
+import { contractsText } from "../core/contracts.js";
 import { formatUsd } from "../core/money.js";
 import {
   CATEGORIES,
@@ -53,7 +54,7 @@ function registerPositionsCommand(program: Command, ctx: CliContext): void {
         position: p.pubkey,
         market: p.marketMetadata.title ?? p.marketId,
         side: p.isYes ? "YES" : "NO",
-        contracts: p.contracts,
+        contracts: contractsText(p),
         valueUsd: usd(p.valueUsd),
         pnlUsd: usd(p.pnlUsd),
         "pnl%": p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2),
@@ -131,8 +132,8 @@ function registerOrdersCommand(program: Command, ctx: CliContext): void {
         order: o.pubkey,
         market: o.marketId,
         side: `${o.isBuy ? "buy" : "sell"} ${o.isYes ? "YES" : "NO"}`,
-        contracts: o.contracts,
-        filled: o.filledContracts,
+        contracts: contractsText(o),
+        filled: contractsText({ contracts: o.filledContracts, contractsMicro: o.filledContractsMicro }),
         status: o.status,
         created: isoTime(o.createdAt),
       }));

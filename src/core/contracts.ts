@@ -37,3 +37,8 @@ export function formatContracts(micro: bigint): string {
   const fraction = (micro % MICRO_PER_CONTRACT).toString().padStart(6, "0").replace(/0+$/, "");
   return fraction === "" ? whole.toString() : `${whole}.${fraction}`;
 }
+
+/** An answer's count for people, exact when the answer carries `contractsMicro` ("0.4", not "0"). */
+export function contractsText(counted: CountedContracts): string {
+  return formatContracts(contractsMicroOf(counted));
+}

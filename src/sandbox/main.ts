@@ -3,7 +3,9 @@ import { ConfigError } from "../core/errors.js";
 import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "./chain/pool-program.js";
 import { registerDriveCommands } from "./drive-commands.js";
+import { ADMIN_PREFIX } from "./http/admin.js";
 import { OPENAPI_PATH } from "./http/openapi-route.js";
+import type { ResponseViolation } from "./http/response-check.js";
 import type { RunningSandbox } from "./index.js";
 
 /** What scripts may rely on when they start the sandbox without flags (issue 2). */
@@ -32,6 +34,11 @@ export interface SandboxCommandIo {
   readonly print: (line: string) => void;
   /** Where SIGINT and SIGTERM come from; tests pass an emitter of their own. */
   readonly signals?: Pick<NodeJS.EventEmitter, "once" | "off">;
+  /**
+   * Where a warning goes: an answer of the sandbox that does not match its own `/openapi.json`
+   * (default: stderr).
+   */
+  readonly warn?: (line: string) => void;
   /** Called once the sandbox is up, before waiting for a signal (tests read the URL from it). */
   readonly onStarted?: (sandbox: RunningSandbox) => void;
 }
@@ -42,6 +49,7 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
     `sandbox service  ${sandbox.url}`,
     `api key          ${sandbox.apiKey}`,
     `openapi          ${sandbox.url}${OPENAPI_PATH}`,
+    `self-check       answers checked against ${OPENAPI_PATH}; counts at ${sandbox.url}${ADMIN_PREFIX}/response-check`,
   ];
   if (sandbox.chain !== undefined) lines.push(`chain rpc        ${sandbox.chain.url}`);
   const mints = ["usdc", "sol", "usdt", "keep", "wave", "bolt"].map(
@@ -54,6 +62,11 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
   lines.push(`wallets (${sandbox.wallets.length}):`);
   for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
   return lines;
+}
+
+/** A violation as the one warning line `keeper sandbox` prints. */
+export function violationLine(violation: ResponseViolation): string {
+  return `warning: ${violation.operation} answered ${violation.status} with a body that does not match ${OPENAPI_PATH}: ${violation.error}`;
 }
 
 /** Waits for the first of SIGINT or SIGTERM, then stops listening for both. */
@@ -72,6 +85,7 @@ function nextStopSignal(signals: Pick<NodeJS.EventEmitter, "once" | "off">): Pro
 /** Runs the sandbox on loopback until SIGINT or SIGTERM, then closes it; resolves once all is closed. */
 export async function runSandboxCommand(options: SandboxCommandOptions, io: SandboxCommandIo): Promise<void> {
   const port = options.port ?? SANDBOX_DEFAULTS.port;
+  const warn = io.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Loaded here, not at the top: the sandbox (LiteSVM, fastify, the world) is tens of MB that
   // `keeper start` against a real service never needs.
   const { startSandbox } = await import("./index.js");
@@ -81,6 +95,9 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     apiKey: options.apiKey ?? SANDBOX_DEFAULTS.apiKey,
     seed: options.seed ?? SANDBOX_DEFAULTS.seed,
     clock: "wall",
+    // Checked, logged and counted, never refused: a client still gets the answer (docs/sandbox.md).
+    checkResponses: "log",
+    onResponseViolation: (violation) => warn(violationLine(violation)),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.chainPort === undefined ? {} : { chain: { port: options.chainPort } }),
   }).catch((error: unknown) => {

@@ -20,7 +20,7 @@ import { registerOpenApiRoute } from "./http/openapi-route.js";
 import { RateLimiter, type RateLimitPlan, rateLimitHeaders } from "./http/rate-limit.js";
 import type { ResponseCheck } from "./http/response-check.js";
 import { toHttpProblem } from "./http/to-problem.js";
-import { parseInput } from "./http/validate.js";
+import { parseInput, withoutUnknownParams } from "./http/validate.js";
 
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
 type Def<N extends EndpointName> = (typeof endpoints)[N];
@@ -140,7 +140,10 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
             ? undefined
             : parseInput(
                 def.params,
-                { ...(request.query as object), ...(request.params as object) },
+                withoutUnknownParams(def.params, {
+                  ...(request.query as object),
+                  ...(request.params as object),
+                }),
                 "query",
               );
         const body = def.body === undefined ? undefined : parseInput(def.body, request.body, "body");
@@ -154,7 +157,7 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
     });
   }
 
-  registerAdminRoutes(app, faults, rateLimiter, options.driver);
+  registerAdminRoutes(app, faults, rateLimiter, options.driver, check);
   registerOpenApiRoute(app, check?.document ?? buildOpenApiDocument());
 
   app.setErrorHandler((error, request, reply) => {

@@ -1,3 +1,4 @@
+import { contractsText } from "../core/contracts.js";
 import { formatUsd } from "../core/money.js";
 import type { StatusCell, StatusView } from "../core/strategy-hooks.js";
 import { LEDGER_STATUSES, type LedgerRow } from "../keeper/state/ledger.js";
@@ -166,7 +167,7 @@ ${w.positions.map((p) => {
   const state = p.claimable ? "claimable" : (p.marketMetadata.status ?? "");
   return html`<tr data-position="${p.pubkey}"><td>${p.marketMetadata.title ?? p.marketId}</td><td>${
     p.isYes ? "YES" : "NO"
-  }</td><td>${p.contracts}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${usd(p.pnlUsd)}</td><td>${
+  }</td><td>${contractsText(p)}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${usd(p.pnlUsd)}</td><td>${
     p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2)
   }</td><td>${state}</td>${columns.map((c) => {
     const cell = c.cells[p.pubkey];
@@ -189,7 +190,7 @@ ${w.orders.map(
   (o) =>
     html`<tr><td class="mono short">${o.pubkey}</td><td>${o.isBuy ? "buy" : "sell"} ${o.isYes ? "YES" : "NO"} · ${
       o.marketMetadata.title ?? o.marketId
-    }</td><td>${o.contracts}</td><td>${o.filledContracts}</td><td>${o.status}</td><td>${iso(o.createdAt)}</td></tr>`,
+    }</td><td>${contractsText(o)}</td><td>${contractsText({ contracts: o.filledContracts, contractsMicro: o.filledContractsMicro })}</td><td>${o.status}</td><td>${iso(o.createdAt)}</td></tr>`,
 )}
 ${w.triggerOrders.map(
   (t) =>

@@ -57,6 +57,11 @@ describe("the keeper CLI against the sandbox", () => {
     }
     const table = await runCli(["positions", owner], env);
     expect(table.stdout.split("\n")[0]).toMatch(/^position\s+market\s+side/);
+    // The table shows exact counts: the first position holds a fraction (contracts floored, micro exact).
+    const first = sandbox.world.positionsOfWallet(0)[0];
+    if (first === undefined) throw new Error("the sandbox wallet has no position");
+    const row = table.stdout.split("\n").find((line) => line.startsWith(sandbox.world.positionPubkey(first)));
+    expect(row).toMatch(new RegExp(`\\s${first.contracts.toFixed(1).replace(".", "\\.")}\\s`));
   }, 300_000);
 
   it("reads what the live service sends as null or open: closed markets, all-time periods, tokens without stats", async () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { KNOWN_EVENT_CATEGORIES, KNOWN_EVENT_PROVIDERS } from "../event-details.js";
 import {
   contractCount,
+  contractsMicro,
   exactContracts,
   microUsd,
   paginationSchema,
@@ -83,6 +84,12 @@ export const marketSchema = z.looseObject({
   pricing: marketPricingSchema.optional(),
 });
 
+/**
+ * A live event's score. Its fields are the provider's (a match's score, a period, a clock) and are
+ * not listed by the reference: read as an open object, null when the event has none.
+ */
+export const liveScoreSchema = z.looseObject({}).nullable();
+
 export const eventSchema = z.looseObject({
   eventId: z.string(),
   isActive: z.boolean(),
@@ -90,6 +97,9 @@ export const eventSchema = z.looseObject({
   category: categoryName,
   subcategory: z.string(),
   volumeUsd: microUsd,
+  // Sent by the live service on every event (api-live); optional so an older answer still reads.
+  volume24hr: microUsd.optional(),
+  liveScore: liveScoreSchema.optional(),
   closeCondition: z.string(),
   beginAt: z.string().nullable(),
   rulesPdf: z.string(),
@@ -161,6 +171,7 @@ export const orderSchema = z.looseObject({
   maxBuyPriceUsd: microUsdOrNull,
   minSellPriceUsd: microUsdOrNull,
   filledContracts: contractCount,
+  filledContractsMicro: contractsMicro.optional(),
   avgFillPriceUsd: microUsd,
   sizeUsd: microUsd,
   bump: z.number().int(),
@@ -198,6 +209,9 @@ export const historyRecordSchema = z.looseObject({
   filledContracts: contractCount,
   contractsSettled: contractCount,
   ...exactContracts,
+  // The other counts exact too (the sandbox's names; optional, an answer may lack them).
+  filledContractsMicro: contractsMicro.optional(),
+  contractsSettledMicro: contractsMicro.optional(),
   maxFillPriceUsd: microUsd,
   avgFillPriceUsd: microUsd,
   maxBuyPriceUsd: microUsdOrNull,
@@ -238,6 +252,7 @@ export const orderPreviewSchema = z.looseObject({
   contracts: contractCount,
   ...exactContracts,
   newContracts: contractCount,
+  newContractsMicro: contractsMicro.optional(),
   // A sell sets no buy limit and a buy no sell limit (api-live).
   maxBuyPriceUsd: microUsdOrNull,
   minSellPriceUsd: microUsdOrNull,
@@ -319,6 +334,7 @@ export const closeAllResponseSchema = z.looseObject({ data: z.array(closeAllItem
 export const listEventsParams = z.strictObject({
   provider: providerName.optional(),
   includeMarkets: queryBool.nullable().optional(),
+  includeAllMarkets: queryBool.nullable().optional(),
   ...rangeParams,
   category: categoryName.optional(),
   subcategory: z.string().optional(),
@@ -335,6 +351,8 @@ export const searchEventsParams = z.strictObject({
   query: z.string().min(1, "must be 1 to 200 characters").max(200, "must be 1 to 200 characters"),
   limit: queryInt.pipe(z.number().min(1, "must be 1 to 20").max(20, "must be 1 to 20")).optional(),
   provider: providerName.optional(),
+  // Not in the reference, but the service's own CLI sends it and the service answers it (api-live).
+  includeMarkets: queryBool.nullable().optional(),
 });
 export const listEventMarketsParams = z.strictObject({ eventId: nonEmptyId, ...rangeParams });
 export const getEventMarketParams = z.strictObject({ eventId: nonEmptyId, marketId: nonEmptyId });

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ConfiguredStrategy } from "../../config/load-config.js";
+import { holdsContracts } from "../../core/contracts.js";
 import type { EventDetails } from "../../core/event-details.js";
 import type { Position } from "../../core/schemas/prediction.js";
 import { type PriceThresholds, priceThresholdsSchema } from "../../core/strategy-hooks.js";
@@ -42,7 +43,16 @@ export function isHeld(p: Position): boolean {
   if (p.claimable) return true;
   const result = p.marketMetadata.result;
   if (result !== undefined && result !== null) return result === (p.isYes ? "yes" : "no");
-  return p.marketMetadata.status === "open" && (BigInt(p.sizeUsd) > 0n || /[1-9]/.test(p.contracts));
+  return p.marketMetadata.status === "open" && hasContractsLeft(p);
+}
+
+/**
+ * Contracts left to act on: the exact count when the service sends one (0.4 contract is held, though
+ * `contracts` floors it to 0); otherwise the USD size or the floored count, whichever says so.
+ */
+function hasContractsLeft(p: Position): boolean {
+  if (p.contractsMicro !== undefined) return holdsContracts(p);
+  return BigInt(p.sizeUsd) > 0n || holdsContracts(p);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { SandboxDriver } from "../drive/drive.js";
 import { registerDriveRoutes } from "./drive-routes.js";
 import { type FaultController, faultSettingsSchema } from "./faults.js";
 import type { RateLimiter } from "./rate-limit.js";
+import type { ResponseCheck } from "./response-check.js";
 import { describeIssue } from "./validate.js";
 
 export const ADMIN_PREFIX = "/__sandbox";
@@ -12,6 +13,17 @@ export const ADMIN_PREFIX = "/__sandbox";
 export function isLoopback(request: FastifyRequest): boolean {
   const address = request.socket.remoteAddress ?? "";
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+/** What the sandbox's check of its own answers has seen: counts, and the first violations word for word. */
+function responseCheckStatus(check: ResponseCheck | undefined) {
+  if (check === undefined) return { checking: false, validated: 0, violations: 0, recent: [] };
+  return {
+    checking: true,
+    validated: check.validated,
+    violations: check.violationCount,
+    recent: check.violations,
+  };
 }
 
 function takesBody(method: string): boolean {
@@ -24,7 +36,8 @@ function isJson(contentType: string | undefined): boolean {
 
 /**
  * `GET|POST|DELETE /__sandbox/faults` read, replace and clear the fault knobs; `DELETE
- * /__sandbox/rate-limit` forgets counted requests; with a driver, the drive routes too (see
+ * /__sandbox/rate-limit` forgets counted requests; `GET /__sandbox/response-check` counts the answers
+ * checked against `/openapi.json` and those that broke it; with a driver, the drive routes too (see
  * drive-routes.ts). No API key: they are for the operator of the sandbox, and answer only on loopback.
  */
 export function registerAdminRoutes(
@@ -32,6 +45,7 @@ export function registerAdminRoutes(
   faults: FaultController,
   rateLimiter: RateLimiter,
   driver?: SandboxDriver,
+  responseCheck?: ResponseCheck,
 ): void {
   app.register(
     async (admin) => {
@@ -68,6 +82,7 @@ export function registerAdminRoutes(
         rateLimiter.reset();
         return { reset: true };
       });
+      admin.get("/response-check", async () => responseCheckStatus(responseCheck));
       if (driver !== undefined) registerDriveRoutes(admin, driver);
     },
     { prefix: ADMIN_PREFIX },

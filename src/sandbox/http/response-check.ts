@@ -18,6 +18,16 @@ export function createSchemaValidator(): Ajv2020 {
   return ajv;
 }
 
+/** One response that did not match the document, as it is logged. */
+export interface ResponseViolation {
+  readonly operation: string;
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  /** The first rule the body broke (`body/pricing/buyYesPriceUsd must be number,null`). */
+  readonly error: string;
+}
+
 export class ResponseViolationsError extends Error {
   override readonly name = "ResponseViolationsError";
   constructor(count: number, kept: readonly string[]) {
@@ -45,14 +55,23 @@ export class ResponseCheck {
 
   readonly document: OpenApiDocument;
   readonly #errorsOnly: boolean;
+  readonly #onViolation: ((violation: ResponseViolation) => void) | undefined;
 
   /**
    * `errorsOnly` checks error answers alone: for servers whose handlers are stand-ins (tests of the
    * HTTP layer echo their input), where only the error bodies are the sandbox's own.
    */
-  constructor(options: { document?: OpenApiDocument; errorsOnly?: boolean } = {}) {
+  constructor(
+    options: {
+      document?: OpenApiDocument;
+      errorsOnly?: boolean;
+      /** Told of each violation as it happens (a sandbox logs it); the check counts it either way. */
+      onViolation?: (violation: ResponseViolation) => void;
+    } = {},
+  ) {
     this.document = options.document ?? buildOpenApiDocument();
     this.#errorsOnly = options.errorsOnly ?? false;
+    this.#onViolation = options.onViolation;
   }
 
   /** Responses checked so far. */
@@ -86,17 +105,22 @@ export class ResponseCheck {
     this.#validated++;
     const kind = `${operation.operationId} ${key === "200" ? "200" : "error"}`;
     this.#byOperation.set(kind, (this.#byOperation.get(kind) ?? 0) + 1);
-    const where = `${method} ${route} -> ${status} (${operation.operationId})`;
+    const at = { operation: operation.operationId, method, route, status };
     let json: unknown;
     try {
       json = JSON.parse(body);
     } catch {
-      this.#record(`${where}: body is not JSON`);
+      this.#record({ ...at, error: "body is not JSON" });
       return true;
     }
     const validate = this.#validatorFor(`${method} ${path} ${key}`, operation.responses[key].content);
-    if (!validate(json))
-      this.#record(`${where}: ${this.#ajv.errorsText(validate.errors, { dataVar: "body" })}`);
+    if (!validate(json)) {
+      const errors = validate.errors ?? [];
+      this.#record(
+        { ...at, error: this.#ajv.errorsText(errors.slice(0, 1), { dataVar: "body" }) },
+        this.#ajv.errorsText(errors, { dataVar: "body" }),
+      );
+    }
     return true;
   }
 
@@ -114,8 +138,12 @@ export class ResponseCheck {
     return validate;
   }
 
-  #record(violation: string): void {
+  /** `allErrors` is every rule broken, kept for the test that fails; the log line carries the first. */
+  #record(violation: ResponseViolation, allErrors = violation.error): void {
     this.#violations++;
-    if (this.#kept.length < MAX_KEPT_VIOLATIONS) this.#kept.push(violation);
+    const { method, route, status, operation } = violation;
+    if (this.#kept.length < MAX_KEPT_VIOLATIONS)
+      this.#kept.push(`${method} ${route} -> ${status} (${operation}): ${allErrors}`);
+    this.#onViolation?.(violation);
   }
 }

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { HttpProblem } from "./errors.js";
 
 type Issue = z.core.$ZodIssue;
@@ -17,6 +17,20 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, part:
   if (issue === undefined) throw new HttpProblem(400, "invalid_request", `${part}: is invalid`, part);
   const { param, rule } = describeIssue(issue, part);
   return throwProblem(param, rule);
+}
+
+/**
+ * Query parameters the endpoint does not know, left out before the rules apply: the live service
+ * ignores them rather than refusing the request (a client written for it may send its own). Bodies
+ * stay strict.
+ */
+export function withoutUnknownParams(
+  schema: z.ZodType,
+  query: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!(schema instanceof z.ZodObject)) return query;
+  const known = schema.shape as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(query).filter(([name]) => Object.hasOwn(known, name)));
 }
 
 function throwProblem(param: string, rule: string): never {

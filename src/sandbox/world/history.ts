@@ -1,4 +1,5 @@
 import type { HistoryRecord } from "../../core/schemas/prediction.js";
+import { contractFields, contractsTimes, microContractsOf, wholeContracts } from "./contract-units.js";
 import { ONE_USD_MICRO } from "./markets.js";
 import type { PositionRecord } from "./positions.js";
 import { derivePubkey, deriveSignature, hexTag } from "./rng.js";
@@ -20,6 +21,18 @@ interface Amounts {
 }
 
 const s = (n: number | undefined): string => String(n ?? 0);
+
+/** Each count floored in its legacy field and exact beside it (1,000,000 micro-contracts a contract). */
+function historyCounts(eventType: EventType, a: Amounts) {
+  const settled = eventType === "payout_claimed" || eventType === "position_lost" ? (a.contracts ?? 0) : 0;
+  return {
+    ...contractFields(a.contracts ?? 0),
+    filledContracts: wholeContracts(a.filledContracts ?? 0),
+    filledContractsMicro: microContractsOf(a.filledContracts ?? 0).toString(),
+    contractsSettled: wholeContracts(settled),
+    contractsSettledMicro: microContractsOf(settled).toString(),
+  };
+}
 
 function record(
   world: World,
@@ -53,9 +66,7 @@ function record(
     externalOrderId: `ext-${hexTag(`ext:${p.index}:${orderIndex}#${world.seed}`, 12)}`,
     orderId: hexTag(`order-id:${p.index}:${orderIndex}#${world.seed}`, 24),
     eventId: event.eventId,
-    contracts: s(a.contracts),
-    filledContracts: s(a.filledContracts),
-    contractsSettled: s(eventType === "payout_claimed" || eventType === "position_lost" ? a.contracts : 0),
+    ...historyCounts(eventType, a),
     maxFillPriceUsd: s(a.isBuy === true ? price : 0),
     avgFillPriceUsd: s(a.filledContracts ? price : 0),
     // As the live service: only the side of the order is set; no fee, transfer or pnl where the
@@ -83,7 +94,7 @@ function record(
  */
 export function historyOfPosition(world: World, p: PositionRecord): HistoryRecord[] {
   const base = p.index * HISTORY_IDS_PER_POSITION;
-  const sizeMicro = p.contracts * p.avgPriceMicro;
+  const sizeMicro = contractsTimes(p.contracts, p.avgPriceMicro);
   const out: HistoryRecord[] = [];
   const buy = {
     orderIndex: 0,
@@ -117,7 +128,7 @@ export function historyOfPosition(world: World, p: PositionRecord): HistoryRecor
   // Claims and closes made before genesis are part of the generated past; later ones are live records.
   const isGeneratedClaim = p.claimedAt !== undefined && p.claimSignature === undefined;
   if (isGeneratedClaim && p.claimedAt !== undefined) {
-    const payout = p.contracts * ONE_USD_MICRO;
+    const payout = contractsTimes(p.contracts, ONE_USD_MICRO);
     out.push(
       record(world, p, base + 6, "payout_claimed", p.claimedAt, {
         contracts: p.contracts,
@@ -155,7 +166,7 @@ export function historyOfPosition(world: World, p: PositionRecord): HistoryRecor
 export function liveRecord(world: World, entry: LiveHistoryEntry): HistoryRecord {
   const p = world.positions[entry.positionIndex];
   if (p === undefined) throw new Error(`history ${entry.id} names no position`);
-  const totalCost = p.contracts * p.avgPriceMicro + p.feesMicro;
+  const totalCost = contractsTimes(p.contracts, p.avgPriceMicro) + p.feesMicro;
   const landed = { signature: entry.signature, slot: entry.slot };
   if (entry.eventType === "payout_claimed")
     return record(

@@ -1,4 +1,5 @@
 import type { LeaderboardEntry, LeaderboardResponse } from "../../core/schemas/prediction.js";
+import { contractsTimes } from "./contract-units.js";
 import { ONE_USD_MICRO } from "./markets.js";
 import { derivePubkey, intBetween, streamFor } from "./rng.js";
 import type { World } from "./world.js";
@@ -48,7 +49,7 @@ function walletTallies(world: World, since: number): Tally[] {
       };
       byOwner.set(p.ownerIndex, tally);
     }
-    const totalCost = p.contracts * p.avgPriceMicro + p.feesMicro;
+    const totalCost = contractsTimes(p.contracts, p.avgPriceMicro) + p.feesMicro;
     tally.predictions += 1;
     tally.volumeMicro += totalCost;
     if (p.closedProceedsMicro !== undefined) tally.pnlMicro += p.closedProceedsMicro - totalCost;
@@ -56,7 +57,7 @@ function walletTallies(world: World, since: number): Tally[] {
       const won = world.isWinning(p);
       if (won) tally.correct += 1;
       else tally.wrong += 1;
-      tally.pnlMicro += (won ? p.contracts * ONE_USD_MICRO : 0) - totalCost;
+      tally.pnlMicro += (won ? contractsTimes(p.contracts, ONE_USD_MICRO) : 0) - totalCost;
     }
   }
   return [...byOwner.values()];

@@ -1,3 +1,4 @@
+import { contractsTimes } from "./contract-units.js";
 import type { MarketPhase, MarketRecord } from "./markets.js";
 import { ONE_USD_MICRO } from "./markets.js";
 import { hashString, intBetween, mulberry32, pick, type Random } from "./rng.js";
@@ -55,6 +56,7 @@ export interface PositionRecord {
   readonly ownerIndex: number;
   readonly marketIndex: number;
   readonly isYes: boolean;
+  /** Contracts held, in steps of 0.01 (fills are floored to a hundredth): see contract-units.ts. */
   readonly contracts: number;
   readonly avgPriceMicro: number;
   readonly feesMicro: number;
@@ -97,6 +99,8 @@ const PHASE_OF_SLOT: Record<PositionSlot, MarketPhase> = {
 };
 
 const HOUR = 3_600;
+/** What the first wallet's first position holds beyond whole contracts. */
+export const FRACTION_OF_FIRST_POSITION = 0.5;
 const DAY = 86_400;
 
 function clampPrice(price: number): number {
@@ -187,8 +191,11 @@ export function generateWalletPositions(
       PHASE_OF_SLOT[slot] === "resolved"
         ? intBetween(random, 150_000, 850_000)
         : clampPrice(sideStart + intBetween(random, -150_000, 150_000));
-    const contracts = isRich ? intBetween(random, 10, 250) : intBetween(random, 1, 100);
-    const sizeMicro = contracts * avgPriceMicro;
+    const whole = isRich ? intBetween(random, 10, 250) : intBetween(random, 1, 100);
+    // The first wallet's first position holds half a contract more: the live service keeps fractions
+    // (its legacy `contracts` floors them), and a client must meet one from genesis on.
+    const contracts = walletIndex === 0 && k === 0 ? whole + FRACTION_OF_FIRST_POSITION : whole;
+    const sizeMicro = contractsTimes(contracts, avgPriceMicro);
     const openedAt = openedAtFor(ctx);
     const record: PositionRecord = {
       index: firstIndex + k,
@@ -205,13 +212,14 @@ export function generateWalletPositions(
     if (slot === "claimed") {
       // Claimed after resolution but before genesis: a claim is part of the generated past.
       record.claimedAt = Math.min(market.resolveTime + intBetween(random, 1, 48) * HOUR, genesis - 60);
-      record.claimedMicro = contracts * ONE_USD_MICRO;
+      record.claimedMicro = contractsTimes(contracts, ONE_USD_MICRO);
     }
     if (slot === "closed") {
       record.closedAt = openedAt + intBetween(random, 1, 30) * 60;
       // Sold at a price near cost, less 1 % in fees.
       record.closedProceedsMicro = Math.floor(
-        (contracts * clampPrice(avgPriceMicro + intBetween(random, -50_000, 50_000)) * 99) / 100,
+        (contractsTimes(contracts, clampPrice(avgPriceMicro + intBetween(random, -50_000, 50_000))) * 99) /
+          100,
       );
     }
     return record;

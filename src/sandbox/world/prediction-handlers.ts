@@ -2,6 +2,7 @@ import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
 import * as s from "../../core/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
+import { contractFields, contractsTimes } from "./contract-units.js";
 import { badRequest, notFound } from "./errors.js";
 import type { EventRecord } from "./events.js";
 import { queryHistory } from "./history.js";
@@ -14,6 +15,7 @@ import { derivePubkey, hexTag } from "./rng.js";
 import {
   eventFlags,
   eventView,
+  eventVolume24hMicro,
   eventVolumeMicro,
   marketIdHash,
   marketView,
@@ -63,9 +65,9 @@ function sortEvents(
   direction: "asc" | "desc" | undefined,
 ) {
   const sign = (direction ?? (sortBy === "beginAt" ? "asc" : "desc")) === "asc" ? 1 : -1;
-  // The sandbox keeps one volume figure: the last day's is the whole of it.
   if (sortBy === "volume" || sortBy === "volume24hr") {
-    const volume = new Map(events.map((e) => [e.index, eventVolumeMicro(world, e)]));
+    const volumeOf = sortBy === "volume" ? eventVolumeMicro : eventVolume24hMicro;
+    const volume = new Map(events.map((e) => [e.index, volumeOf(world, e)]));
     return events.sort(
       (a, b) => sign * ((volume.get(a.index) ?? 0) - (volume.get(b.index) ?? 0)) || a.index - b.index,
     );
@@ -150,7 +152,7 @@ async function buildClaimPreview(
       marketPubkey: market.pubkey,
       userPubkey: ownerPubkey,
       ownerPubkey,
-      contracts: String(position.contracts),
+      ...contractFields(position.contracts),
       payoutAmountUsd: String(payoutMicro),
       isYes: position.isYes,
     },
@@ -167,7 +169,7 @@ export interface ClosePlan {
 
 export function closePlan(world: World, position: PositionRecord, slippageBps: number): ClosePlan {
   const { sellMicro } = positionFigures(world, position);
-  const grossMicro = position.contracts * sellMicro;
+  const grossMicro = contractsTimes(position.contracts, sellMicro);
   const protocolFeeMicro = Math.floor((grossMicro * PROTOCOL_FEE_BPS) / 10_000);
   const venueFeeMicro = Math.floor((grossMicro * VENUE_FEE_BPS) / 10_000);
   return {
@@ -213,8 +215,9 @@ async function buildClosePreview(
       marketId: market.marketId,
       marketIdHash: marketIdHash(market.marketId),
       positionPubkey,
-      contracts: String(position.contracts),
+      ...contractFields(position.contracts),
       newContracts: "0",
+      newContractsMicro: "0",
       // A sell sets no buy limit (api-live).
       maxBuyPriceUsd: null,
       minSellPriceUsd: String(plan.minSellPriceMicro),
@@ -256,7 +259,9 @@ function marketReads(world: World) {
       if (params.sortBy !== undefined)
         events = sortEvents(world, [...events], params.sortBy, params.sortDirection);
       const page = paginate(events, params);
-      const includeMarkets = params.includeMarkets === true;
+      // The sandbox's events carry every market whenever markets are included: `includeAllMarkets`
+      // asks for them all, so it includes them too.
+      const includeMarkets = params.includeMarkets === true || params.includeAllMarkets === true;
       return { data: page.data.map((e) => eventView(world, e, includeMarkets)), pagination: page.pagination };
     },
 
@@ -269,7 +274,9 @@ function marketReads(world: World) {
           (e.title.toLowerCase().includes(term) || e.eventId.toLowerCase().includes(term)),
       );
       return {
-        data: found.slice(0, params.limit ?? DEFAULT_SEARCH_LIMIT).map((e) => eventView(world, e, false)),
+        data: found
+          .slice(0, params.limit ?? DEFAULT_SEARCH_LIMIT)
+          .map((e) => eventView(world, e, params.includeMarkets === true)),
       };
     },
 

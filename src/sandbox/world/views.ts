@@ -6,10 +6,11 @@ import type {
   Order,
   Position,
 } from "../../core/schemas/prediction.js";
+import { contractFields, contractsTimes, microContractsOf, wholeContracts } from "./contract-units.js";
 import type { EventRecord } from "./events.js";
 import { type MarketRecord, ONE_USD_MICRO } from "./markets.js";
 import type { PositionRecord } from "./positions.js";
-import { derivePubkey, hexTag } from "./rng.js";
+import { derivePubkey, hashString, hexTag } from "./rng.js";
 import type { World } from "./world.js";
 
 /** Responses as the service sends them: USD amounts as integer strings of micro-USD. */
@@ -83,6 +84,37 @@ export function eventVolumeMicro(world: World, event: EventRecord): number {
   return total;
 }
 
+const DAY_SECONDS = 86_400;
+
+/** What an event's markets traded in the last 24 hours of the world's clock (micro-USD). */
+export function eventVolume24hMicro(world: World, event: EventRecord): number {
+  const now = world.now();
+  let total = 0;
+  for (const i of event.marketIndexes) {
+    const market = world.markets[i];
+    if (market === undefined) continue;
+    const from = Math.max(market.openTime, now - DAY_SECONDS);
+    const until = Math.min(now, market.closeTime);
+    total += Math.max(0, Math.floor((until - from) / 60)) * market.volumePerMinuteMicro;
+  }
+  return total;
+}
+
+/**
+ * The score of a live match (sports and esports events that have begun), made up from the event's
+ * id and the minutes played; every other event has none. The fields are the sandbox's own: the
+ * reference leaves a score's shape to the provider.
+ */
+export function liveScoreOf(world: World, event: EventRecord): Record<string, unknown> | null {
+  const isMatch = event.category === "sports" || event.category === "esports";
+  if (!isMatch || event.beginAt === null || !eventFlags(world, event).isLive) return null;
+  const minutes = Math.floor((world.now() - event.beginAt) / 60);
+  const pace = 20 + (hashString(event.eventId) % 40);
+  const home = Math.floor(minutes / pace);
+  const away = Math.floor((minutes + (hashString(`${event.eventId}:away`) % pace)) / (pace + 7));
+  return { homeScore: home, awayScore: away, minutesPlayed: minutes, updatedAt: world.now() };
+}
+
 export function eventView(world: World, event: EventRecord, includeMarkets: boolean): Event {
   const { isActive, isLive } = eventFlags(world, event);
   const markets = event.marketIndexes.flatMap((i) =>
@@ -96,6 +128,8 @@ export function eventView(world: World, event: EventRecord, includeMarkets: bool
     category: event.category,
     subcategory: event.subcategory,
     volumeUsd: usd(eventVolumeMicro(world, event)),
+    volume24hr: usd(eventVolume24hMicro(world, event)),
+    liveScore: liveScoreOf(world, event),
     closeCondition: `Closes when its last market closes (${new Date(lastClose * 1000).toISOString()}).`,
     beginAt: event.beginAt === null ? null : String(event.beginAt),
     rulesPdf: `https://sandbox.invalid/rules/${event.eventId}.pdf`,
@@ -164,7 +198,7 @@ export function positionFigures(world: World, p: PositionRecord): PositionFigure
   const state = world.marketState(market);
   const pricing = world.pricing(market);
   const yesMid = Math.round((pricing.buyYesPriceUsd + pricing.sellYesPriceUsd) / 2);
-  const sizeMicro = p.contracts * p.avgPriceMicro;
+  const sizeMicro = contractsTimes(p.contracts, p.avgPriceMicro);
   const totalCostMicro = sizeMicro + p.feesMicro;
   // A cancelled market refunds at cost, so its contracts are worth what was paid.
   let markMicro = p.isYes ? yesMid : ONE_USD_MICRO - yesMid;
@@ -172,7 +206,7 @@ export function positionFigures(world: World, p: PositionRecord): PositionFigure
   const sellMicro =
     state.status === "open" ? (p.isYes ? pricing.sellYesPriceUsd : pricing.sellNoPriceUsd) : markMicro;
   const isGone = p.claimedAt !== undefined || p.closedAt !== undefined;
-  const valueMicro = isGone ? 0 : p.contracts * markMicro;
+  const valueMicro = isGone ? 0 : contractsTimes(p.contracts, markMicro);
   const realisedAmount = p.claimedMicro ?? p.closedProceedsMicro;
   const pnlMicro = (realisedAmount ?? valueMicro) - sizeMicro;
   const isLoser = state.result !== null && !world.isWinning(p);
@@ -187,7 +221,7 @@ export function positionFigures(world: World, p: PositionRecord): PositionFigure
     sellMicro,
     valueMicro,
     pnlMicro,
-    payoutMicro: p.contracts * ONE_USD_MICRO,
+    payoutMicro: contractsTimes(p.contracts, ONE_USD_MICRO),
     realizedMicro,
     isPendingOrderOpen,
   };
@@ -219,7 +253,7 @@ export function positionView(world: World, p: PositionRecord): Position {
     isYes: p.isYes,
     claimed: p.claimedAt !== undefined,
     claimable: world.isClaimable(p),
-    contracts: String(p.contracts),
+    ...contractFields(p.contracts),
     totalCostUsd: usd(f.totalCostMicro),
     sizeUsd: usd(f.sizeMicro),
     valueUsd: valued(usd(f.valueMicro)),
@@ -276,14 +310,15 @@ export function ordersOfPosition(world: World, p: PositionRecord): Order[] {
       createdAt: p.openedAt - 5,
       updatedAt: p.openedAt,
       filledAt: p.openedAt,
-      contracts: String(p.contracts),
+      ...contractFields(p.contracts),
       maxFillPriceUsd: usd(p.avgPriceMicro + 10_000),
       maxBuyPriceUsd: usd(p.avgPriceMicro + 10_000),
       // Only the side the order is on is set (api-live).
       minSellPriceUsd: null,
-      filledContracts: String(p.contracts),
+      filledContracts: wholeContracts(p.contracts),
+      filledContractsMicro: microContractsOf(p.contracts).toString(),
       avgFillPriceUsd: usd(p.avgPriceMicro),
-      sizeUsd: usd(p.contracts * p.avgPriceMicro),
+      sizeUsd: usd(contractsTimes(p.contracts, p.avgPriceMicro)),
     },
   ];
   const extra = p.extraOrder;
@@ -302,13 +337,14 @@ export function ordersOfPosition(world: World, p: PositionRecord): Order[] {
       createdAt: extra.createdAt,
       updatedAt: isOpen ? extra.createdAt : endedAt,
       filledAt: 0,
-      contracts: String(extra.contracts),
+      ...contractFields(extra.contracts),
       maxFillPriceUsd: usd(extra.limitPriceMicro),
       maxBuyPriceUsd: extra.isBuy ? usd(extra.limitPriceMicro) : null,
       minSellPriceUsd: extra.isBuy ? null : usd(extra.limitPriceMicro),
       filledContracts: "0",
+      filledContractsMicro: "0",
       avgFillPriceUsd: "0",
-      sizeUsd: usd(extra.contracts * extra.limitPriceMicro),
+      sizeUsd: usd(contractsTimes(extra.contracts, extra.limitPriceMicro)),
     });
   }
   return orders;

@@ -1,5 +1,6 @@
 import { type Keypair, PublicKey } from "@solana/web3.js";
 import { type Clock, DrivenClock } from "./clock.js";
+import { contractsTimes } from "./contract-units.js";
 import { notFound } from "./errors.js";
 import { type EventRecord, generateEventsAndMarkets } from "./events.js";
 import {
@@ -378,7 +379,7 @@ export class World {
         this.isSettled(this.marketOf(position))
       : this.isClaimable(position);
     if (!isPayable) return false;
-    const payout = position.contracts * ONE_USD_MICRO;
+    const payout = contractsTimes(position.contracts, ONE_USD_MICRO);
     position.claimedAt = this.now();
     position.claimedMicro = payout;
     position.claimSignature = landed.signature;

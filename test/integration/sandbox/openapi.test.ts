@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../../src/api/openapi.js";
+import { createCaptureStream } from "../../../src/ops/capture-stream.js";
+import { createLogger } from "../../../src/ops/logger.js";
 import { ResponseCheck } from "../../../src/sandbox/http/response-check.js";
 import { type RunningSandbox, startSandbox } from "../../../src/sandbox/index.js";
 import { buildSandboxServer, type SandboxServer } from "../../../src/sandbox/server.js";
@@ -82,6 +84,37 @@ describe("the sandbox's responses checked against the document", () => {
     await expect(own.close()).rejects.toThrow(
       /1 sandbox response\(s\) did not match \/openapi\.json:\n.*getMarket/,
     );
+  });
+});
+
+describe("a sandbox started with the defaults, as the demo starts one", () => {
+  it("checks its answers: a violation is warned of through its logger, counted, and close() does not throw", async () => {
+    const logs = createCaptureStream();
+    const own = await startSandbox({
+      port: 0,
+      clock: new DrivenClock(),
+      rateLimit: false,
+      chain: false,
+      logger: createLogger({ level: "warn", pretty: false, destination: logs }),
+    });
+    const market = own.world.markets[0];
+    if (market === undefined) throw new Error("the sandbox has no market");
+    (market as { title: unknown }).title = 42;
+    const response = await fetch(`${own.url}/prediction/v1/markets/${market.marketId}`, {
+      headers: { "x-api-key": own.apiKey },
+    });
+    expect(response.status).toBe(200);
+    expect(own.responseCheck?.violationCount).toBe(1);
+    expect(logs.records()).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        msg: "sandbox response does not match /openapi.json",
+        operation: "getMarket",
+        status: 200,
+        rule: "body/title must be string",
+      }),
+    );
+    await own.close();
   });
 });
 

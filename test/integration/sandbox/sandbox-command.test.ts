@@ -72,6 +72,55 @@ describe("keeper sandbox", () => {
     await expect(fetch(`${sandbox.url}/prediction/v1/leaderboards`)).rejects.toThrow();
   });
 
+  it("checks its own answers against /openapi.json: a violation is warned of, counted, and still answered", async () => {
+    const lines: string[] = [];
+    const warnings: string[] = [];
+    const signals = new EventEmitter();
+    let started: RunningSandbox | undefined;
+    const running = runSandboxCommand(
+      { port: 0 },
+      {
+        print: (line) => lines.push(line),
+        warn: (line) => warnings.push(line),
+        signals,
+        onStarted: (s) => (started = s),
+      },
+    );
+    await expect.poll(() => started, { timeout: 20_000 }).toBeDefined();
+    const sandbox = started as RunningSandbox;
+    const counts = `${sandbox.url}/__sandbox/response-check`;
+    expect(lines).toContain(`self-check       answers checked against /openapi.json; counts at ${counts}`);
+    const headers = { "x-api-key": sandbox.apiKey };
+    const market = sandbox.world.markets[0];
+    if (market === undefined) throw new Error("the sandbox has no market");
+    expect((await fetch(`${sandbox.url}/prediction/v1/markets/${market.marketId}`, { headers })).status).toBe(
+      200,
+    );
+    expect(await (await fetch(counts)).json()).toEqual({
+      checking: true,
+      validated: 1,
+      violations: 0,
+      recent: [],
+    });
+    // The world drifts from the document: a market title that is not a string.
+    (market as { title: unknown }).title = 42;
+    const drifted = await fetch(`${sandbox.url}/prediction/v1/markets/${market.marketId}`, { headers });
+    expect(drifted.status).toBe(200);
+    expect(warnings).toEqual([
+      "warning: getMarket answered 200 with a body that does not match /openapi.json: body/title must be string",
+    ]);
+    const after = (await (await fetch(counts)).json()) as {
+      validated: number;
+      violations: number;
+      recent: string[];
+    };
+    expect(after).toMatchObject({ checking: true, validated: 2, violations: 1 });
+    expect(after.recent[0]).toMatch(/\(getMarket\): body\/title must be string/);
+    signals.emit("SIGTERM", "SIGTERM");
+    // Logged and counted, not thrown: the command closes as usual.
+    await running;
+  });
+
   it("refuses a port that is taken with a configuration error naming --port", async () => {
     const signals = new EventEmitter();
     let started: RunningSandbox | undefined;

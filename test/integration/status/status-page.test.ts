@@ -216,6 +216,17 @@ describe("status page on the ops server", () => {
     expect(body).toContain('<script src="/status.js" defer></script>');
   });
 
+  it("shows exact contract counts: the fractional position as the service's contractsMicro says", async () => {
+    const server = await serve();
+    const body = await (await fetch(`${server.url}/`)).text();
+    const position = sandbox.world.positionsOfWallet(0)[0];
+    if (!position) throw new Error("the sandbox wallet has no position");
+    const whole = Math.floor(position.contracts);
+    expect(position.contracts).toBe(whole + 0.5);
+    const row = body.split(`data-position="${sandbox.world.positionPubkey(position)}"`)[1]?.split("</tr>")[0];
+    expect(row).toContain(`<td>${whole}.5</td>`);
+  });
+
   it("shows each wallet's DCA plans (from config and state) and the limit orders Keeper opened", async () => {
     const server = await serve();
     const body = await (await fetch(`${server.url}/`)).text();

@@ -155,6 +155,14 @@ describe("close minimum and tolerance", () => {
     ).toBeUndefined();
   });
 
+  it("counts the exact contractsMicro when the order carries it, not the floored contracts", () => {
+    const sale = { contracts: "2", minSellPriceUsd: "600000", estimatedTotalFeeUsd: "100000" };
+    expect(closeMinimumMicroUsd({ ...sale, contractsMicro: "2500000" })).toBe("1400000");
+    expect(closeMinimumMicroUsd({ ...sale, contracts: "0", contractsMicro: "400000" })).toBe("140000");
+    // Without it the floored count is all there is.
+    expect(closeMinimumMicroUsd(sale)).toBe("1100000");
+  });
+
   it("is unknown when any figure is missing or not whole digits", () => {
     const whole = { contracts: "10", minSellPriceUsd: "600000", estimatedTotalFeeUsd: "0" };
     for (const field of ["contracts", "minSellPriceUsd", "estimatedTotalFeeUsd"] as const) {

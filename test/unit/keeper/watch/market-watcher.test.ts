@@ -106,6 +106,11 @@ describe("holdings of a wallet", () => {
       false,
       false,
     ]);
+    // Exact counts decide where the service sends them: 0.4 contract (floored to 0) of a position
+    // whose size reads 0 is still held; a position with no contracts left is not, whatever its size.
+    const underOne = position({ contracts: "0", contractsMicro: "400000", sizeUsd: "0" });
+    const emptied = position({ contracts: "0", contractsMicro: "0", sizeUsd: "240000" });
+    expect([underOne, emptied].map(isHeld)).toEqual([true, false]);
     const held = holdingsOf(WALLET, [open, loser, claimable], {
       strategies: [
         configured(exitRules, { takeProfitPct: 30, stopLossPct: 10 }),
