@@ -4,6 +4,7 @@ import type { EndpointName, endpoints } from "../../api/endpoints.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { attachLanding } from "./landing.js";
 import { OfflineChain } from "./offline-chain.js";
+import { orderHandlers } from "./order-handlers.js";
 import { PendingActions } from "./pending-actions.js";
 import { predictionHandlers } from "./prediction-handlers.js";
 import { type ServiceBehaviour, tradeHandlers } from "./trade-handlers.js";
@@ -53,12 +54,27 @@ export function createWorldHandlers(
       outAmountRaw,
     });
   });
+  // Forecast settles by itself: a resolved market's winners are paid, no claim asked for.
+  const detachSettle = world.onResolved((market) => {
+    if (market.forecast === undefined) return;
+    for (const position of world.allPositions()) {
+      if (position.marketIndex !== market.index || position.closedAt !== undefined) continue;
+      if (position.claimedAt !== undefined || !world.isWinning(position)) continue;
+      void port.settleForecast({
+        owner: new PublicKey(world.ownerOf(position)),
+        positionPubkey: new PublicKey(world.positionPubkey(position)),
+        payoutRaw: BigInt(position.contracts) * 1_000_000n,
+      });
+    }
+  });
   const detach = () => {
     detachLanding();
     detachFills();
+    detachSettle();
   };
   const handlers: WorldHandlers = {
     ...predictionHandlers(world, port, pending),
+    ...orderHandlers(world, port, pending),
     ...tradeHandlers(world, port, pending, behaviour),
   };
   return { handlers, chain: port, pending, detach };
