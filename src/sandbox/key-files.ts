@@ -101,7 +101,9 @@ export async function writeSandboxKeyFiles(
     // Forecast swaps are co-signed by the sandbox's vault at its execute endpoint.
     signer: {
       allowedPrograms: [SANDBOX_POOL_PROGRAM_ID.toBase58()],
-      ...(sandbox.chain === undefined ? {} : { serviceSigners: [sandbox.chain.assets.vault.publicKey.toBase58()] }),
+      ...(sandbox.chain === undefined
+        ? {}
+        : { serviceSigners: [sandbox.chain.assets.vault.publicKey.toBase58()] }),
     },
     wallets,
     strategies: [{ name: "auto-claim" }],
