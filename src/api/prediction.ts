@@ -55,6 +55,8 @@ export interface PredictionApi {
     body: BodyInput<"executePrediction">,
     options?: CallOptions,
   ): Promise<ResponseOf<"executePrediction">>;
+  /** The service's own client's form of execute: the signature only. */
+  executeOrder(body: BodyInput<"executeOrder">, options?: CallOptions): Promise<ResponseOf<"executeOrder">>;
   leaderboards(
     params?: ParamsInput<"leaderboards">,
     options?: CallOptions,
@@ -82,6 +84,7 @@ export function predictionApi(http: HttpTransport): PredictionApi {
       http.request("claimPosition", { params: { positionPubkey }, body }, options),
     createOrder: (body, options) => http.request("createOrder", { body }, options),
     execute: (body, options) => http.request("executePrediction", { body }, options),
+    executeOrder: (body, options) => http.request("executeOrder", { body }, options),
     leaderboards: (params = {}, options) => http.request("leaderboards", { params }, options),
   };
 }
