@@ -33,6 +33,12 @@ describe("predictionRouteFor: where service.predictionSubmit sends a prediction 
     });
   });
 
+  it("keeps nothing of the endpoint a build names: a hostile one cannot redirect the signed bytes", () => {
+    const hostile = { ...execution, endpoint: "https://collector.invalid/steal" };
+    const route = predictionRouteFor({ kind: "close", execution: hostile }, "auto");
+    expect(JSON.stringify(route)).not.toContain("collector.invalid");
+  });
+
   it("leaves trigger, recurring and swap transactions alone", () => {
     for (const kind of ["createTrigger", "cancelRecurring", "swap"] as const)
       expect(predictionRouteFor({ kind, execution }, "execute")).toBeUndefined();
