@@ -8,7 +8,7 @@ import { DrivenClock } from "../../../src/sandbox/world/clock.js";
 import { RedisAttemptStore } from "../../../src/signer/attempt-store.js";
 import { Wallets } from "../../../src/signer/keys.js";
 import { type PredictionRoute, predictionExecuteSubmit } from "../../../src/signer/prediction-route.js";
-import { signAndSubmit } from "../../../src/signer/sign-transaction.js";
+import { signAndSend, signAndSubmit, watchAttempt } from "../../../src/signer/sign-transaction.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { testRedis } from "../../helpers/redis.js";
 import { captureLogger } from "./helpers.js";
@@ -82,8 +82,13 @@ async function forecastSell(
   return { intent, close };
 }
 
-function sign(intent: Intent, close: ClosePreview, extra: Partial<Parameters<typeof signAndSubmit>[0]>) {
-  return signAndSubmit({
+function sign(
+  intent: Intent,
+  close: ClosePreview,
+  extra: Partial<Parameters<typeof signAndSubmit>[0]>,
+  how: typeof signAndSubmit | typeof signAndSend = signAndSubmit,
+) {
+  return how({
     intent,
     transactionBase64: close.transaction,
     lastValidBlockHeight: Number(close.txMeta.lastValidBlockHeight),
@@ -151,5 +156,52 @@ describe("a Forecast sell through the service's execute endpoint", () => {
       searchTransactionHistory: true,
     });
     expect(status.value).toBeNull();
+  });
+
+  it("an execute call lost to the network is resent by the confirm loop through execute: paid once", async () => {
+    const { intent, close } = await forecastSell(1, 1);
+    const usdc = () =>
+      sandbox.chain?.chain.tokenBalance(owner().publicKey, sandbox.chain.assets.usdcMint) ?? 0n;
+    const before = usdc();
+    const submit = predictionExecuteSubmit(api.prediction.execute, route(close));
+    sandbox.faults.configure("executePrediction", { errorRate: 1 });
+    const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
+    const sent = await sign(
+      intent,
+      close,
+      {
+        attempts,
+        submit,
+        submitAnswerDecides: true,
+        requiredSigners: close.requiredSigners ?? [],
+        serviceSigners: [vault],
+      },
+      signAndSend,
+    );
+    // No answer is not a failure: the signature is recorded, nothing landed yet.
+    expect(sent).toMatchObject({ outcome: "sent" });
+    expect(usdc()).toBe(before);
+    sandbox.faults.clear();
+    const watched = await watchAttempt({
+      intentKey: intent.key,
+      connection,
+      attempts,
+      logger: captureLogger().logger,
+      send: { rebroadcastIntervalMs: 100, pollIntervalMs: 50 },
+      resubmit: submit,
+    });
+    expect(watched).toMatchObject({
+      outcome: "confirmed",
+      signature: sent.outcome === "sent" ? sent.signature : "",
+    });
+    const paid = BigInt(close.order.orderCostUsd) - BigInt(close.order.estimatedTotalFeeUsd);
+    expect(usdc() - before).toBe(paid);
+    // The same bytes through execute again: the same transaction, not a second payment.
+    const record = await attempts.get(intent.key);
+    await api.prediction.execute({
+      signedTransaction: record?.signedTransaction ?? "",
+      ...(close.execution ? { context: close.execution.context } : {}),
+    });
+    expect(usdc() - before).toBe(paid);
   });
 });
