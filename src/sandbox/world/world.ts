@@ -297,6 +297,11 @@ export class World {
     return this.opened.size === 0 ? this.positions : [...this.positions, ...this.opened.values()];
   }
 
+  /** Positions opened since genesis (the only ones Forecast markets have). */
+  openedPositions(): readonly PositionRecord[] {
+    return [...this.opened.values()];
+  }
+
   positionAt(index: number): PositionRecord | undefined {
     return index < this.positions.length ? this.positions[index] : this.opened.get(index);
   }

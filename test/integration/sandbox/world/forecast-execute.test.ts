@@ -225,4 +225,30 @@ describe("Forecast markets and the execute endpoints", () => {
     );
     expect(after.data[0]).toMatchObject({ claimed: true, claimable: false });
   });
+
+  // Last: it moves the world's clock days ahead.
+  it("settles a Forecast winner whose market resolved by its schedule, once positions are read", async () => {
+    const owner = sandbox.world.walletKeypair(3);
+    const event = (await forecastEvents()).data[0];
+    const market = event.markets[0];
+    await openForecast(owner, market.marketId);
+    const before = await usdcOf(owner.publicKey);
+    const record = sandbox.world.findMarket(market.marketId);
+    if (record === undefined) throw new Error("no market");
+    // Past its close and resolution: the walk decides the side; hold the price so "up" wins.
+    sandbox.world.setPrice(market.marketId, 900_000);
+    const clock = sandbox.world.clock as DrivenClock;
+    clock.advance(record.resolveTime - sandbox.world.now() + 60);
+    const path = `/prediction/v1/positions?ownerPubkey=${owner.publicKey.toBase58()}&marketId=${market.marketId}`;
+    const position = (await ok("GET", path)).data[0];
+    const payout = BigInt(position.contracts) * 1_000_000n;
+    for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== before + payout; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await usdcOf(owner.publicKey)).toBe(before + payout);
+    // Read again: paid once.
+    await ok("GET", path);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await usdcOf(owner.publicKey)).toBe(before + payout);
+    expect((await ok("GET", path)).data[0]).toMatchObject({ claimed: true, claimable: false });
+  });
 });
