@@ -27,6 +27,8 @@ export interface EndpointDef {
    * read fails the close-all (retried) rather than letting it pass as done with a position left open.
    */
   readonly skippableItems?: "data" | "invites" | "(root)";
+  /** Calls that use no rate-limit credits on the live service (prediction execute, api-live). */
+  readonly uncounted?: boolean;
 }
 
 const def = <const D extends EndpointDef>(d: D): D => d;
@@ -147,6 +149,35 @@ export const endpoints = {
     body: s.claimBody,
     response: s.claimPreviewSchema,
     idempotent: true,
+  }),
+  createOrder: def({
+    name: "createOrder",
+    area: "prediction",
+    method: "POST",
+    path: "/prediction/v1/orders",
+    body: s.createOrderBody,
+    response: s.createOrderResponseSchema,
+    idempotent: true,
+  }),
+  executePrediction: def({
+    name: "executePrediction",
+    area: "prediction",
+    method: "POST",
+    path: "/prediction/v1/execute",
+    body: s.predictionExecuteBody,
+    response: s.predictionExecuteResponseSchema,
+    idempotent: false,
+    uncounted: true,
+  }),
+  executeOrder: def({
+    name: "executeOrder",
+    area: "prediction",
+    method: "POST",
+    path: "/prediction/v1/orders/execute",
+    body: s.orderExecuteBody,
+    response: s.orderExecuteResponseSchema,
+    idempotent: false,
+    uncounted: true,
   }),
   leaderboards: def({
     name: "leaderboards",

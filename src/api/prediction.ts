@@ -2,7 +2,7 @@ import type { BodyInput, CallOptions, HttpTransport, ParamsInput, ResponseOf } f
 
 type Without<T, K extends PropertyKey> = Omit<T, K & keyof T>;
 
-/** The prediction area (/prediction/v1): all 13 endpoints. Path parameters come first, as arguments. */
+/** The prediction area (/prediction/v1): its endpoints. Path parameters come first, as arguments. */
 export interface PredictionApi {
   listEvents(params?: ParamsInput<"listEvents">, options?: CallOptions): Promise<ResponseOf<"listEvents">>;
   getEvent(
@@ -48,6 +48,15 @@ export interface PredictionApi {
     body: BodyInput<"claimPosition">,
     options?: CallOptions,
   ): Promise<ResponseOf<"claimPosition">>;
+  /** An unsigned transaction opening (or adding to) a position. */
+  createOrder(body: BodyInput<"createOrder">, options?: CallOptions): Promise<ResponseOf<"createOrder">>;
+  /** Submits a signed build through the service (Forecast builds go only this way). */
+  execute(
+    body: BodyInput<"executePrediction">,
+    options?: CallOptions,
+  ): Promise<ResponseOf<"executePrediction">>;
+  /** The service's own client's form of execute: the signature only. */
+  executeOrder(body: BodyInput<"executeOrder">, options?: CallOptions): Promise<ResponseOf<"executeOrder">>;
   leaderboards(
     params?: ParamsInput<"leaderboards">,
     options?: CallOptions,
@@ -73,6 +82,9 @@ export function predictionApi(http: HttpTransport): PredictionApi {
       http.request("closePosition", { params: { positionPubkey }, body }, options),
     claimPosition: (positionPubkey, body, options) =>
       http.request("claimPosition", { params: { positionPubkey }, body }, options),
+    createOrder: (body, options) => http.request("createOrder", { body }, options),
+    execute: (body, options) => http.request("executePrediction", { body }, options),
+    executeOrder: (body, options) => http.request("executeOrder", { body }, options),
     leaderboards: (params = {}, options) => http.request("leaderboards", { params }, options),
   };
 }

@@ -9,7 +9,7 @@ import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
 import { watchAttempt } from "../signer/sign-transaction.js";
-import { createSubmitAdapter } from "../signer/submit-adapter.js";
+import { createSubmitAdapter, predictionResubmitFor } from "../signer/submit-adapter.js";
 import { outcomeEvents } from "./outcome-events.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
 import { closeWorkers, failIntentWhenExhausted, trackWorker, workerOptionsFor } from "./workers.js";
@@ -48,12 +48,18 @@ export async function startSignerRole(
     protections: shared.protections,
     events: outcomeEvents(metrics, shared.notifier),
   };
+  // Execute endpoints go to the configured service (its base URL and a fixed path), never elsewhere.
+  const execute = {
+    trigger: shared.clients.targeted.trigger.execute,
+    recurring: shared.clients.targeted.recurring.execute,
+    prediction: shared.clients.targeted.prediction.execute,
+  };
+  const onExecuteReport = (outcome: "success" | "failed" | "error") =>
+    metrics.predictionExecutes.inc({ outcome });
   const signAndSubmit = createSubmitAdapter({
     config,
-    execute: {
-      trigger: shared.clients.targeted.trigger.execute,
-      recurring: shared.clients.targeted.recurring.execute,
-    },
+    execute,
+    onExecuteReport,
     guard,
     wallets: keyring,
     connection,
@@ -89,16 +95,19 @@ export async function startSignerRole(
     async (job) =>
       processConfirm(job, {
         ...outcomeDeps,
-        watch: (intentKey, resumed) =>
-          watchAttempt({
+        watch: (intentKey, resumed, row) => {
+          const resubmit = predictionResubmitFor(row, { config, execute, onExecuteReport });
+          return watchAttempt({
             intentKey,
             resumed,
+            ...(resubmit ? { resubmit } : {}),
             connection: watchConnection,
             attempts,
             logger,
             send,
             signal: stopping.signal,
-          }),
+          });
+        },
         onWatching: (change) => metrics.attemptsWatched.inc(change),
       }),
     { ...workerOptions, concurrency: config.signer.watchConcurrency },

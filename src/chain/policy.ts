@@ -68,6 +68,11 @@ export interface PolicyConfig {
   payoutMints?: readonly string[];
   /** Token-2022 mints the wallet may receive whatever their extensions (signer.allowedToken2022Mints). */
   allowedToken2022Mints?: readonly string[];
+  /**
+   * Keys that sign after Keeper: the service's, at its execute endpoint (a Forecast swap). Their
+   * signatures may be missing; set only for a transaction that goes there, from the signer's config.
+   */
+  laterSigners?: readonly string[];
 }
 
 /** The narrow view of a wallet holder the policy needs: which keys Keeper can sign for. */
@@ -451,7 +456,7 @@ export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): Co
       if (!verifyEd25519(signer.pubkey.toBytes(), decoded.messageBytes, signer.signature)) {
         throw new PolicyRefusal("invalid_signature", `the existing signature of ${key} does not verify`);
       }
-    } else if (key !== wallet) {
+    } else if (key !== wallet && !(config.laterSigners ?? []).includes(key)) {
       const whose = wallets.has(key) ? "another wallet Keeper holds" : "a key Keeper does not hold";
       throw new PolicyRefusal("foreign_signer", `${key} must sign and has not: ${whose}`);
     }

@@ -35,8 +35,13 @@ export interface SendAndConfirmInput {
   rebroadcastIntervalMs?: number;
   /** Status polling interval (default 400 ms). */
   pollIntervalMs?: number;
-  /** First send through this instead of the RPC; rebroadcasts still go to the RPC. */
+  /** First send through this instead of the RPC; rebroadcasts still go to the RPC unless `resubmit`. */
   submit?: SubmitSigned;
+  /**
+   * Rebroadcasts through this instead of the RPC: a transaction only the service can complete (it
+   * co-signs at its execute endpoint) cannot land from the RPC. The same bytes again are idempotent.
+   */
+  resubmit?: SubmitSigned;
   /**
    * The first send already happened (sendOnce, by the signer): only watch, and rebroadcast once the
    * interval has passed since now.
@@ -147,20 +152,34 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
   }
 }
 
+/** What an execute endpoint said of the first send: its answer, or that it refused the request. */
+export interface SubmitReport {
+  status?: string;
+  error?: string | null;
+  /** The endpoint refused the request (a PermanentError: a 400, an answer outside its schema). */
+  refused?: boolean;
+}
+
 /**
  * The first send of a signed transaction, nothing more: the execute endpoint when one is given, else
  * every RPC node. Whoever watches the signature afterwards (sendAndConfirm) rebroadcasts the same bytes.
+ * Answers the execute endpoint's report, if it was one (undefined after a lost call or an RPC send).
  */
-export async function sendOnce(input: SendAndConfirmInput): Promise<void> {
-  await broadcast(input, input.logger.child({ signature: input.signature }), 1);
+export async function sendOnce(input: SendAndConfirmInput): Promise<SubmitReport | undefined> {
+  return broadcast(input, input.logger.child({ signature: input.signature }), 1);
 }
 
 /** Send number `sends`; a refused or lost send is only logged: the signature's status decides. */
-async function broadcast(input: SendAndConfirmInput, log: Logger, sends: number): Promise<void> {
+async function broadcast(
+  input: SendAndConfirmInput,
+  log: Logger,
+  sends: number,
+): Promise<SubmitReport | undefined> {
   const { signature } = input;
+  const via = sends === 1 ? input.submit : input.resubmit;
   try {
-    if (sends === 1 && input.submit) {
-      const answer = await input.submit(Buffer.from(input.signedTransaction).toString("base64"));
+    if (via) {
+      const answer = await via(Buffer.from(input.signedTransaction).toString("base64"));
       if (answer.signature !== signature) {
         log.warn(
           { reported: answer.signature },
@@ -169,20 +188,25 @@ async function broadcast(input: SendAndConfirmInput, log: Logger, sends: number)
       }
       if (answer.status === "Failed")
         log.warn({ error: answer.error ?? undefined }, "execute endpoint reported the transaction failed");
-    } else {
-      await sendToEvery(input, log, sends);
+      return {
+        ...(answer.status !== undefined ? { status: answer.status } : {}),
+        error: answer.error ?? null,
+      };
     }
+    await sendToEvery(input, log, sends);
   } catch (error) {
     // A refused or lost send changes nothing: the status decides, and the next rebroadcast retries.
     // The execute endpoint's failure is said out loud, though: a refusal or an answer outside its
     // schema (a PermanentError) means the service and Keeper disagree, which an operator must see.
-    if (sends === 1 && input.submit)
+    if (via)
       log[error instanceof PermanentError ? "error" : "warn"](
-        { err: error },
+        { err: error, sends },
         "execute endpoint failed or answered outside its schema; tracking the signature on the chain",
       );
     else log.debug({ err: error, sends }, "send failed; will rebroadcast");
+    if (via && error instanceof PermanentError) return { refused: true, error: error.message };
   }
+  return undefined;
 }
 
 /**

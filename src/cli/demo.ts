@@ -88,6 +88,11 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
       ...base.signer,
       rebroadcastIntervalMs: 1_000,
       allowedPrograms: [...base.signer.allowedPrograms, SANDBOX_POOL_PROGRAM_ID.toBase58()],
+      // Forecast swaps are co-signed by the sandbox's vault at its execute endpoint.
+      serviceSigners: [
+        ...base.signer.serviceSigners,
+        ...(sandbox.chain === undefined ? [] : [sandbox.chain.assets.vault.publicKey.toBase58()]),
+      ],
     },
     // The demo talks to its own sandbox, whose key is the sandbox's: a KEEPER_API_KEY meant for
     // another service would be refused by it on every request.

@@ -97,6 +97,12 @@ export const configSchema = z.strictObject({
         .max(3_600, "expected whole seconds from 1 to 3600")
         .default(60),
       pageSize: z.number().int().min(1).max(500).default(100),
+      /**
+       * Where signed prediction transactions go: `auto` through the service's POST /prediction/v1/execute
+       * when the build names an execution (Forecast must), to the RPC otherwise; `execute` always
+       * through the service; `rpc` never (a build that needs the service's signature is then refused).
+       */
+      predictionSubmit: z.enum(["auto", "execute", "rpc"]).default("auto"),
     })
     .prefault({}),
   rpc: z
@@ -206,6 +212,11 @@ export const configSchema = z.strictObject({
        * (permanent delegate, transfer hook, confidential transfers, a transfer fee); see docs/signer.md.
        */
       allowedToken2022Mints: z.array(pubkey).default([]),
+      /**
+       * Keys of the service that may sign a transaction after Keeper, at its execute endpoint (a
+       * Forecast swap's co-signer). A build whose required signers name any other key is refused.
+       */
+      serviceSigners: z.array(pubkey).default([]),
       /** Taken off a close's minimum proceeds (its fees are estimates); claims and swaps are exact. */
       inflowToleranceBps: z.number().int().min(0).max(1_000).default(50),
       /** Kinds whose proceeds may come in a later transaction (see inflow-rules settledLater). */

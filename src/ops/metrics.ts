@@ -422,6 +422,12 @@ function controlMetrics(registers: Registry[]) {
     help: "Intents in sending longer than signer.stuckSendingSeconds at the last housekeeping",
     registers,
   });
+  const predictionExecutes = new Counter({
+    name: "keeper_prediction_executes_total",
+    help: "Signed prediction transactions sent through the service's execute endpoint, by its answer (success, failed, error)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   const attemptsWatched = new Gauge({
     name: "keeper_attempts_watched",
     help: "Sent transactions this process is watching to an outcome (rebroadcasting), outside the signing slots",
@@ -440,6 +446,7 @@ function controlMetrics(registers: Registry[]) {
     paused,
     intentsStuckSending,
     attemptsWatched,
+    predictionExecutes,
     circuitBreakerTripped,
   };
 }

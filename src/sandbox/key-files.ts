@@ -98,7 +98,13 @@ export async function writeSandboxKeyFiles(
     ...(sandbox.chain === undefined ? {} : { rpc: { url: sandbox.chain.url } }),
     // The sandbox pool's program pays a swap's output in the swap's own transaction; claims pay
     // mainnet USDC's mint, the default payout mint.
-    signer: { allowedPrograms: [SANDBOX_POOL_PROGRAM_ID.toBase58()] },
+    // Forecast swaps are co-signed by the sandbox's vault at its execute endpoint.
+    signer: {
+      allowedPrograms: [SANDBOX_POOL_PROGRAM_ID.toBase58()],
+      ...(sandbox.chain === undefined
+        ? {}
+        : { serviceSigners: [sandbox.chain.assets.vault.publicKey.toBase58()] }),
+    },
     wallets,
     strategies: [{ name: "auto-claim" }],
   };

@@ -58,7 +58,10 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
   lines.push(`token mints      ${mints.join(", ")}`);
   // Its swaps call the sandbox pool's program: a keeper pointed at it needs this signer key (see
   // docs/configuration.md). Claims pay mainnet USDC's mint, the default payout mint.
-  lines.push(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}] }`);
+  // Its Forecast swaps are co-signed by its vault at execute: the signer accepts that key only if told.
+  const vault = sandbox.chain?.assets.vault.publicKey.toBase58();
+  const coSigner = vault === undefined ? "" : `, serviceSigners: [${vault}]`;
+  lines.push(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}]${coSigner} }`);
   lines.push(`wallets (${sandbox.wallets.length}):`);
   for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
   return lines;

@@ -122,14 +122,16 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
       return payload;
     });
 
-  const guard = requestGuard(keyTable, faults, rateLimiter, nowMs);
+  const guard = requestGuard(keyTable, faults, rateLimiter, nowMs, true);
+  // Prediction execute calls use no rate-limit credits (api-live): the key is still checked.
+  const uncountedGuard = requestGuard(keyTable, faults, rateLimiter, nowMs, false);
 
   for (const [name, def] of Object.entries(endpoints) as [EndpointName, EndpointDef][]) {
     const handle = options.handlers[name] as (input: { params: unknown; body: unknown }) => unknown;
     app.route({
       method: def.method,
       url: def.path,
-      onRequest: guard,
+      onRequest: def.uncounted === true ? uncountedGuard : guard,
       handler: async (request, reply) => {
         const plan = faults.planFor(name);
         if (plan.latencyMs > 0) await sleep(plan.latencyMs);
@@ -188,6 +190,7 @@ function requestGuard(
   faults: FaultController,
   rateLimiter: RateLimiter,
   nowMs: () => number,
+  counted: boolean,
 ) {
   return async function guard(
     request: FastifyRequest,
@@ -200,6 +203,7 @@ function requestGuard(
     } catch (error) {
       return sendProblem(reply, area, toHttpProblem(error));
     }
+    if (!counted) return undefined;
     // A burst stands for the upstream's limiter kicking in: it refuses without using up the key's window.
     const burst = faults.takeBurst();
     if (burst !== undefined) {

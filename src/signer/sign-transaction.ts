@@ -10,6 +10,7 @@ import { rpcCall } from "../chain/rpc.js";
 import {
   type SendAndConfirmInput,
   type SendOutcome,
+  type SubmitReport,
   type SubmitSigned,
   sendAndConfirm,
   sendOnce,
@@ -78,8 +79,21 @@ export interface SignAndSubmitInput {
   order?: string;
   attempts: AttemptStore;
   logger: Logger;
-  /** Trigger/recurring execute endpoints; claims and closes go straight to the RPC. */
+  /** Execute endpoints (trigger, recurring, prediction); without one the RPC. */
   submit?: SubmitSigned;
+  /**
+   * A prediction transaction sent through the service's execute endpoint: its answer decides a
+   * failure (`Failed`, or a refusal, with nothing of it on the chain) at once, and the confirm loop
+   * resends through it.
+   */
+  submitAnswerDecides?: boolean;
+  /**
+   * The signers the build says it needs (`requiredSigners`): each must be the wallet or one of
+   * `serviceSigners` (the signer's config), else the transaction is refused. With `submit`, those
+   * service keys may sign after Keeper (at the execute endpoint); without, every signature is Keeper's.
+   */
+  requiredSigners?: readonly string[];
+  serviceSigners?: readonly string[];
   /** Transactions allowed per intent in all, rebuilt ones included (default 3). */
   maxAttempts?: number;
   send?: SendOptions;
@@ -140,6 +154,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
   try {
     // The signer's own limits first: an intent it does not allow is refused before anything is read.
     const inflow = await guardedInflow(input);
+    const laterSigners = serviceCoSigners(input);
     const decoded = await decodeTransaction(
       input.transactionBase64,
       input.loadLookupTable ??
@@ -154,7 +169,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
       intent,
       wallets,
       connection,
-      config: input.policyConfig,
+      config: { ...input.policyConfig, laterSigners },
       lastValidBlockHeight,
       blockHeight,
       ...(inflow ? { inflow } : {}),
@@ -173,7 +188,10 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     await input.guard?.count(intent);
     const signature = await wallets.sign(intent.wallet, decoded.messageBytes);
     decoded.transaction.addSignature(new PublicKey(intent.wallet), signature);
-    if (decoded.transaction.signatures.some((s) => s.every((b) => b === 0))) {
+    const signers = decoded.transaction.message.staticAccountKeys;
+    const isMissing = (s: Uint8Array, i: number) =>
+      s.every((b) => b === 0) && !laterSigners.includes(signers[i]?.toBase58() ?? "");
+    if (decoded.transaction.signatures.some(isMissing)) {
       throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
     }
     signed = {
@@ -214,7 +232,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     throw new Error(`attempt record of ${intent.key} vanished`);
   }
   log.info({ signature: signed.signature, attempt }, "transaction signed and recorded");
-  await sendOnce({
+  const report = await sendOnce({
     ...sendInput(input, log),
     signedTransaction: signed.bytes,
     signature: signed.signature,
@@ -222,7 +240,48 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     lastValidBlockHeight,
     ...(input.submit ? { submit: input.submit } : {}),
   });
+  const failure = input.submitAnswerDecides ? reportedFailure(report) : undefined;
+  if (failure !== undefined && !(await seenOnChain(input, signed.signature))) {
+    await attempts.finish(intent.key, signed.signature, { status: "failed", error: failure });
+    log.warn(
+      { signature: signed.signature, error: failure },
+      "execute endpoint did not execute the transaction",
+    );
+    return { outcome: "failed", signature: signed.signature, error: failure, attempt, resumed: false };
+  }
   return { outcome: "sent", signature: signed.signature, attempt, resumed: false };
+}
+
+/**
+ * The keys that may sign after Keeper: the build's required signers other than the wallet, when the
+ * transaction goes to the service's execute endpoint. A required signer that is neither the wallet
+ * nor a configured service signer is refused, whichever the path.
+ */
+function serviceCoSigners(input: SignAndSubmitInput): string[] {
+  const others = (input.requiredSigners ?? []).filter((key) => key !== input.intent.wallet);
+  const allowed = input.serviceSigners ?? [];
+  for (const key of others)
+    if (!allowed.includes(key))
+      throw new PolicyRefusal(
+        "foreign_signer",
+        `the build names ${key} as a required signer: neither the wallet nor one of signer.serviceSigners`,
+      );
+  return input.submit ? others : [];
+}
+
+/** The execute endpoint's word that the transaction did not run: `Failed` with its error, or a refusal. */
+function reportedFailure(report: SubmitReport | undefined): string | undefined {
+  if (report?.refused === true) return `execute refused: ${report.error ?? "no reason given"}`;
+  if (report?.status === "Failed") return `execute: ${report.error ?? "failed"}`;
+  return undefined;
+}
+
+/** Whether the chain knows the signature (landed, or failed there): then the chain's word decides. */
+async function seenOnChain(input: SignAndSubmitInput, signature: string): Promise<boolean> {
+  const { value } = await rpcCall("getSignatureStatuses", () =>
+    input.connection.getSignatureStatuses([signature], { searchTransactionHistory: true }),
+  );
+  return value[0] != null;
 }
 
 /**
@@ -275,6 +334,8 @@ export type WatchAttemptInput = Pick<
   "connection" | "attempts" | "logger" | "send" | "signal"
 > & {
   intentKey: string;
+  /** Rebroadcasts go here instead of the RPC: a transaction the service completes at execute. */
+  resubmit?: SubmitSigned;
   /** Reported in the outcome: the attempt was sent by an earlier run. */
   resumed?: boolean;
 };
@@ -310,6 +371,7 @@ export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcom
     recentBlockhash,
     lastValidBlockHeight,
     alreadySent: true,
+    ...(input.resubmit ? { resubmit: input.resubmit } : {}),
   });
   return finish(record.intentKey, record.attempt, outcome, resumed, input, log);
 }

@@ -6,6 +6,7 @@ import type { KeeperConfig } from "../config/load-config.js";
 import type { Intent } from "../core/intent.js";
 import type { AttemptStore } from "./attempt-store.js";
 import type { IntentGuard } from "./intent-guard.js";
+import { type ExecuteReport, predictionExecuteSubmit, predictionRouteFor } from "./prediction-route.js";
 import { type SendOptions, type SentAttempt, type SignOutcome, signAndSend } from "./sign-transaction.js";
 
 /** What the signer reads of a built intent (a ledger row is one): all of it untrusted but the intent. */
@@ -19,15 +20,20 @@ export interface BuiltTransaction extends BuildFigures {
   requestId?: string;
   swapQuote?: unknown;
   order?: string;
+  /** The build's execution route (a sell's or an order's), as the ledger row keeps it: untrusted. */
+  execution?: unknown;
 }
 
 export interface SubmitAdapterDeps {
-  config: Pick<KeeperConfig, "signer" | "rpc">;
-  /** The execute endpoints of trigger and recurring orders. */
+  config: Pick<KeeperConfig, "signer" | "rpc" | "service">;
+  /** The execute endpoints of trigger and recurring orders, and the prediction area's. */
   execute: {
     trigger: ApiClient["trigger"]["execute"];
     recurring: ApiClient["recurring"]["execute"];
+    prediction?: ApiClient["prediction"]["execute"];
   };
+  /** Told of each prediction execute answer (keeper_prediction_executes_total). */
+  onExecuteReport?: (report: ExecuteReport) => void;
   guard: IntentGuard;
   /** Whatever holds the keys. */
   wallets: Parameters<typeof signAndSend>[0]["wallets"];
@@ -55,7 +61,12 @@ export function createSubmitAdapter(
     allowedToken2022Mints: config.signer.allowedToken2022Mints,
   };
   return async (built) => {
-    const submit = executeEndpointFor(built, deps.execute);
+    const route = predictionRouteFor(built, config.service.predictionSubmit);
+    const viaService = route?.via === "execute" && deps.execute.prediction !== undefined;
+    const submit =
+      route && viaService && deps.execute.prediction
+        ? predictionExecuteSubmit(deps.execute.prediction, route, deps.onExecuteReport)
+        : executeEndpointFor(built, deps.execute);
     const inflow = expectedInflow(built.intent, built, {
       payoutMints: config.signer.payoutMints,
       toleranceBps: config.signer.inflowToleranceBps,
@@ -78,8 +89,28 @@ export function createSubmitAdapter(
       maxAttempts: (config.signer.maxRebuilds + 1) * 3,
       send: deps.send,
       ...(submit ? { submit } : {}),
+      ...(route
+        ? {
+            requiredSigners: route.requiredSigners,
+            serviceSigners: config.signer.serviceSigners,
+            submitAnswerDecides: viaService,
+          }
+        : {}),
     });
   };
+}
+
+/**
+ * The confirm loop's resend of a prediction transaction that went through the service: the same
+ * bytes, through the same endpoint (only the service can complete them). Undefined for the RPC path.
+ */
+export function predictionResubmitFor(
+  built: Pick<BuiltTransaction, "kind" | "execution">,
+  deps: Pick<SubmitAdapterDeps, "config" | "execute" | "onExecuteReport">,
+) {
+  const route = predictionRouteFor(built, deps.config.service.predictionSubmit);
+  if (route?.via !== "execute" || !deps.execute.prediction) return undefined;
+  return predictionExecuteSubmit(deps.execute.prediction, route, deps.onExecuteReport);
 }
 
 /** Orders go through the service's execute endpoint when it gave a request id; everything else to the RPC. */

@@ -73,6 +73,8 @@ signer:
   payoutMints: [${sandbox.usdcMint}]
   # The sandbox pool's program pays a swap's output in the swap's own transaction.
   allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}]
+  # Forecast swaps are co-signed by the sandbox's vault at its execute endpoint.
+  serviceSigners: [${sandbox.chain?.assets.vault.publicKey.toBase58()}]
 queues:
   backoffMs: 200
   # A killed keeper's jobs are picked up again within seconds, not the default 30.

@@ -82,6 +82,12 @@ export const marketSchema = z.looseObject({
   rulesPrimary: z.string().optional(),
   rulesSecondary: z.string().optional(),
   pricing: marketPricingSchema.optional(),
+  // Forecast (bisonfi) markets only (api-live).
+  lifecycleStatus: z.string().optional(),
+  tradable: z.boolean().optional(),
+  outcomeMint: pubkey.optional(),
+  outcomeSide: z.string().optional(),
+  marketPda: pubkey.optional(),
 });
 
 /**
@@ -268,12 +274,46 @@ export const orderPreviewSchema = z.looseObject({
   isYes: z.boolean(),
 });
 
+/** Where a signed build goes when it must go through the service: a relative path and an opaque context. */
+export const executionSchema = z.looseObject({
+  endpoint: z.string().min(1),
+  context: z.looseObject({ type: z.string().min(1) }),
+});
+
+/**
+ * What builds that open or sell carry besides the transaction (api-live): Forecast builds name
+ * `execution` (their only way to the chain), `executionModel: atomic_swap`, `settlement: auto` and the
+ * keys that must sign, the service's among them. Optional and nullable: older answers lack them.
+ */
+export const buildExecutionFields = {
+  execution: executionSchema.nullable().optional(),
+  executionModel: z.string().nullable().optional(),
+  settlement: z.string().nullable().optional(),
+  requiredSigners: z.array(pubkey).optional(),
+  jupiterSwapRequestId: z.string().nullable().optional(),
+};
+
 export const closePreviewSchema = z.looseObject({
   transaction: z.string().min(1),
   txMeta: txMetaSchema,
   externalOrderId: z.string(),
   order: orderPreviewSchema,
+  ...buildExecutionFields,
 });
+
+/** POST /orders: the same preview as a close, for a buy. */
+export const createOrderResponseSchema = closePreviewSchema;
+
+/** POST /execute: the service's report of a signed build it submitted (api-live). */
+export const predictionExecuteResponseSchema = z.looseObject({
+  status: z.enum(["Success", "Failed"]),
+  signature: z.string().nullable(),
+  error: z.string().nullable(),
+  requestId: z.string().optional(),
+});
+
+/** POST /orders/execute, the form the service's own client uses: the signature only. */
+export const orderExecuteResponseSchema = z.looseObject({ signature: z.string().min(1) });
 
 export const claimPreviewSchema = z.looseObject({
   transaction: z.string().min(1),
@@ -382,6 +422,41 @@ export const closeAllBody = z.strictObject({ ownerPubkey: pubkey, minSellPriceSl
 export const closePositionBody = z.strictObject({ ownerPubkey: pubkey });
 export const positionPathParams = z.strictObject({ positionPubkey: pubkey });
 export const claimBody = z.strictObject({ ownerPubkey: pubkey });
+/** A count of contracts in one of its three forms; an order body takes at most one (api-live). */
+const orderCounts = {
+  contracts: z.string().regex(/^\d+$/, "expected an integer string of contracts").optional(),
+  contractsMicro: z.string().regex(/^\d+$/, "expected an integer string of micro-contracts").optional(),
+  contractsDecimal: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "expected a decimal string of contracts")
+    .optional(),
+};
+const integerMicroUsd = z.string().regex(/^\d+$/, "expected an integer string of micro-USD");
+/** POST /orders: open (or add to) a position. `depositAmount` is micro-USD of `depositMint`. */
+export const createOrderBody = z
+  .strictObject({
+    ownerPubkey: pubkey,
+    marketId: nonEmptyId,
+    isYes: z.boolean(),
+    isBuy: z.boolean(),
+    depositAmount: integerMicroUsd,
+    depositMint: pubkey.optional(),
+    ...orderCounts,
+    maxBuyPriceUsd: integerMicroUsd.optional(),
+    minSellPriceUsd: integerMicroUsd.optional(),
+  })
+  .refine(
+    (body) =>
+      [body.contracts, body.contractsMicro, body.contractsDecimal].filter((c) => c !== undefined).length <= 1,
+    { message: "give at most one of contracts, contractsMicro, contractsDecimal", path: ["contracts"] },
+  );
+/** POST /execute: the signed build and, when the build named one, its `execution.context` unchanged. */
+export const predictionExecuteBody = z.strictObject({
+  signedTransaction: z.string().min(1, "is required"),
+  context: z.looseObject({ type: z.string().min(1) }).optional(),
+  requestId: z.string().min(1).optional(),
+});
+export const orderExecuteBody = z.strictObject({ signedTransaction: z.string().min(1, "is required") });
 export const leaderboardParams = z.strictObject({
   period: z.enum(LEADERBOARD_PERIODS).optional(),
   limit: queryInt.pipe(z.number().min(1, "must be 1 to 100").max(100, "must be 1 to 100")).optional(),
@@ -398,6 +473,10 @@ export type HistoryRecord = z.infer<typeof historyRecordSchema>;
 export type ClosePreview = z.infer<typeof closePreviewSchema>;
 export type CloseAllItem = z.infer<typeof closeAllItemSchema>;
 export type ClaimPreview = z.infer<typeof claimPreviewSchema>;
+export type BuildExecution = z.infer<typeof executionSchema>;
+export type CreateOrderBody = z.input<typeof createOrderBody>;
+export type PredictionExecuteBody = z.input<typeof predictionExecuteBody>;
+export type PredictionExecuteResponse = z.infer<typeof predictionExecuteResponseSchema>;
 export type LeaderboardEntry = z.infer<typeof leaderboardEntrySchema>;
 export type LeaderboardResponse = z.infer<typeof leaderboardResponseSchema>;
 export type ListEventsParams = z.input<typeof listEventsParams>;

@@ -13,6 +13,7 @@ import {
   type BuildApi,
   buildTransaction,
   closeProceedsMicroUsd,
+  executionRouteOf,
   isClaimItem,
   type PriorityFees,
 } from "./build-transaction.js";
@@ -102,6 +103,8 @@ export async function processAction(
     minInflowRaw: built.minInflowRaw,
     swapQuote: built.swapQuote,
     order: built.order,
+    // Written every build, null included: a rebuild never inherits the last build's route.
+    execution: built.execution ?? null,
   });
   if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
   log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
@@ -227,6 +230,7 @@ async function fanOutCloseAll(
       lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
       amountMicroUsd: closeProceedsMicroUsd(preview),
       minInflowRaw: closeMinimumMicroUsd(preview.order),
+      execution: executionRouteOf(preview),
     });
     await enqueueSign(deps.sign, child.key, admitted.tries ?? 1, 1);
     started += 1;

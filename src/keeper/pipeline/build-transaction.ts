@@ -73,6 +73,33 @@ export interface BuiltTransaction {
   swapQuote?: SwapQuote;
   /** The compute-unit price Keeper asked for (micro-lamports), where the build takes one. */
   computeUnitPrice?: number;
+  /** Where the service wants the signed transaction back (a sell's or an order's build), if anywhere. */
+  execution?: ExecutionRoute | null;
+}
+
+/**
+ * What a build that opens or sells says of its way to the chain (api-live), as the ledger keeps it
+ * for the signer, which trusts none of it: it checks the signers against its own list and sends to
+ * its own configured service, never to the endpoint named here.
+ */
+export interface ExecutionRoute {
+  endpoint: string;
+  context: Record<string, unknown>;
+  executionModel: string | null;
+  settlement: string | null;
+  requiredSigners: string[];
+}
+
+/** The build's execution fields, or null when it names no execution (an older answer, a claim). */
+export function executionRouteOf(preview: ClosePreview): ExecutionRoute | null {
+  if (!preview.execution) return null;
+  return {
+    endpoint: preview.execution.endpoint,
+    context: { ...preview.execution.context },
+    executionModel: preview.executionModel ?? null,
+    settlement: preview.settlement ?? null,
+    requiredSigners: [...(preview.requiredSigners ?? [])],
+  };
 }
 
 /** How Keeper prices the builds that take a compute-unit price. */
@@ -147,6 +174,7 @@ export async function buildTransaction(
         lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),
         amountMicroUsd: closeProceedsMicroUsd(built),
         minInflowRaw: closeMinimumMicroUsd(built.order),
+        execution: executionRouteOf(built),
       };
     }
     case "createTrigger": {

@@ -1,6 +1,6 @@
 import { type Job, UnrecoverableError } from "bullmq";
 import type { ConfirmJobData } from "../queues/queues.js";
-import { TERMINAL_STATUSES } from "../state/ledger.js";
+import { type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
 import { applyOutcome, type OutcomeDeps, type SignOutcome } from "./sign-worker.js";
 
 export interface ConfirmDeps extends OutcomeDeps {
@@ -9,7 +9,7 @@ export interface ConfirmDeps extends OutcomeDeps {
    * records it. Needs the RPC and the attempt records, never a key. `resumed`: an earlier run of this
    * watch was lost (a crash, a stalled lock) or failed.
    */
-  watch(intentKey: string, resumed: boolean): Promise<SignOutcome>;
+  watch(intentKey: string, resumed: boolean, row: LedgerRow): Promise<SignOutcome>;
   /** Told when a watch starts and ends (the keeper_attempts_watched gauge). */
   onWatching?(change: 1 | -1): void;
 }
@@ -34,7 +34,7 @@ export async function processConfirm(
   deps.onWatching?.(1);
   let outcome: SignOutcome;
   try {
-    outcome = await deps.watch(intentKey, (job.attemptsStarted ?? 1) > 1);
+    outcome = await deps.watch(intentKey, (job.attemptsStarted ?? 1) > 1, row);
   } finally {
     deps.onWatching?.(-1);
   }

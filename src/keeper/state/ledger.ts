@@ -58,6 +58,8 @@ export interface LedgerRow {
   transaction?: string;
   /** The order account a create built (the service has no list endpoint for them). */
   order?: string;
+  /** The build's execution route (JSON, null when it named none): untrusted, read by the signer. */
+  execution?: unknown;
   createdAt: number;
   updatedAt: number;
   confirmedAt?: number;
@@ -108,7 +110,7 @@ if status then
   if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return {0, status} end
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
     'intent', ARGV[3], 'reason', ARGV[4])
-  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
+  redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote', 'execution')
   if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
   return {1, tostring(tries + 1)}
 end
@@ -128,7 +130,7 @@ if status ~= 'refused' and status ~= 'failed' then return {0, status} end
 local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
 redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0, 'updatedAt', ARGV[2],
   'reason', ARGV[3])
-redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote')
+redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote', 'execution')
 redis.call('SADD', KEYS[2], ARGV[1])
 return {1, tostring(tries + 1)}
 `;
@@ -287,6 +289,7 @@ function toRow(hash: Record<string, string>): LedgerRow {
     swapQuote: optionalJson(hash.swapQuote),
     transaction: optionalString(hash.transaction),
     order: optionalString(hash.order),
+    execution: optionalJson(hash.execution),
     createdAt: Number(hash.createdAt ?? 0),
     updatedAt: Number(hash.updatedAt ?? 0),
     confirmedAt: optionalNumber(hash.confirmedAt),

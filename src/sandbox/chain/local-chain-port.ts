@@ -48,6 +48,7 @@ const ORDER_MEMO = /^keeper-sandbox:(?:trigger|recurring):(.+)$/;
  */
 export class LocalChainPort implements WorldChainPort {
   readonly usdcMint: string;
+  readonly serviceSigner: string;
   private readonly escrowed = new Map<string, EscrowedOrder>();
   private readonly unsubscribe: () => void;
   private lookupTable: { readonly address: string; readonly addresses: readonly string[] } | undefined;
@@ -59,6 +60,7 @@ export class LocalChainPort implements WorldChainPort {
     private readonly logger?: ChainLogger,
   ) {
     this.usdcMint = assets.usdcMint.toBase58();
+    this.serviceSigner = assets.vault.publicKey.toBase58();
     this.unsubscribe = chain.onLanded((landed) => {
       if (landed.err !== null) return;
       for (const memo of landed.memos) {
@@ -141,8 +143,54 @@ export class LocalChainPort implements WorldChainPort {
     owner: PublicKey;
     positionPubkey: PublicKey;
     proceedsRaw: bigint;
+    serviceSigns?: boolean;
   }): Promise<BuiltTransaction> {
-    return this.factory.buildClose(args);
+    const { serviceSigns, ...rest } = args;
+    return this.factory.buildClose({ ...rest, deferVaultSignature: serviceSigns === true });
+  }
+
+  async buildOpen(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    costRaw: bigint;
+    serviceSigns: boolean;
+  }): Promise<BuiltTransaction> {
+    const { serviceSigns, ...rest } = args;
+    return this.factory.buildOpen({ ...rest, vaultSigns: serviceSigns });
+  }
+
+  coSign(base64: string): string {
+    return this.factory.coSignAsVault(base64);
+  }
+
+  /** The vault pays a Forecast winner by itself, in a transaction it signs and pays for. */
+  async settleForecast(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    payoutRaw: bigint;
+  }): Promise<void> {
+    const vault = this.assets.vault;
+    try {
+      const instructions = [
+        ...this.factory.transferWithAta({
+          mint: this.assets.usdcMint,
+          from: vault.publicKey,
+          to: args.owner,
+          payer: vault.publicKey,
+          amountRaw: args.payoutRaw,
+        }),
+        sandboxMemoInstruction("settle", args.positionPubkey.toBase58()),
+      ];
+      const built = this.factory.build(vault.publicKey, instructions, [vault], "legacy");
+      const outcome = await this.factory.submitSigned(built.transaction);
+      if (outcome.err !== null)
+        this.logger?.warn(
+          { position: args.positionPubkey.toBase58(), err: outcome.err },
+          "settlement failed on chain",
+        );
+    } catch (error) {
+      this.logger?.warn({ err: error, position: args.positionPubkey.toBase58() }, "settlement failed");
+    }
   }
 
   async buildOrderEscrow(args: {

@@ -46,10 +46,15 @@ export interface TxFactoryOptions {
   rebroadcastMs?: number;
 }
 
-export function sandboxMemoInstruction(kind: string, ref: string): TransactionInstruction {
+/** `signer`: a key the memo program requires to sign (Forecast builds name the service's key so). */
+export function sandboxMemoInstruction(
+  kind: string,
+  ref: string,
+  signer?: PublicKey,
+): TransactionInstruction {
   return new TransactionInstruction({
     programId: MEMO_PROGRAM_ID,
-    keys: [],
+    keys: signer === undefined ? [] : [{ pubkey: signer, isSigner: true, isWritable: false }],
     data: Buffer.from(`keeper-sandbox:${kind}:${ref}`, "utf8"),
   });
 }
@@ -82,9 +87,52 @@ export class TxFactory {
     return this.payout("claim", args.owner, args.positionPubkey.toBase58(), args.payoutRaw, "v0");
   }
 
-  /** Vault → owner USDC proceeds of a position sold (legacy, vault-signed). */
-  buildClose(args: { owner: PublicKey; positionPubkey: PublicKey; proceedsRaw: bigint }): BuiltTransaction {
-    return this.payout("close", args.owner, args.positionPubkey.toBase58(), args.proceedsRaw, "legacy");
+  /**
+   * Vault → owner USDC proceeds of a position sold (legacy, vault-signed). With `deferVaultSignature`
+   * (a Forecast swap) the vault's slot stays empty: it signs at the service's execute endpoint.
+   */
+  buildClose(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    proceedsRaw: bigint;
+    deferVaultSignature?: boolean;
+  }): BuiltTransaction {
+    const ref = args.positionPubkey.toBase58();
+    return this.payout("close", args.owner, ref, args.proceedsRaw, "legacy", args.deferVaultSignature);
+  }
+
+  /**
+   * Owner → vault USDC cost of a buy (v0). A Forecast buy names the vault as a signer of its memo,
+   * left unsigned: the vault signs at the execute endpoint, as the service's side of the swap.
+   */
+  buildOpen(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    costRaw: bigint;
+    vaultSigns: boolean;
+  }): BuiltTransaction {
+    const vault = this.assets.vault.publicKey;
+    const instructions = [
+      ...this.transferWithAta({
+        mint: this.assets.usdcMint,
+        from: args.owner,
+        to: vault,
+        payer: args.owner,
+        amountRaw: args.costRaw,
+      }),
+      sandboxMemoInstruction("open", args.positionPubkey.toBase58(), args.vaultSigns ? vault : undefined),
+    ];
+    return this.build(args.owner, instructions, [], "v0");
+  }
+
+  /** The vault signs a transaction that names it and whose vault slot is still empty. */
+  coSignAsVault(base64: string): string {
+    const tx = VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
+    const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
+    const slot = signers.findIndex((key) => key.equals(this.assets.vault.publicKey));
+    if (slot < 0 || tx.signatures[slot]?.some((b) => b !== 0) !== false) return base64;
+    tx.sign([this.assets.vault]);
+    return Buffer.from(tx.serialize()).toString("base64");
   }
 
   /**
@@ -154,7 +202,14 @@ export class TxFactory {
     return this.build(args.maker, instructions, [delegate], "legacy", args.computeUnitPrice);
   }
 
-  private payout(kind: string, owner: PublicKey, ref: string, amountRaw: bigint, format: "v0" | "legacy") {
+  private payout(
+    kind: string,
+    owner: PublicKey,
+    ref: string,
+    amountRaw: bigint,
+    format: "v0" | "legacy",
+    deferVaultSignature = false,
+  ) {
     const instructions = [
       ...this.transferWithAta({
         mint: this.assets.usdcMint,
@@ -165,7 +220,7 @@ export class TxFactory {
       }),
       sandboxMemoInstruction(kind, ref),
     ];
-    return this.build(owner, instructions, [this.assets.vault], format);
+    return this.build(owner, instructions, deferVaultSignature ? [] : [this.assets.vault], format);
   }
 
   /** Whether `owner` has an associated token account for `mint` on the chain now. */

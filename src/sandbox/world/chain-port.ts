@@ -45,11 +45,30 @@ export interface WorldChainPort {
     positionPubkey: PublicKey;
     payoutRaw: bigint;
   }): Promise<BuiltTransaction>;
+  /**
+   * `serviceSigns`: the service's key (`serviceSigner`) must sign too and has not: it signs when the
+   * transaction comes back through the execute endpoint (Forecast's atomic swap), so the same bytes
+   * sent straight to an RPC cannot land.
+   */
   buildClose(args: {
     owner: PublicKey;
     positionPubkey: PublicKey;
     proceedsRaw: bigint;
+    serviceSigns?: boolean;
   }): Promise<BuiltTransaction>;
+  /** A buy: the owner pays `costRaw` of USDC to the service; `serviceSigns` as for buildClose. */
+  buildOpen(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    costRaw: bigint;
+    serviceSigns: boolean;
+  }): Promise<BuiltTransaction>;
+  /** The key the service adds at execute (Forecast builds name it in `requiredSigners`). */
+  readonly serviceSigner: string;
+  /** Adds the service's signature where the message wants it and it is missing; other bytes unchanged. */
+  coSign(base64: string): string;
+  /** Forecast's automatic settlement: the service pays a winner without a claim. Fire and forget. */
+  settleForecast(args: { owner: PublicKey; positionPubkey: PublicKey; payoutRaw: bigint }): Promise<void>;
   buildOrderEscrow(args: {
     kind: "trigger" | "recurring";
     maker: PublicKey;

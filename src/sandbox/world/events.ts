@@ -3,12 +3,13 @@ import { derivePubkey, hashString, intBetween, pick, type Random, streamFor } fr
 import { TOPICS, WORLD_CATEGORIES, type WorldCategory } from "./topics.js";
 
 /**
- * The providers the sandbox generates events for, by the live service's names (polymarket is its
- * default). `bisonfi` is a live provider too, but its markets trade only through the service's
- * execute endpoint, which the sandbox does not imitate: it lists no events for it.
+ * The providers the sandbox generates its category events for, by the live service's names
+ * (polymarket is its default). Forecast (`bisonfi`) events come after them, a few only
+ * (generateForecastEvents): their markets trade only through the service's execute endpoint.
  */
 export const SANDBOX_PROVIDERS = ["polymarket", "kalshi"] as const;
-export type Provider = (typeof SANDBOX_PROVIDERS)[number];
+export type Provider = (typeof SANDBOX_PROVIDERS)[number] | "bisonfi";
+export const FORECAST_PROVIDER = "bisonfi";
 
 export interface EventRecord {
   readonly index: number;
@@ -90,7 +91,7 @@ function timelineFor(phase: MarketPhase, genesis: number, random: Random): Timel
   }
 }
 
-const PROVIDER_PREFIX: Record<Provider, string> = { polymarket: "POLY", kalshi: "KX" };
+const PROVIDER_PREFIX: Record<Provider, string> = { polymarket: "POLY", kalshi: "KX", bisonfi: "BF" };
 
 /** Events in every category from both providers, each with one to three markets. */
 export function generateEventsAndMarkets(
@@ -166,5 +167,70 @@ export function generateEventsAndMarkets(
       }
     }
   }
+  generateForecastEvents(seed, genesis, events, markets);
   return { events, markets };
+}
+
+/**
+ * Forecast (bisonfi) events, appended after the others from a stream of their own, so the rest of the
+ * world is what it was without them: each asks whether a price ends up or down, one market per side.
+ * The first two are open, the third closed and resolving, the fourth settled.
+ */
+function generateForecastEvents(
+  seed: number,
+  genesis: number,
+  events: EventRecord[],
+  markets: MarketRecord[],
+) {
+  const random = streamFor(seed, "forecast");
+  const phases: readonly MarketPhase[] = ["open", "open", "awaiting", "resolved"];
+  const assets = ["BTC", "SOL", "ETH", "JUP"];
+  phases.forEach((phase, n) => {
+    const index = events.length;
+    const asset = assets[n] ?? "BTC";
+    const eventId = `BF-CRYPTO-${String(n + 1).padStart(3, "0")}`;
+    const timeline = timelineFor(phase, genesis, random);
+    const marketIndexes: number[] = [];
+    for (const side of ["up", "down"] as const) {
+      const marketId = `${eventId}-${side.toUpperCase()}`;
+      marketIndexes.push(markets.length);
+      markets.push({
+        index: markets.length,
+        marketId,
+        pubkey: derivePubkey(`market:${marketId}`, seed).toBase58(),
+        resultPubkey: derivePubkey(`market-result:${marketId}`, seed).toBase58(),
+        eventIndex: index,
+        title: `${asset} ${side} by ${new Date(timeline.closeTime * 1000).toISOString().slice(0, 16)}?`,
+        phase,
+        ...timeline,
+        isCancelled: false,
+        plannedResult: phase === "resolved" ? (side === "up" ? "yes" : "no") : null,
+        startPriceMicro: intBetween(random, 350_000, 650_000),
+        noiseSeed: hashString(`walk:${marketId}#${seed}`),
+        baseVolumeMicro: intBetween(random, 1_000, 50_000) * 1_000_000,
+        volumePerMinuteMicro: intBetween(random, 1, 100) * 10_000,
+        forecast: {
+          outcomeSide: side,
+          outcomeMint: derivePubkey(`outcome-mint:${marketId}`, seed).toBase58(),
+          marketPda: derivePubkey(`forecast-market:${marketId}`, seed).toBase58(),
+        },
+      });
+    }
+    events.push({
+      index,
+      eventId,
+      provider: FORECAST_PROVIDER,
+      category: "crypto",
+      subcategory: asset.toLowerCase(),
+      title: `${asset} up or down`,
+      subtitle: "crypto · bisonfi",
+      slug: `crypto-${asset.toLowerCase()}-up-or-down-${n + 1}`,
+      series: "BF-CRYPTO",
+      tags: ["crypto", "forecast"],
+      beginAt: timeline.openTime,
+      createdAt: timeline.openTime,
+      isTrending: n === 0,
+      marketIndexes,
+    });
+  });
 }

@@ -3,7 +3,9 @@ import type { z } from "zod";
 import type { EndpointName, endpoints } from "../../api/endpoints.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { attachLanding } from "./landing.js";
+import type { MarketRecord } from "./markets.js";
 import { OfflineChain } from "./offline-chain.js";
+import { orderHandlers } from "./order-handlers.js";
 import { PendingActions } from "./pending-actions.js";
 import { predictionHandlers } from "./prediction-handlers.js";
 import { type ServiceBehaviour, tradeHandlers } from "./trade-handlers.js";
@@ -53,12 +55,23 @@ export function createWorldHandlers(
       outAmountRaw,
     });
   });
+  // Forecast settles by itself: a resolved market's winners are paid, no claim asked for. At once
+  // when a test resolves a market, and for markets resolved by their schedule when positions are read.
+  const settle = forecastSettlement(world, port);
+  const detachSettle = world.onResolved(settle);
   const detach = () => {
     detachLanding();
     detachFills();
+    detachSettle();
   };
+  const prediction = predictionHandlers(world, port, pending);
   const handlers: WorldHandlers = {
-    ...predictionHandlers(world, port, pending),
+    ...prediction,
+    listPositions: (input) => {
+      settle();
+      return prediction.listPositions(input);
+    },
+    ...orderHandlers(world, port, pending),
     ...tradeHandlers(world, port, pending, behaviour),
   };
   return { handlers, chain: port, pending, detach };
@@ -71,4 +84,30 @@ export function createHandlers(
   behaviour?: ServiceBehaviour,
 ): WorldHandlers {
   return createWorldHandlers(world, chain, behaviour).handlers;
+}
+
+/**
+ * Pays every winner of a resolved Forecast market that is not paid yet (once: a payout in flight is
+ * not sent again). The world calls it with the market a test resolved; reads call it without one.
+ */
+function forecastSettlement(world: World, port: WorldChainPort): (market?: MarketRecord) => void {
+  const inFlight = new Set<number>();
+  return (market) => {
+    // Forecast markets hold no generated positions: only those opened since genesis.
+    for (const position of world.openedPositions()) {
+      const of = world.marketOf(position);
+      if (of.forecast === undefined || (market !== undefined && of !== market)) continue;
+      if (position.closedAt !== undefined || position.claimedAt !== undefined || inFlight.has(position.index))
+        continue;
+      if (!world.isWinning(position) || !world.isSettled(of)) continue;
+      inFlight.add(position.index);
+      void port
+        .settleForecast({
+          owner: new PublicKey(world.ownerOf(position)),
+          positionPubkey: new PublicKey(world.positionPubkey(position)),
+          payoutRaw: BigInt(position.contracts) * 1_000_000n,
+        })
+        .finally(() => inFlight.delete(position.index));
+    }
+  };
 }

@@ -164,10 +164,27 @@ export function historyOfPosition(world: World, p: PositionRecord): HistoryRecor
 }
 
 export function liveRecord(world: World, entry: LiveHistoryEntry): HistoryRecord {
-  const p = world.positions[entry.positionIndex];
+  const p = world.positionAt(entry.positionIndex);
   if (p === undefined) throw new Error(`history ${entry.id} names no position`);
   const totalCost = contractsTimes(p.contracts, p.avgPriceMicro) + p.feesMicro;
   const landed = { signature: entry.signature, slot: entry.slot };
+  if (entry.eventType === "order_filled")
+    return record(
+      world,
+      p,
+      entry.id,
+      entry.eventType,
+      entry.timestamp,
+      {
+        isBuy: true,
+        contracts: p.contracts,
+        filledContracts: p.contracts,
+        priceMicro: p.avgPriceMicro,
+        grossMicro: entry.amountMicro,
+        feeMicro: entry.feeMicro,
+      },
+      landed,
+    );
   if (entry.eventType === "payout_claimed")
     return record(
       world,
@@ -212,7 +229,7 @@ export interface HistoryQuery {
 }
 
 export function queryHistory(world: World, q: HistoryQuery): HistoryRecord[] {
-  let candidates: readonly PositionRecord[] = world.positions;
+  let candidates: readonly PositionRecord[] = world.allPositions();
   if (q.ownerPubkey !== undefined) {
     const owner = world.walletIndexOf(q.ownerPubkey);
     candidates = owner === undefined ? [] : world.positionsOfWallet(owner);
@@ -228,8 +245,10 @@ export function queryHistory(world: World, q: HistoryQuery): HistoryRecord[] {
   }
   const wanted = new Set(candidates.map((p) => p.index));
   const records: HistoryRecord[] = [];
+  // Positions opened since genesis have only their live records (their ids follow the generated ones).
   if (q.id === undefined || q.id <= generatedIds)
-    for (const p of candidates) records.push(...historyOfPosition(world, p));
+    for (const p of candidates)
+      if (p.index < world.positions.length) records.push(...historyOfPosition(world, p));
   for (const entry of world.liveHistory)
     if (wanted.has(entry.positionIndex) && (q.id === undefined || entry.id === q.id))
       records.push(liveRecord(world, entry));

@@ -21,6 +21,15 @@ export function applyLanded(world: World, pending: PendingActions, landed: Lande
       case "service-claim":
         world.applyClaim(tag.ref, at, true);
         break;
+      case "open": {
+        const draft = pending.opens.get(tag.ref);
+        if (draft !== undefined) world.applyOpen(draft, at);
+        pending.opens.delete(tag.ref);
+        break;
+      }
+      case "settle":
+        world.applySettle(tag.ref, at);
+        break;
       case "close": {
         const position = world.findPosition(tag.ref);
         const built = pending.closes.get(tag.ref);

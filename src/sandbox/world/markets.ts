@@ -47,6 +47,13 @@ export interface MarketRecord {
   cancelledAt?: number;
   /** Set by `setPrice`: the walk restarts from this price at this minute (or holds it). */
   anchor?: { readonly minute: number; readonly priceMicro: number; readonly hold: boolean };
+  /** Forecast (bisonfi) markets: one side of an up-or-down question, traded as an atomic swap. */
+  readonly forecast?: {
+    readonly outcomeSide: "up" | "down";
+    /** A Token-2022 mint on the live service; a derived address here. */
+    readonly outcomeMint: string;
+    readonly marketPda: string;
+  };
   /** Last computed point of the walk, so moving forward in time costs only the new minutes. */
   walkCache?: { minute: number; priceMicro: number };
 }

@@ -11,7 +11,7 @@ import type {
 } from "./chain-port.js";
 import { sandboxMemo } from "./chain-port.js";
 import type { Clock } from "./clock.js";
-import { derivePubkey } from "./rng.js";
+import { deriveKeypair, derivePubkey } from "./rng.js";
 
 export const MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 const SLOT_SECONDS = 0.4;
@@ -32,6 +32,8 @@ function memoInstruction(text: string, signer?: PublicKey): TransactionInstructi
  */
 export class OfflineChain implements WorldChainPort {
   readonly usdcMint: string;
+  readonly serviceSigner: string;
+  private readonly serviceKey;
   private readonly listeners = new Set<(landed: LandedTransaction) => void>();
   private slotOffset = 0;
 
@@ -41,6 +43,8 @@ export class OfflineChain implements WorldChainPort {
     private readonly genesisSeconds: number,
   ) {
     this.usdcMint = derivePubkey("token:usdc", seed).toBase58(); // as the chainless token catalogue
+    this.serviceKey = deriveKeypair("service-signer", seed);
+    this.serviceSigner = this.serviceKey.publicKey.toBase58();
   }
 
   private height(): number {
@@ -53,13 +57,19 @@ export class OfflineChain implements WorldChainPort {
     return { bytes, base58: bs58.encode(bytes), lastValidBlockHeight: height + BLOCKHASH_LIFETIME_SLOTS };
   }
 
-  private build(feePayer: PublicKey, memo: string, computeUnitPrice = 1_000): BuiltTransaction {
+  private build(
+    feePayer: PublicKey,
+    memo: string,
+    computeUnitPrice = 1_000,
+    serviceSigns = false,
+  ): BuiltTransaction {
     const { base58, lastValidBlockHeight } = this.blockhash();
     const tx = new Transaction({ feePayer, blockhash: base58, lastValidBlockHeight });
     tx.add(
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: computeUnitPrice }),
       memoInstruction(memo, feePayer),
     );
+    if (serviceSigns) tx.add(memoInstruction("service", this.serviceKey.publicKey));
     const transaction = tx
       .serialize({ requireAllSignatures: false, verifySignatures: false })
       .toString("base64");
@@ -70,8 +80,47 @@ export class OfflineChain implements WorldChainPort {
     return this.build(args.owner, sandboxMemo("claim", args.positionPubkey.toBase58()));
   }
 
-  async buildClose(args: { owner: PublicKey; positionPubkey: PublicKey }): Promise<BuiltTransaction> {
-    return this.build(args.owner, sandboxMemo("close", args.positionPubkey.toBase58()));
+  async buildClose(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    serviceSigns?: boolean;
+  }): Promise<BuiltTransaction> {
+    const memo = sandboxMemo("close", args.positionPubkey.toBase58());
+    return this.build(args.owner, memo, undefined, args.serviceSigns === true);
+  }
+
+  async buildOpen(args: {
+    owner: PublicKey;
+    positionPubkey: PublicKey;
+    serviceSigns: boolean;
+  }): Promise<BuiltTransaction> {
+    return this.build(
+      args.owner,
+      sandboxMemo("open", args.positionPubkey.toBase58()),
+      undefined,
+      args.serviceSigns,
+    );
+  }
+
+  coSign(base64: string): string {
+    const tx = Transaction.from(Buffer.from(base64, "base64"));
+    const slot = tx.signatures.find((s) => s.publicKey.equals(this.serviceKey.publicKey));
+    if (slot === undefined || slot.signature !== null) return base64;
+    tx.partialSign(this.serviceKey);
+    return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64");
+  }
+
+  /** No tokens move here: the settlement lands at once. */
+  async settleForecast(args: { positionPubkey: PublicKey }): Promise<void> {
+    this.slotOffset += 1;
+    const memos = [sandboxMemo("settle", args.positionPubkey.toBase58())];
+    const landed: LandedTransaction = {
+      signature: `settle-${args.positionPubkey.toBase58()}`,
+      slot: this.height(),
+      err: null,
+      memos,
+    };
+    for (const listener of this.listeners) listener(landed);
   }
 
   async buildOrderEscrow(args: {

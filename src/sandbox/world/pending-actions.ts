@@ -1,3 +1,4 @@
+import type { PositionRecord } from "./positions.js";
 import type { SwapOrderRecord } from "./world.js";
 
 export type OrderDraft = Omit<SwapOrderRecord, "status" | "createdAt" | "signature">;
@@ -34,6 +35,13 @@ export class PendingActions {
   readonly orderDrafts = new Map<string, OrderDraft>();
   /** Figures of the latest close built for a position: what its landing records. */
   readonly closes = new Map<string, { readonly proceedsMicro: number; readonly feeMicro: number }>();
+  /** Buys built (POST /orders), by the position key they open: what their landing creates. */
+  readonly opens = new Map<string, PositionRecord>();
+  /**
+   * Builds that open or sell, by their message (base64): the execution context they named. Execute
+   * checks a context against it and co-signs only a message it built.
+   */
+  readonly executions = new Map<string, BuildExecutionRecord>();
   private counter = 0;
 
   constructor(private readonly seed: number) {}
@@ -58,4 +66,9 @@ export class PendingActions {
     this.requests.set(request.requestId, request);
     return request;
   }
+}
+
+export interface BuildExecutionRecord {
+  readonly contextId: string;
+  readonly type: "create_order" | "bisonfi_swap";
 }

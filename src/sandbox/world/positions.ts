@@ -163,7 +163,8 @@ export function marketsByPhase(
     resolved: [],
     cancelled: [],
   };
-  for (const market of markets) byPhase[market.phase].push(market);
+  // Forecast markets hold no generated positions: opening one goes through POST /orders and execute.
+  for (const market of markets) if (market.forecast === undefined) byPhase[market.phase].push(market);
   return byPhase;
 }
 

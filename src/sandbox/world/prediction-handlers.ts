@@ -5,6 +5,7 @@ import type { WorldChainPort } from "./chain-port.js";
 import { contractFields, contractsTimes } from "./contract-units.js";
 import { badRequest, notFound } from "./errors.js";
 import type { EventRecord } from "./events.js";
+import { executionFieldsFor } from "./execution.js";
 import { queryHistory } from "./history.js";
 import { leaderboard } from "./leaderboard.js";
 import type { MarketRecord } from "./markets.js";
@@ -81,7 +82,7 @@ function sortEvents(
 }
 
 function listedPositions(world: World, params: Out<typeof s.listPositionsParams>): PositionRecord[] {
-  let positions: readonly PositionRecord[] = world.positions;
+  let positions: readonly PositionRecord[] = world.allPositions();
   if (params.ownerPubkey !== undefined) {
     const owner = world.walletIndexOf(params.ownerPubkey);
     positions = owner === undefined ? [] : world.positionsOfWallet(owner);
@@ -191,16 +192,18 @@ async function buildClosePreview(
   const plan = closePlan(world, position, slippageBps);
   const positionPubkey = world.positionPubkey(position);
   const owner = world.ownerOf(position);
+  const market = world.marketOf(position);
   const built = await chain.buildClose({
     owner: new PublicKey(owner),
     positionPubkey: new PublicKey(positionPubkey),
     proceedsRaw: BigInt(plan.netMicro),
+    // A Forecast sell is an atomic swap: the service's key signs it at execute, nowhere else.
+    serviceSigns: market.forecast !== undefined,
   });
   pending.closes.set(positionPubkey, {
     proceedsMicro: plan.netMicro,
     feeMicro: plan.protocolFeeMicro + plan.venueFeeMicro,
   });
-  const market = world.marketOf(position);
   const nonce = pending.nextId("close");
   const externalOrderId = `close-${hexTag(`${positionPubkey}:${nonce}`, 16)}`;
   const orderPubkey = derivePubkey(`close-order:${positionPubkey}:${nonce}`, world.seed).toBase58();
@@ -232,6 +235,7 @@ async function buildClosePreview(
       isBuy: false,
       isYes: position.isYes,
     },
+    ...executionFieldsFor(chain, pending, market, owner, built.transaction),
   };
 }
 
@@ -382,6 +386,13 @@ function positionActions(world: World, chain: WorldChainPort, pending: PendingAc
       body: Out<typeof s.claimBody>;
     }) {
       const position = ownedPosition(world, params.positionPubkey, body.ownerPubkey);
+      // Forecast settles by itself (api-live): asking for a claim is answered that none is required.
+      if (world.marketOf(position).forecast !== undefined)
+        throw badRequest(
+          "positionPubkey",
+          "no_claim_required",
+          "no claim is required: Forecast positions settle automatically",
+        );
       if (position.claimedAt !== undefined)
         throw badRequest("positionPubkey", "already_claimed", "position is already claimed");
       const market = world.marketOf(position);

@@ -54,6 +54,22 @@ export function marketView(world: World, market: MarketRecord): Market {
           sellNoPriceUsd: null,
           volume: pricing.volume,
         },
+    ...forecastFields(market, state),
+  };
+}
+
+/** Forecast markets' own fields (api-live): where the market is in its life, and its outcome token. */
+function forecastFields(market: MarketRecord, state: { status: string; result: string | null }) {
+  if (market.forecast === undefined) return {};
+  let lifecycleStatus = "resolving";
+  if (state.status === "open") lifecycleStatus = "open";
+  else if (state.result !== null || state.status === "cancelled") lifecycleStatus = "settled";
+  return {
+    lifecycleStatus,
+    tradable: state.status === "open",
+    outcomeMint: market.forecast.outcomeMint,
+    outcomeSide: market.forecast.outcomeSide,
+    marketPda: market.forecast.marketPda,
   };
 }
 

@@ -37,7 +37,7 @@ export interface WorldOptions {
 /** A record of something that happened after genesis (a claim or close that landed on the chain). */
 export interface LiveHistoryEntry {
   readonly id: number;
-  readonly eventType: "payout_claimed" | "order_closed";
+  readonly eventType: "payout_claimed" | "order_closed" | "order_filled";
   readonly timestamp: number;
   readonly positionIndex: number;
   readonly signature: string;
@@ -99,6 +99,11 @@ export class World {
   readonly tokens: TokenCatalogue;
   readonly liveHistory: LiveHistoryEntry[] = [];
   readonly swapOrders = new Map<string, SwapOrderRecord>();
+  /** Positions opened after genesis (POST /orders, landed), by index: after the generated ones. */
+  private readonly opened = new Map<number, PositionRecord>();
+  private nextOpenedIndex = 0;
+  /** Told of each market a test resolves, so Forecast winners are paid without a claim. */
+  private readonly resolveListeners = new Set<(market: MarketRecord) => void>();
   /** Told of each order the service fills or completes, so the chain can pay it out. */
   private readonly fillListeners = new Set<(order: SwapOrderRecord, outAmountRaw: bigint) => void>();
 
@@ -147,6 +152,7 @@ export class World {
     }
     this.positionsStartOf[this.walletCount] = positions.length;
     this.positions = positions;
+    this.nextOpenedIndex = positions.length;
     this.walletKeys = new Array(this.walletCount);
     this.positionMask = hashString(`position-mask#${this.seed}`);
     this.tokens = new TokenCatalogue(this.seed, this.genesisSeconds, { mints: options.tokenMints ?? {} });
@@ -236,6 +242,7 @@ export class World {
     const now = this.now();
     market.resolution = { result, resolveAt: now, settlesAt: now + (options.settleAfterSeconds ?? 0) };
     if (options.needsClaim === false) market.needsNoClaim = true;
+    for (const listener of this.resolveListeners) listener(market);
   }
 
   /** When a resolved market settled (or will): its test resolution's, else its scheduled resolution. */
@@ -263,9 +270,17 @@ export class World {
     return this.positions.filter((p) => {
       if (p.claimedAt !== undefined || p.closedAt !== undefined) return false;
       const market = this.marketOf(p);
+      // Forecast markets pay their winners in their own settlement, not by a claim.
+      if (market.forecast !== undefined) return false;
       const due = this.serviceClaimDueAt(market);
       return due !== undefined && now >= due && this.isWinning(p) && this.isSettled(market);
     });
+  }
+
+  /** Subscribes to markets resolved by `resolveMarket`; returns the unsubscribe function. */
+  onResolved(listener: (market: MarketRecord) => void): () => void {
+    this.resolveListeners.add(listener);
+    return () => this.resolveListeners.delete(listener);
   }
 
   /** Test and operator hook: cancel a market now, whatever its schedule (it gets no result). */
@@ -308,7 +323,31 @@ export class World {
     const start = this.positionsStartOf[index];
     const end = this.positionsStartOf[index + 1];
     if (start === undefined || end === undefined) return [];
-    return this.positions.slice(start, end);
+    const opened = [...this.opened.values()].filter((p) => p.ownerIndex === index);
+    return opened.length === 0
+      ? this.positions.slice(start, end)
+      : [...this.positions.slice(start, end), ...opened];
+  }
+
+  /** Generated positions, then those opened since. */
+  allPositions(): readonly PositionRecord[] {
+    return this.opened.size === 0 ? this.positions : [...this.positions, ...this.opened.values()];
+  }
+
+  /** Positions opened since genesis (the only ones Forecast markets have). */
+  openedPositions(): readonly PositionRecord[] {
+    return [...this.opened.values()];
+  }
+
+  positionAt(index: number): PositionRecord | undefined {
+    return index < this.positions.length ? this.positions[index] : this.opened.get(index);
+  }
+
+  /** The index (hence the public key) a position opened by a build will have once it lands. */
+  reservePositionIndex(): number {
+    const index = this.nextOpenedIndex;
+    this.nextOpenedIndex += 1;
+    return index;
   }
 
   /**
@@ -334,7 +373,7 @@ export class World {
       return undefined;
     }
     const index = (Buffer.from(bytes).readUInt32BE(0) ^ this.positionMask) >>> 0;
-    const position = this.positions[index];
+    const position = this.positionAt(index);
     if (position === undefined || this.positionPubkey(position) !== pubkey) return undefined;
     return position;
   }
@@ -348,10 +387,11 @@ export class World {
     return result !== null && (result === "yes") === position.isYes;
   }
 
-  /** A winner a claim may be built for: not one of a market that pays without a claim. */
+  /** A winner a claim may be built for: not one of a market that pays without a claim, nor a Forecast (bisonfi) market, which settles by itself. */
   isClaimable(position: PositionRecord): boolean {
     return (
       this.marketOf(position).needsNoClaim !== true &&
+      this.marketOf(position).forecast === undefined &&
       position.claimedAt === undefined &&
       position.closedAt === undefined &&
       this.isWinning(position) &&
@@ -379,6 +419,44 @@ export class World {
         this.isSettled(this.marketOf(position))
       : this.isClaimable(position);
     if (!isPayable) return false;
+    const payout = contractsTimes(position.contracts, ONE_USD_MICRO);
+    position.claimedAt = this.now();
+    position.claimedMicro = payout;
+    position.claimSignature = landed.signature;
+    this.pushLive({
+      eventType: "payout_claimed",
+      positionIndex: position.index,
+      amountMicro: payout,
+      feeMicro: 0,
+      ...landed,
+    });
+    return true;
+  }
+
+  /** A buy landed: the position exists, bought at `avgPriceMicro`. Repeats are ignored. */
+  applyOpen(
+    position: PositionRecord,
+    landed: { readonly signature: string; readonly slot: number },
+  ): boolean {
+    if (this.opened.has(position.index) || position.index < this.positions.length) return false;
+    this.opened.set(position.index, position);
+    this.pushLive({
+      eventType: "order_filled",
+      positionIndex: position.index,
+      amountMicro: contractsTimes(position.contracts, position.avgPriceMicro),
+      feeMicro: position.feesMicro,
+      ...landed,
+    });
+    return true;
+  }
+
+  /** A Forecast winner was paid by the service's settlement: the position is settled (as claimed). */
+  applySettle(
+    positionPubkey: string,
+    landed: { readonly signature: string; readonly slot: number },
+  ): boolean {
+    const position = this.findPosition(positionPubkey);
+    if (position === undefined || position.claimedAt !== undefined || !this.isWinning(position)) return false;
     const payout = contractsTimes(position.contracts, ONE_USD_MICRO);
     position.claimedAt = this.now();
     position.claimedMicro = payout;

@@ -121,6 +121,29 @@ describe("contract: the client against the sandbox", () => {
     await client.recurring.cancelOrder({ user: wallet, order: placed.order ?? "" });
     await client.send.inviteHistory({ address: wallet });
 
+    // Opening through the service: a Forecast buy through execute, a keeper-filled one through the
+    // CLI's orders/execute form.
+    const forecast = await client.prediction.listEvents({ provider: "bisonfi", includeMarkets: true });
+    const buy = (id: string) =>
+      client.prediction.createOrder({
+        ownerPubkey: wallet,
+        marketId: id,
+        isYes: true,
+        isBuy: true,
+        depositAmount: "10000000",
+      });
+    const swap = await buy(forecast.data[0]?.markets?.[0]?.marketId ?? "");
+    const swapped = await client.prediction.execute({
+      signedTransaction: signAs(0, swap.transaction),
+      ...(swap.execution ? { context: swap.execution.context } : {}),
+    });
+    expect(swapped).toMatchObject({ status: "Success", error: null });
+    const keeperFilled = await buy(marketId);
+    const sent = await client.prediction.executeOrder({
+      signedTransaction: signAs(0, keeperFilled.transaction),
+    });
+    expect(sent.signature).toEqual(expect.any(String));
+
     expect([...answered].sort()).toEqual(Object.keys(endpoints).sort());
   });
 

@@ -50,6 +50,11 @@ const valid: { [N in EndpointName]: { path?: string; query?: Record<string, stri
   closeAllPositions: { body: { ...owner, minSellPriceSlippageBps: 100 } },
   closePosition: { path: `/prediction/v1/positions/${MINT_A}`, body: owner },
   claimPosition: { path: `/prediction/v1/positions/${MINT_A}/claim`, body: owner },
+  createOrder: {
+    body: { ...owner, marketId: "mkt-1", isYes: true, isBuy: true, depositAmount: "5000000" },
+  },
+  executePrediction: { body: { signedTransaction: "AQAB" } },
+  executeOrder: { body: { signedTransaction: "AQAB" } },
   leaderboards: {},
   searchTokens: { query: { query: "SOL" } },
   buildSwap: { query: swap },
@@ -69,7 +74,30 @@ const q = (endpoint: EndpointName, query: Record<string, string>) => ({
   query: { ...valid[endpoint].query, ...query },
 });
 
+const order = valid.createOrder.body as Record<string, unknown>;
 const cases: RuleCase[] = [
+  // POST /orders: an integer micro-USD amount, at most one contract count.
+  {
+    endpoint: "createOrder",
+    rule: "depositAmount not an integer",
+    body: { ...order, depositAmount: "5.5" },
+    param: "depositAmount",
+    says: "micro-USD",
+  },
+  {
+    endpoint: "createOrder",
+    rule: "two contract counts",
+    body: { ...order, contracts: "5", contractsMicro: "5000000" },
+    param: "contracts",
+    says: "at most one",
+  },
+  {
+    endpoint: "executePrediction",
+    rule: "signedTransaction required",
+    body: {},
+    param: "signedTransaction",
+  },
+  { endpoint: "executeOrder", rule: "signedTransaction required", body: {}, param: "signedTransaction" },
   // Event search: term 1-200, limit 1-20, provider enum.
   { endpoint: "searchEvents", rule: "query required", query: {}, param: "query", says: "is required" },
   {

@@ -56,6 +56,24 @@ describe("sandbox rate limit", () => {
     expect(header(recovered, "x-ratelimit-reset")).toBe(String((T0 + 4000) / 1000));
   });
 
+  it("prediction execute calls use no credits: answered past the limit, and the window still has room", async () => {
+    const clock = manualClock();
+    sandbox = await startTestServer({
+      rateLimit: { requestsPerSecond: 1, windowSeconds: 1, retryAfter: true },
+      nowMs: clock.nowMs,
+    });
+    for (let i = 0; i < 3; i++) {
+      const executed = await sandbox.send("POST", "/prediction/v1/execute", { signedTransaction: "AQAB" });
+      expect(executed.status).toBe(200);
+      expect(header(executed, "x-ratelimit-remaining")).toBeNull();
+      const cli = await sandbox.send("POST", "/prediction/v1/orders/execute", { signedTransaction: "AQAB" });
+      expect(cli.status).toBe(200);
+    }
+    const counted = await sandbox.get(PATH);
+    expect(counted.status).toBe(200);
+    expect(header(counted, "x-ratelimit-remaining")).toBe("0");
+  });
+
   it("leaves Retry-After out when the plan does not send it", async () => {
     const clock = manualClock();
     sandbox = await startTestServer({

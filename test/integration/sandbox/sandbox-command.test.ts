@@ -203,7 +203,11 @@ describe("keeper sandbox", () => {
     expect(lines).toContain(`chain rpc        http://127.0.0.1:${free}`);
     // What a keeper pointed at it must set: swaps settle later. Claims pay mainnet USDC's mint, the
     // default payout mint, and the well-known tokens sit at their mainnet addresses on the chain.
-    expect(lines).toContain(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}] }`);
+    // Forecast swaps are co-signed by the sandbox's vault at execute: the signer must accept that key.
+    const vault = sandbox.chain?.assets.vault.publicKey.toBase58();
+    expect(lines).toContain(
+      `keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}], serviceSigners: [${vault}] }`,
+    );
     expect(sandbox.usdcMint).toBe("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
     expect(lines.find((l) => l.startsWith("token mints"))).toContain(
       "USDT Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",

@@ -142,6 +142,29 @@ describe("sandbox with the real world", () => {
     await call("cancelRecurringOrder", "/recurring/v1/cancelOrder", { user: wallet, order: recurringOrder });
     await call("inviteHistory", `/send/v1/invite-history?address=${wallet}`);
 
+    const forecast = (await call("listEvents", "/prediction/v1/events?provider=bisonfi&includeMarkets=true"))
+      .data as Row[];
+    const forecastMarket = ((forecast[0]?.markets ?? []) as Row[])[0];
+    const buy = (body: Row) =>
+      call("createOrder", "/prediction/v1/orders", {
+        ownerPubkey: wallet,
+        isYes: true,
+        isBuy: true,
+        depositAmount: "10000000",
+        ...body,
+      });
+    const forecastBuy = await buy({ marketId: forecastMarket?.marketId });
+    const bought = await call("executePrediction", "/prediction/v1/execute", {
+      signedTransaction: signAs(0, String(forecastBuy.transaction)),
+      context: (forecastBuy.execution as Row).context,
+    });
+    expect(bought.status).toBe("Success");
+    const keeperFilled = await buy({ marketId });
+    const filled = await call("executeOrder", "/prediction/v1/orders/execute", {
+      signedTransaction: signAs(0, String(keeperFilled.transaction)),
+    });
+    expect(filled.signature).toEqual(expect.any(String));
+
     expect([...answered].sort()).toEqual(Object.keys(endpoints).sort());
   });
 

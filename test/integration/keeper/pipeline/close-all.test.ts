@@ -93,6 +93,12 @@ describe("close-all against the sandbox and real Redis: one close per position, 
         minSellPriceSlippageBps: 250,
       });
       expect(BigInt(row?.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
+      // Each close's way back to the service, as its build named it, for the signer.
+      expect(row?.execution).toMatchObject({
+        endpoint: "/prediction/v1/execute",
+        context: { type: "create_order" },
+        requiredSigners: [wallet],
+      });
     }
     // The winners come back as claims (a winner is claimed, not sold), checked as claims.
     expect(winners.length).toBeGreaterThan(0);

@@ -34,7 +34,9 @@ describe("prediction reads", () => {
     const byDefault = await call("listEvents", { end: 100 });
     expect(byDefault.data.every((e: { eventId: string }) => e.eventId.startsWith("POLY-"))).toBe(true);
     // An open list: a provider the sandbox has no events of answers none, not a refusal.
-    expect((await call("listEvents", { provider: "bisonfi" })).data).toEqual([]);
+    expect((await call("listEvents", { provider: "manifold" })).data).toEqual([]);
+    const forecast = await call("listEvents", { provider: "bisonfi", end: 100 });
+    expect(forecast.data.every((e: { eventId: string }) => e.eventId.startsWith("BF-"))).toBe(true);
     const sports = await call("listEvents", { category: "sports", end: 100 });
     expect(sports.data.length).toBeGreaterThan(0);
     expect(sports.data.every((e: { category: string }) => e.category === "sports")).toBe(true);
