@@ -2,6 +2,7 @@ import { type Intent, intentKeys } from "../../src/core/intent.js";
 import { defineStrategy } from "../../src/core/strategy.js";
 import type { StatusCell } from "../../src/core/strategy-hooks.js";
 import { configSchema, type ExitRulesConfig } from "./config.js";
+import { closeStillDue } from "./recheck.js";
 import {
   checkRules,
   dollarsToMicro,
@@ -10,6 +11,8 @@ import {
   type PositionState,
   readState,
   track,
+  valuationOf,
+  withheldReason,
 } from "./rules.js";
 import { rulesFor, selectsOnEvent } from "./selectors.js";
 import { exitThresholds } from "./thresholds.js";
@@ -55,11 +58,16 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
   },
   // The market watcher polls a holder when the mark comes near the prices at which a rule enters.
   priceThresholds: exitThresholds,
+  // Read before selling: the rule that fired is checked again on the position as read now.
+  closeStillDue,
   statusView({ config, state, positions, nowSeconds }) {
     const cells: Record<string, StatusCell> = {};
+    const saved = readState(state);
     for (const position of positions) {
+      const withheld = saved[position.pubkey]?.withheld;
       const outlook = nearestExitRule(config, position, state, nowSeconds);
-      if (outlook) cells[position.pubkey] = { text: outlook.detail, isAlert: outlook.isEntered };
+      if (withheld !== undefined) cells[position.pubkey] = { text: withheld, isAlert: true };
+      else if (outlook) cells[position.pubkey] = { text: outlook.detail, isAlert: outlook.isEntered };
     }
     return { positionColumns: [{ key: "exit", label: "exit rule nearest to firing", cells }] };
   },
@@ -90,11 +98,16 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
       positions[position.pubkey] = { ...tracked, polls };
 
       if (firing === undefined) continue;
+      const withheld = withheldReason(position, rules);
+      if (withheld !== undefined) {
+        positions[position.pubkey] = { ...tracked, polls, withheld: `${firing}; ${withheld}` };
+        continue;
+      }
       const key = intentKeys.close(position.pubkey);
       const closing = closeAllInFlight || positionsInFlight.has(position.pubkey) || inFlightKeys.has(key);
       if (position.openOrders > 0 || closing) continue;
       // Without a valuation the size (what was paid) tells whether the position is worth a close.
-      const worth = BigInt(position.valueUsd ?? position.sizeUsd);
+      const worth = valuationOf(position, rules).value ?? BigInt(position.sizeUsd);
       if (worth < dollarsToMicro(rules.minPositionUsd)) continue;
       intents.push({
         kind: "close",
