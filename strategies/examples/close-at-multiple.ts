@@ -46,7 +46,7 @@ function isOpen(position: Position): boolean {
 }
 
 /** What the position is worth on the configured basis, micro-USD; null when nothing can be said. */
-function valueOf(position: Position, config: CloseAtMultipleConfig): bigint | null {
+function worthOf(position: Position, config: CloseAtMultipleConfig): bigint | null {
   if (config.priceBasis === "mark") return position.valueUsd === null ? null : BigInt(position.valueUsd);
   if (position.sellPriceUsd === null) return null;
   const gross = contractsValueMicroUsd(contractsMicroOf(position), BigInt(position.sellPriceUsd));
@@ -69,7 +69,7 @@ export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
       if (!isOpen(position) || position.openOrders > 0 || closeAllInFlight || busy.has(position.pubkey))
         continue;
       const cost = BigInt(position.totalCostUsd);
-      const value = valueOf(position, config);
+      const value = worthOf(position, config);
       // No valuation (null: no bid, a closed market) is no reason to close.
       if (value === null) continue;
       if (cost <= 0n || cost < minCost || value * SCALE < cost * multiple) continue;
