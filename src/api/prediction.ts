@@ -2,7 +2,7 @@ import type { BodyInput, CallOptions, HttpTransport, ParamsInput, ResponseOf } f
 
 type Without<T, K extends PropertyKey> = Omit<T, K & keyof T>;
 
-/** The prediction area (/prediction/v1): all 13 endpoints. Path parameters come first, as arguments. */
+/** The prediction area (/prediction/v1): all 14 endpoints. Path parameters come first, as arguments. */
 export interface PredictionApi {
   listEvents(params?: ParamsInput<"listEvents">, options?: CallOptions): Promise<ResponseOf<"listEvents">>;
   getEvent(
@@ -29,6 +29,8 @@ export interface PredictionApi {
     params?: ParamsInput<"listPositions">,
     options?: CallOptions,
   ): Promise<ResponseOf<"listPositions">>;
+  /** One position, as the service reads it now (404, a PermanentApiError, when it does not know it). */
+  getPosition(positionPubkey: string, options?: CallOptions): Promise<ResponseOf<"getPosition">>;
   listOrders(params?: ParamsInput<"listOrders">, options?: CallOptions): Promise<ResponseOf<"listOrders">>;
   listHistory(params?: ParamsInput<"listHistory">, options?: CallOptions): Promise<ResponseOf<"listHistory">>;
   /** Unsigned transactions selling every open position of the owner. */
@@ -66,6 +68,8 @@ export function predictionApi(http: HttpTransport): PredictionApi {
       http.request("getEventMarket", { params: { eventId, marketId } }, options),
     getMarket: (marketId, options) => http.request("getMarket", { params: { marketId } }, options),
     listPositions: (params = {}, options) => http.request("listPositions", { params }, options),
+    getPosition: (positionPubkey, options) =>
+      http.request("getPosition", { params: { positionPubkey } }, options),
     listOrders: (params = {}, options) => http.request("listOrders", { params }, options),
     listHistory: (params = {}, options) => http.request("listHistory", { params }, options),
     closeAllPositions: (body, options) => http.request("closeAllPositions", { body }, options),
