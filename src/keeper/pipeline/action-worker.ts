@@ -16,6 +16,7 @@ import {
   isClaimItem,
   type PriorityFees,
 } from "./build-transaction.js";
+import { type CloseDropReason, closeStillDue, type ReadBeforeCloseDeps } from "./read-before-close.js";
 
 export interface ActionDeps {
   api: BuildApi;
@@ -30,6 +31,10 @@ export interface ActionDeps {
   priorityFees?: PriorityFees;
   /** Told each price Keeper asked for (for the metric). */
   onPriorityFee?: (kind: string, microLamports: number) => void;
+  /** Read before selling: a close is built only if the position, read now, still calls for it. */
+  readBeforeClose?: ReadBeforeCloseDeps;
+  /** Told each close dropped by that read (for the metric). */
+  onCloseDropped?: (reason: CloseDropReason) => void;
 }
 
 /**
@@ -58,6 +63,16 @@ export async function processAction(
   if (row.intent.kind === "closeAll") {
     await fanOutCloseAll(row, row.intent, deps, log);
     return;
+  }
+  if (row.intent.kind === "close" && deps.readBeforeClose) {
+    const verdict = await closeStillDue(row.intent, deps.readBeforeClose);
+    if (!verdict.isDue) {
+      // Not a failure: nothing was built. A later poll that still finds the rule met asks again.
+      await deps.ledger.defer(intentKey, `read before selling: dropped, ${verdict.detail}`);
+      deps.onCloseDropped?.(verdict.reason);
+      log.info({ reason: verdict.reason, detail: verdict.detail }, "close dropped: read before selling");
+      return;
+    }
   }
   let built: Awaited<ReturnType<typeof buildTransaction>>;
   try {
