@@ -94,7 +94,10 @@ describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
   });
 
   it("price with a half-spread: the bid sits that far below the mark, which the positions show", async () => {
-    const answer = await post(`/__sandbox/markets/${marketId}/price`, { yesPrice: "0.8", halfSpread: "0.15" });
+    const answer = await post(`/__sandbox/markets/${marketId}/price`, {
+      yesPrice: "0.8",
+      halfSpread: "0.15",
+    });
     expect(answer.json()).toEqual({
       marketId,
       buyYesPriceUsd: 0.95,

@@ -106,7 +106,9 @@ describe("read before selling: closes dropped when the position changed since th
     priceAt(p, "0.15"); // mark $0.80, bid $0.65
     const row = await closeOf(p, "bid-fell");
     expect(row?.status).toBe("deferred");
-    expect(row?.error).toMatch(/^read before selling: dropped, no longer met: take-profit-price: bid net of fees/);
+    expect(row?.error).toMatch(
+      /^read before selling: dropped, no longer met: take-profit-price: bid net of fees/,
+    );
     expect(row?.transaction).toBeUndefined();
     expect(dropped).toEqual(["rule_not_met"]);
     // Nothing sold: the sandbox still holds the position open.
@@ -118,7 +120,9 @@ describe("read before selling: closes dropped when the position changed since th
     sandbox.world.resolveMarket(p.marketId, p.isYes ? "yes" : "no");
     const row = await closeOf(p, "resolved");
     expect(row?.status).toBe("deferred");
-    expect(row?.error).toMatch(/read before selling: dropped, the position is claimable|its market is closed/);
+    expect(row?.error).toMatch(
+      /read before selling: dropped, the position is claimable|its market is closed/,
+    );
     expect(dropped.slice(1)).toEqual(["not_open"]);
   });
 
