@@ -1,3 +1,4 @@
+import { contractsValueMicroUsd, MICRO_PER_CONTRACT } from "../core/contracts.js";
 import { PolicyRefusal } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 
@@ -147,15 +148,26 @@ export function checkInflow(expectation: InflowExpectation, gained: ReadonlyMap<
   );
 }
 
-/** A close's minimum proceeds: contracts x minimum sell price, less the estimated fees (micro-USD). */
+/** The service fills whole hundredths of a contract (api-live): a sale of 10.555 sells 10.55. */
+const FILL_STEP_MICRO = 10_000n;
+
+/**
+ * A close's minimum proceeds: contracts x minimum sell price, less the estimated fees (micro-USD). The
+ * contracts are the exact count (`contractsMicro`, floored to the fill step) where the order carries
+ * it, else the floored whole count.
+ */
 export function closeMinimumMicroUsd(order: {
   contracts?: string | null;
+  contractsMicro?: string | null | undefined;
   minSellPriceUsd?: string | null;
   estimatedTotalFeeUsd?: string | null;
 }): string | undefined {
-  const { contracts, minSellPriceUsd, estimatedTotalFeeUsd } = order;
+  const { contracts, contractsMicro, minSellPriceUsd, estimatedTotalFeeUsd } = order;
   if (!isRaw(contracts) || !isRaw(minSellPriceUsd) || !isRaw(estimatedTotalFeeUsd)) return undefined;
-  const net = BigInt(contracts) * BigInt(minSellPriceUsd) - BigInt(estimatedTotalFeeUsd);
+  const micro = isRaw(contractsMicro)
+    ? BigInt(contractsMicro) - (BigInt(contractsMicro) % FILL_STEP_MICRO)
+    : BigInt(contracts) * MICRO_PER_CONTRACT;
+  const net = contractsValueMicroUsd(micro, BigInt(minSellPriceUsd)) - BigInt(estimatedTotalFeeUsd);
   // Stryker disable next-line EqualityOperator: at 0 both branches give 0
   return (net > 0n ? net : 0n).toString();
 }
