@@ -1,4 +1,5 @@
 import { type Intent, intentKeys } from "../../src/core/intent.js";
+import { formatUsd } from "../../src/core/money.js";
 import { defineStrategy } from "../../src/core/strategy.js";
 import type { StatusCell } from "../../src/core/strategy-hooks.js";
 import { configSchema, type ExitRulesConfig } from "./config.js";
@@ -44,6 +45,14 @@ export { type ExitThresholds, exitThresholds } from "./thresholds.js";
 
 export const STRATEGY_NAME = "exit-rules";
 
+/** What the rules read as the position's value on its basis, for the status page. */
+function realizableText(position: Parameters<typeof isOpen>[0], config: ExitRulesConfig): string {
+  const rules = rulesFor(config, position);
+  const { value } = valuationOf(position, rules);
+  if (rules.priceBasis === "mark") return value === null ? "" : `$${formatUsd(value)} (mark basis)`;
+  return value === null ? "no bid" : `$${formatUsd(value)}`;
+}
+
 export const exitRules = defineStrategy<ExitRulesConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -62,14 +71,21 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
   closeStillDue,
   statusView({ config, state, positions, nowSeconds }) {
     const cells: Record<string, StatusCell> = {};
+    const realizable: Record<string, StatusCell> = {};
     const saved = readState(state);
     for (const position of positions) {
       const withheld = saved[position.pubkey]?.withheld;
       const outlook = nearestExitRule(config, position, state, nowSeconds);
       if (withheld !== undefined) cells[position.pubkey] = { text: withheld, isAlert: true };
       else if (outlook) cells[position.pubkey] = { text: outlook.detail, isAlert: outlook.isEntered };
+      if (isOpen(position)) realizable[position.pubkey] = { text: realizableText(position, config) };
     }
-    return { positionColumns: [{ key: "exit", label: "exit rule nearest to firing", cells }] };
+    return {
+      positionColumns: [
+        { key: "exit", label: "exit rule nearest to firing", cells },
+        { key: "realizable", label: "realizable (bid less est. sell fee)", cells: realizable },
+      ],
+    };
   },
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);

@@ -7,6 +7,7 @@ import type { Intent } from "../../core/intent.js";
 import type { Position } from "../../core/schemas/prediction.js";
 import type { StrategyState } from "../../core/strategy.js";
 import { type CloseCheck, closeCheckSchema } from "../../core/strategy-hooks.js";
+import { deepFreeze } from "./run-strategies.js";
 
 /**
  * Read before selling: a close is decided on a poll's list, read up to a minute before the build.
@@ -74,7 +75,7 @@ function whyNotOpen(position: Position, wallet: string): string | undefined {
 }
 
 /**
- * The strategy's own verdict through its hook, called as `evaluate` is: on copies, its throw caught
+ * The strategy's own verdict through its hook, called as `evaluate` is: on frozen copies, its throw caught
  * and counted, its answer checked. A strategy without the hook, or one that fails, leaves the close
  * due: it decided on the poll, and the read found the position still open.
  */
@@ -89,14 +90,16 @@ async function askStrategy(
   const state = await deps.loadState(intent.wallet, intent.strategy);
   const event = await deps.eventOf?.(position);
   try {
-    const answer = hook({
-      config: structuredClone(configured.config),
-      position: structuredClone(position),
-      state: structuredClone(state),
-      ...(intent.exitRule === undefined ? {} : { exitRule: intent.exitRule }),
-      nowSeconds: Math.floor(deps.now().getTime() / 1000),
-      ...(event === undefined ? {} : { event: structuredClone(event) }),
-    });
+    const answer = hook(
+      deepFreeze({
+        config: structuredClone(configured.config),
+        position: structuredClone(position),
+        state: structuredClone(state),
+        ...(intent.exitRule === undefined ? {} : { exitRule: intent.exitRule }),
+        nowSeconds: Math.floor(deps.now().getTime() / 1000),
+        ...(event === undefined ? {} : { event: structuredClone(event) }),
+      }),
+    );
     return closeCheckSchema.parse(answer);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

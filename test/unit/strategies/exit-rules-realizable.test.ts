@@ -112,6 +112,25 @@ describe("exit-rules on the realizable basis (the default)", () => {
   });
 });
 
+describe("the status page's realizable column", () => {
+  it.each<[string, Record<string, unknown>, Partial<Position>, string]>([
+    ["10 contracts at a bid of $0.60, less 1.5 %", { takeProfitPct: 20 }, {}, "$5.91"],
+    ["no bid", { takeProfitPct: 20 }, { sellPriceUsd: null }, "no bid"],
+    [
+      "on the mark basis: what the rules read",
+      { takeProfitPct: 20, priceBasis: "mark" },
+      {},
+      "$8.00 (mark basis)",
+    ],
+  ])("%s", (_label, raw, overrides, text) => {
+    const p = thinBook(overrides);
+    const config = exitRules.configSchema.parse(raw);
+    const view = exitRules.statusView?.({ config, state: {}, positions: [p], nowSeconds: NOW_SECONDS });
+    const column = view?.positionColumns?.find((c) => c.key === "realizable");
+    expect(column?.cells[p.pubkey]).toEqual({ text });
+  });
+});
+
 describe("exit-rules on the mark basis (priceBasis: mark, the old behaviour)", () => {
   it.each<[string, Record<string, unknown>, Partial<Position>, string[]]>([
     ["take-profit at a mark of 0.80 fires", { takeProfitPct: 20 }, {}, ["take-profit: pnl 23% >= 20%"]],
