@@ -64,16 +64,7 @@ export async function processAction(
     await fanOutCloseAll(row, row.intent, deps, log);
     return;
   }
-  if (row.intent.kind === "close" && deps.readBeforeClose) {
-    const verdict = await closeStillDue(row.intent, deps.readBeforeClose);
-    if (!verdict.isDue) {
-      // Not a failure: nothing was built. A later poll that still finds the rule met asks again.
-      await deps.ledger.defer(intentKey, `read before selling: dropped, ${verdict.detail}`);
-      deps.onCloseDropped?.(verdict.reason);
-      log.info({ reason: verdict.reason, detail: verdict.detail }, "close dropped: read before selling");
-      return;
-    }
-  }
+  if (row.intent.kind === "close" && (await isDroppedByRead(row.intent, deps, log))) return;
   let built: Awaited<ReturnType<typeof buildTransaction>>;
   try {
     built = await buildTransaction(deps.api, row.intent, {
@@ -108,6 +99,33 @@ export async function processAction(
   if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
   log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
   await enqueueSign(deps.sign, intentKey, row.tries, build);
+}
+
+/**
+ * Read before selling (read-before-close.ts): true when the close was dropped, recorded `deferred`
+ * with the reason (not a failure: nothing was built) and counted. A later poll that still finds the
+ * rule met asks again. A read the service refuses fails the intent as a refused build does.
+ */
+async function isDroppedByRead(
+  intent: Extract<Intent, { kind: "close" }>,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<boolean> {
+  if (!deps.readBeforeClose) return false;
+  let verdict: Awaited<ReturnType<typeof closeStillDue>>;
+  try {
+    verdict = await closeStillDue(intent, deps.readBeforeClose);
+  } catch (error) {
+    if (!(error instanceof PermanentError)) throw error;
+    await deps.ledger.update(intent.key, { status: "failed", error: error.message });
+    log.warn({ err: error.message }, "read before selling refused");
+    throw new UnrecoverableError(error.message);
+  }
+  if (verdict.isDue) return false;
+  await deps.ledger.defer(intent.key, `read before selling: dropped, ${verdict.detail}`);
+  deps.onCloseDropped?.(verdict.reason);
+  log.info({ reason: verdict.reason, detail: verdict.detail }, "close dropped: read before selling");
+  return true;
 }
 
 /** The service's answer to a claim asked before its market is settled (400 market_not_settled). */
