@@ -81,8 +81,11 @@ export function resolveSample(world: World, target: number, used: Set<string>, s
   return { marketIds, positions, resolvedAtMs, isComplete: () => resolved === marketIds.length };
 }
 
-/** The mark price at which the benchmark's keeper takes profit, and the yes price it moves markets to. */
-export const TAKE_PROFIT_USD = "0.97";
+/**
+ * The price at which the benchmark's keeper takes profit, and the yes price it moves markets to. The
+ * rule reads the bid net of the estimated sell fee: at a mark of $0.985 the bid is $0.98, $0.9653 net.
+ */
+export const TAKE_PROFIT_USD = "0.95";
 const MOVED_YES_PRICE_MICRO = 985_000;
 
 /**

@@ -101,6 +101,16 @@ export const endpoints = {
     response: s.positionsPageSchema,
     idempotent: true,
   }),
+  /** One position by its account (api-live); a read before selling uses it. 404 when unknown. */
+  getPosition: def({
+    name: "getPosition",
+    area: "prediction",
+    method: "GET",
+    path: "/prediction/v1/positions/:positionPubkey",
+    params: s.positionPathParams,
+    response: s.positionSchema,
+    idempotent: true,
+  }),
   listOrders: def({
     name: "listOrders",
     skippableItems: "data",

@@ -29,6 +29,8 @@ export interface PredictionApi {
     params?: ParamsInput<"listPositions">,
     options?: CallOptions,
   ): Promise<ResponseOf<"listPositions">>;
+  /** One position, as the service reads it now (404, a PermanentApiError, when it does not know it). */
+  getPosition(positionPubkey: string, options?: CallOptions): Promise<ResponseOf<"getPosition">>;
   listOrders(params?: ParamsInput<"listOrders">, options?: CallOptions): Promise<ResponseOf<"listOrders">>;
   listHistory(params?: ParamsInput<"listHistory">, options?: CallOptions): Promise<ResponseOf<"listHistory">>;
   /** Unsigned transactions selling every open position of the owner. */
@@ -75,6 +77,8 @@ export function predictionApi(http: HttpTransport): PredictionApi {
       http.request("getEventMarket", { params: { eventId, marketId } }, options),
     getMarket: (marketId, options) => http.request("getMarket", { params: { marketId } }, options),
     listPositions: (params = {}, options) => http.request("listPositions", { params }, options),
+    getPosition: (positionPubkey, options) =>
+      http.request("getPosition", { params: { positionPubkey } }, options),
     listOrders: (params = {}, options) => http.request("listOrders", { params }, options),
     listHistory: (params = {}, options) => http.request("listHistory", { params }, options),
     closeAllPositions: (body, options) => http.request("closeAllPositions", { body }, options),

@@ -7,6 +7,7 @@ import { QUEUES } from "../keeper/names.js";
 import { type ActionDeps, processAction } from "../keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../keeper/pipeline/assemble-swap.js";
 import { type PollDeps, type PollEvents, processPoll } from "../keeper/pipeline/poll-worker.js";
+import { positionReader, type ReadBeforeCloseDeps } from "../keeper/pipeline/read-before-close.js";
 import type { PollJobData } from "../keeper/queues/queues.js";
 import { CLAIM_COST_TTL_MS, ClaimCostEstimator, solPriceFrom } from "../keeper/reads/claim-cost.js";
 import { eventDetailsFor, serviceSnapshotSource } from "../keeper/reads/service-snapshot-source.js";
@@ -41,6 +42,24 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
       ...(claimCost ? { claimCost } : {}),
     });
   const pollDeps = pollDepsFor(shared, strategies);
+  const readBeforeClose: ReadBeforeCloseDeps = {
+    readPosition: positionReader(clients.targeted.prediction.getPosition),
+    strategies,
+    loadState: (wallet, strategy) => pollDeps.states.load(wallet, strategy),
+    ...(events
+      ? {
+          eventOf: async (position) =>
+            (
+              await events.detailsOf([
+                { eventId: position.eventId, title: position.eventMetadata.title ?? "" },
+              ])
+            )[position.eventId],
+        }
+      : {}),
+    now: () => new Date(),
+    logger,
+    onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
+  };
   // The watcher's polls read at the plan's rate; the sweep's within its share.
   const targetedSource = sourceOver(clients.targeted);
   const sweepSource = sourceOver(clients.sweep);
@@ -67,7 +86,8 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
   const builds = new Worker(
     QUEUES.actions,
     async (job) => {
-      await shared.budget.acting(() => processAction(job, buildDepsFor(shared, targetedSource)));
+      const deps = buildDepsFor(shared, targetedSource, readBeforeClose);
+      await shared.budget.acting(() => processAction(job, deps));
     },
     { ...workerOptions, concurrency: config.queues.actionConcurrency },
   );
@@ -150,7 +170,11 @@ function pollEvents(shared: SharedInfrastructure, job: Job<PollJobData>): PollEv
 }
 
 /** A build job's dependencies: the service's build endpoints, the chain for fees and simulation. */
-function buildDepsFor(shared: SharedInfrastructure, source: SnapshotSource): ActionDeps {
+function buildDepsFor(
+  shared: SharedInfrastructure,
+  source: SnapshotSource,
+  readBeforeClose: ReadBeforeCloseDeps,
+): ActionDeps {
   const { config, connection, logger, metrics } = shared;
   return {
     api: buildApi(shared.clients.targeted, connection),
@@ -165,6 +189,8 @@ function buildDepsFor(shared: SharedInfrastructure, source: SnapshotSource): Act
     },
     onPriorityFee: (kind, price) => metrics.priorityFee.observe({ kind }, price),
     onClaimSettled: () => metrics.claimsWithoutTransaction.inc({ status: "settled" }),
+    readBeforeClose,
+    onCloseDropped: (reason) => metrics.closesDropped.inc({ reason }),
   };
 }
 

@@ -148,21 +148,24 @@ export function checkInflow(expectation: InflowExpectation, gained: ReadonlyMap<
   );
 }
 
+/** The service fills whole hundredths of a contract (api-live): a sale of 10.555 sells 10.55. */
+const FILL_STEP_MICRO = 10_000n;
+
 /**
  * A close's minimum proceeds: contracts x minimum sell price, less the estimated fees (micro-USD). The
- * count is the exact `contractsMicro` when the order carries it: the floored `contracts` would expect
- * 2 contracts' proceeds from a sale of 2.5.
+ * contracts are the exact count (`contractsMicro`, floored to the fill step) where the order carries
+ * it, else the floored whole count.
  */
 export function closeMinimumMicroUsd(order: {
   contracts?: string | null;
-  contractsMicro?: string | null;
+  contractsMicro?: string | null | undefined;
   minSellPriceUsd?: string | null;
   estimatedTotalFeeUsd?: string | null;
 }): string | undefined {
   const { contracts, contractsMicro, minSellPriceUsd, estimatedTotalFeeUsd } = order;
   if (!isRaw(minSellPriceUsd) || !isRaw(estimatedTotalFeeUsd)) return undefined;
   let micro: bigint;
-  if (isRaw(contractsMicro)) micro = BigInt(contractsMicro);
+  if (isRaw(contractsMicro)) micro = BigInt(contractsMicro) - (BigInt(contractsMicro) % FILL_STEP_MICRO);
   else if (isRaw(contracts)) micro = BigInt(contracts) * MICRO_PER_CONTRACT;
   else return undefined;
   const net = contractsValueMicroUsd(micro, BigInt(minSellPriceUsd)) - BigInt(estimatedTotalFeeUsd);

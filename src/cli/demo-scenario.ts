@@ -25,6 +25,8 @@ export interface ExitTarget {
   readonly isYes: boolean;
   /** The yes price that puts the position past its rule. */
   readonly yesPriceMicro: number;
+  /** The yes price at which the position is worth what it cost: no rule holds there. */
+  readonly startYesPriceMicro: number;
 }
 
 /**
@@ -46,12 +48,14 @@ export function chooseExitTargets(world: World, walletCount: number): ExitTarget
         const sidePrice = Math.round((position.avgPriceMicro * factor) / 100);
         if (sidePrice < 30_000 || sidePrice > 970_000) continue;
         const yesPriceMicro = position.isYes ? sidePrice : ONE_USD_MICRO - sidePrice;
+        const atCost = position.isYes ? position.avgPriceMicro : ONE_USD_MICRO - position.avgPriceMicro;
         targets.push({
           rule,
           marketId: market.marketId,
           walletIndex: w,
           isYes: position.isYes,
           yesPriceMicro,
+          startYesPriceMicro: atCost,
         });
         used.add(market.marketId);
         break search;
@@ -106,6 +110,15 @@ export function demoStrategies(targets: readonly ExitTarget[], nowSeconds: numbe
       ],
     },
   ];
+}
+
+/**
+ * Holds each target's market at the target position's cost until the demo moves it: the rules read
+ * what a sale would bring in (the bid, less fees), so a price that wandered below cost could fire a
+ * stop-loss before its move.
+ */
+export function holdAtCost(world: World, targets: readonly ExitTarget[]): void {
+  for (const target of targets) world.setPrice(target.marketId, target.startYesPriceMicro);
 }
 
 /** Moves a target's market to its price (held there); a market that is no longer open is left alone. */

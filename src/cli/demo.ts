@@ -24,6 +24,7 @@ import {
   completeDueRecurringOrders,
   demoStrategies,
   type ExitTarget,
+  holdAtCost,
   moveToTarget,
 } from "./demo-scenario.js";
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
@@ -76,6 +77,7 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   const prefix = demoRedisPrefix();
   await wipeDemoState(redisTarget, prefix);
   const targets = chooseExitTargets(sandbox.world, sandbox.wallets.length);
+  holdAtCost(sandbox.world, targets);
   const config: KeeperConfig = {
     ...base,
     redis: { ...base.redis, prefix },

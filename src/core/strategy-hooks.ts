@@ -167,6 +167,30 @@ export interface StatusInput<C> {
   readonly nowSeconds: number;
 }
 
+/**
+ * What a strategy is asked right before one of its closes is built: the position as the service
+ * answers it now (read one by one, not from the poll's list), the strategy's state as the last poll
+ * left it, and the rule the close named.
+ */
+export interface CloseCheckInput<C> {
+  readonly config: C;
+  readonly position: Position;
+  readonly state: Readonly<Record<string, unknown>>;
+  /** The close intent's `exitRule`, when it named one. */
+  readonly exitRule?: string;
+  readonly nowSeconds: number;
+  /** The position's event details, when the strategy needs them (`needs().events`) and they could be read. */
+  readonly event?: EventDetails;
+}
+
+/** `isDue: false` drops the close (nothing is built); `reason` says why, for the ledger and logs. */
+export interface CloseCheck {
+  readonly isDue: boolean;
+  readonly reason: string;
+}
+
+export const closeCheckSchema = z.strictObject({ isDue: z.boolean(), reason: z.string().max(500) });
+
 /** The hooks, all optional; the engine uses a default for each one a strategy leaves out. */
 export interface StrategyHooks<C> {
   /** Default: nothing beyond positions and pending orders. */
@@ -188,6 +212,12 @@ export interface StrategyHooks<C> {
   priceThresholds?(config: C, position: Position, event?: EventDetails): PriceThresholds | undefined;
   /** Default: nothing beyond the page's own columns. */
   statusView?(input: StatusInput<C>): StatusView;
+  /**
+   * Read before selling: whether a close this strategy asked for is still due on the position as
+   * read just before its build (the engine has already checked that the position is still open).
+   * Default: still due.
+   */
+  closeStillDue?(input: CloseCheckInput<C>): CloseCheck;
 }
 
 /** The hook names, for checking a user module's exports. */
@@ -198,4 +228,5 @@ export const STRATEGY_HOOK_NAMES = [
   "spends",
   "priceThresholds",
   "statusView",
+  "closeStillDue",
 ] as const satisfies ReadonlyArray<keyof StrategyHooks<unknown>>;

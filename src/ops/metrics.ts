@@ -296,10 +296,17 @@ function pipelineMetrics(registers: Registry[]) {
     labelNames: ["reason"] as const,
     registers,
   });
+  const closesDropped = new Counter({
+    name: "keeper_closes_dropped_total",
+    help: "Closes dropped by the read before selling, by reason (not_found, not_open, rule_not_met)",
+    labelNames: ["reason"] as const,
+    registers,
+  });
   return {
     jobs,
     intents,
     intentsNotAdmitted,
+    closesDropped,
     strategyErrors,
     strategyNotices,
     transactions,

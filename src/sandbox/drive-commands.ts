@@ -4,6 +4,7 @@ import { isLoopback } from "../config/load-config.js";
 import { TransientError, UsageError } from "../core/errors.js";
 import {
   amountRule,
+  halfSpreadRule,
   MARKET_RESULTS,
   marketIdRule,
   mintRule,
@@ -123,10 +124,16 @@ export function registerDriveCommands(sandbox: Command, print: (line: string) =>
     .description("set a market's yes price (dollars, between 0 and 1); it holds there")
     .argument("<marketId>", "the market", by(marketIdRule))
     .argument("<price>", "the yes price, e.g. 0.72", by(yesPriceRule))
+    .option(
+      "--half-spread <dollars>",
+      "half the gap between buy and sell prices, e.g. 0.2: the bid that far below the mark",
+      by(halfSpreadRule),
+    )
     .addOption(urlOption())
-    .action(async (marketId: string, price: string, opts: { url?: string }) => {
+    .action(async (marketId: string, price: string, opts: { url?: string; halfSpread?: string }) => {
       const answer = await drive(baseOf(opts), `/markets/${encodeURIComponent(marketId)}/price`, {
         yesPrice: price,
+        ...(opts.halfSpread === undefined ? {} : { halfSpread: opts.halfSpread }),
       });
       print(
         `market ${marketId}: yes buys at $${String(answer.buyYesPriceUsd)}, sells at $${String(answer.sellYesPriceUsd)}`,

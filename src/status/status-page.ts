@@ -1,5 +1,6 @@
-import { contractsText } from "../core/contracts.js";
+import { contractsMicroOf, contractsText, contractsValueMicroUsd } from "../core/contracts.js";
 import { formatUsd } from "../core/money.js";
+import type { Position } from "../core/schemas/prediction.js";
 import type { StatusCell, StatusView } from "../core/strategy-hooks.js";
 import { LEDGER_STATUSES, type LedgerRow } from "../keeper/state/ledger.js";
 import { type Html, html } from "../ops/html.js";
@@ -18,6 +19,16 @@ function usd(micro: string | null | undefined): string {
   if (micro === null || micro === undefined || !/^-?\d+$/.test(micro)) return "";
   const amount = BigInt(micro);
   return amount < 0n ? `-$${formatUsd(-amount)}` : `$${formatUsd(amount)}`;
+}
+
+/**
+ * What the position would sell for at the bid (exact contracts x `sellPriceUsd`), before the sell's
+ * fees; "no bid" when no one bids on an open market. Exits decide on this, less the estimated fee.
+ */
+function bidValue(p: Position): string {
+  if (p.sellPriceUsd !== null)
+    return usd(contractsValueMicroUsd(contractsMicroOf(p), BigInt(p.sellPriceUsd)).toString());
+  return p.marketMetadata.status === "open" && !p.claimable ? "no bid" : "";
 }
 
 function ago(seconds: number | undefined, now: number): string {
@@ -162,12 +173,12 @@ function walletSection(
 ${
   w.positions.length === 0
     ? html`<p>none</p>`
-    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th>value</th><th>pnl</th><th>pnl %</th><th>state</th>${columns.map((c) => html`<th>${c.label}</th>`)}</tr></thead><tbody>
+    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th title="contracts x the mark price: the service's valueUsd">value at mark</th><th title="contracts x the bid (sellPriceUsd): what a sale would bring in before its fees">value at bid</th><th>pnl</th><th>pnl %</th><th>state</th>${columns.map((c) => html`<th>${c.label}</th>`)}</tr></thead><tbody>
 ${w.positions.map((p) => {
   const state = p.claimable ? "claimable" : (p.marketMetadata.status ?? "");
   return html`<tr data-position="${p.pubkey}"><td>${p.marketMetadata.title ?? p.marketId}</td><td>${
     p.isYes ? "YES" : "NO"
-  }</td><td>${contractsText(p)}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${usd(p.pnlUsd)}</td><td>${
+  }</td><td>${contractsText(p)}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${bidValue(p)}</td><td>${usd(p.pnlUsd)}</td><td>${
     p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2)
   }</td><td>${state}</td>${columns.map((c) => {
     const cell = c.cells[p.pubkey];

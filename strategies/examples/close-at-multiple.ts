@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { contractsMicroOf, contractsValueMicroUsd } from "../../src/core/contracts.js";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
 import type { Snapshot } from "../../src/core/snapshot.js";
 import { defineStrategy } from "../../src/core/strategy.js";
@@ -10,11 +11,25 @@ import { defineStrategy } from "../../src/core/strategy.js";
  */
 
 const MULTIPLE_RULE = "expected a multiple above 1 and at most 100, such as 2";
+const FEE_RULE = "expected a whole number of basis points from 0 to 10000";
 const configSchema = z.strictObject({
-  /** Close when valueUsd >= multiple x totalCostUsd. */
+  /** Close when the value >= multiple x totalCostUsd. */
   multiple: z.number({ error: MULTIPLE_RULE }).gt(1, MULTIPLE_RULE).max(100, MULTIPLE_RULE).default(2),
   /** Leave positions that cost less than this many dollars alone. */
   minCostUsd: z.number({ error: "expected dollars >= 0" }).min(0, "expected dollars >= 0").default(0),
+  /**
+   * `realizable`: the value is what a sell would bring in (contracts x the bid, `sellPriceUsd`, less
+   * `estimatedSellFeeBps`); no bid, no close. `mark`: the service's `valueUsd` (contracts x the mark).
+   */
+  priceBasis: z
+    .enum(["realizable", "mark"], { error: 'expected "realizable" or "mark"' })
+    .default("realizable"),
+  estimatedSellFeeBps: z
+    .number({ error: FEE_RULE })
+    .int(FEE_RULE)
+    .min(0, FEE_RULE)
+    .max(10_000, FEE_RULE)
+    .default(150),
 });
 
 export type CloseAtMultipleConfig = z.infer<typeof configSchema>;
@@ -28,6 +43,14 @@ type Position = Snapshot["positions"][number];
 
 function isOpen(position: Position): boolean {
   return position.marketMetadata.status === "open" && !position.claimable && !position.claimed;
+}
+
+/** What the position is worth on the configured basis, micro-USD; null when nothing can be said. */
+function worthOf(position: Position, config: CloseAtMultipleConfig): bigint | null {
+  if (config.priceBasis === "mark") return position.valueUsd === null ? null : BigInt(position.valueUsd);
+  if (position.sellPriceUsd === null) return null;
+  const gross = contractsValueMicroUsd(contractsMicroOf(position), BigInt(position.sellPriceUsd));
+  return gross - (gross * BigInt(config.estimatedSellFeeBps) + 9_999n) / 10_000n;
 }
 
 export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
@@ -46,9 +69,9 @@ export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
       if (!isOpen(position) || position.openOrders > 0 || closeAllInFlight || busy.has(position.pubkey))
         continue;
       const cost = BigInt(position.totalCostUsd);
-      // No valuation (null) is no reason to close.
-      if (position.valueUsd === null) continue;
-      const value = BigInt(position.valueUsd);
+      const value = worthOf(position, config);
+      // No valuation (null: no bid, a closed market) is no reason to close.
+      if (value === null) continue;
       if (cost <= 0n || cost < minCost || value * SCALE < cost * multiple) continue;
       intents.push({
         kind: "close",
@@ -66,9 +89,9 @@ export const closeAtMultiple = defineStrategy<CloseAtMultipleConfig>({
   /**
    * A hook of the contract: the mark price at which this position would be closed, so the market
    * watcher polls the wallet as soon as the market gets there instead of at the next sweep. The
-   * value is about contracts x mark and the cost contracts x the average price paid, so the value
-   * reaches the multiple at mark = multiple x average price (fees make it a little higher, which
-   * the watcher's band covers; `evaluate` decides on the real figures).
+   * value is about contracts x mark (the bid is at or below it) and the cost contracts x the average
+   * price paid, so the value reaches the multiple at mark = multiple x average price at the earliest
+   * (fees and the spread make it higher; `evaluate` decides on the real figures).
    */
   priceThresholds(config, position) {
     if (!isOpen(position) || position.openOrders > 0) return undefined;

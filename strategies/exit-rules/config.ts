@@ -32,7 +32,18 @@ const priceUsd = z
   }, PRICE_RULE);
 
 const ruleFields = {
-  /** Which pnl percent the pnl rules read: `pnlUsdPercent` or `pnlUsdAfterFeesPercent`. */
+  /**
+   * What the rules value a position at: `realizable`, what selling it would bring in (contracts x the
+   * bid, `sellPriceUsd`, less the estimated sell fee), or `mark`, the service's mark price and pnl.
+   */
+  priceBasis: z.enum(["realizable", "mark"], { error: 'expected "realizable" or "mark"' }),
+  /** The fee a sell is expected to pay, in basis points of its gross proceeds (realizable basis). */
+  estimatedSellFeeBps: z
+    .number({ error: between(0, 10_000) })
+    .int("expected a whole number of basis points")
+    .min(0, between(0, 10_000))
+    .max(10_000, between(0, 10_000)),
+  /** Which pnl percent the pnl rules read on the mark basis: `pnlUsdPercent` or `pnlUsdAfterFeesPercent`. */
   basis: z.enum(["before-fees", "after-fees"], { error: 'expected "before-fees" or "after-fees"' }),
   takeProfitPct: numberIn(0, 10_000),
   stopLossPct: numberIn(0, 100),
@@ -67,7 +78,12 @@ const THRESHOLD_KEYS = [
   "closeBeforeSeconds",
 ] as const;
 
+/** What the sandbox charges a sell (0.5 % protocol + 1 % venue); see strategies/README.md. */
+export const DEFAULT_SELL_FEE_BPS = 150;
+
 const globalRules = z.strictObject({
+  priceBasis: ruleFields.priceBasis.default("realizable"),
+  estimatedSellFeeBps: ruleFields.estimatedSellFeeBps.default(DEFAULT_SELL_FEE_BPS),
   basis: ruleFields.basis.default("before-fees"),
   takeProfitPct: ruleFields.takeProfitPct.optional(),
   stopLossPct: ruleFields.stopLossPct.optional(),
@@ -84,6 +100,8 @@ const globalRules = z.strictObject({
 
 /** An override sets some rules; `null` turns a global rule off for the positions it matches. */
 const overrideRules = z.strictObject({
+  priceBasis: ruleFields.priceBasis.optional(),
+  estimatedSellFeeBps: ruleFields.estimatedSellFeeBps.optional(),
   basis: ruleFields.basis.optional(),
   takeProfitPct: ruleFields.takeProfitPct.nullable().optional(),
   stopLossPct: ruleFields.stopLossPct.nullable().optional(),
@@ -201,6 +219,8 @@ export type Selector = ExitRulesOverride["match"];
 
 /** The rules in force for one position: the global ones with the winning override merged over them. */
 export interface Rules {
+  priceBasis: "realizable" | "mark";
+  estimatedSellFeeBps: number;
   basis: "before-fees" | "after-fees";
   takeProfitPct?: number;
   stopLossPct?: number;

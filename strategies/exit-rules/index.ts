@@ -1,7 +1,9 @@
 import { type Intent, intentKeys } from "../../src/core/intent.js";
+import { formatUsd } from "../../src/core/money.js";
 import { defineStrategy } from "../../src/core/strategy.js";
 import type { StatusCell } from "../../src/core/strategy-hooks.js";
 import { configSchema, type ExitRulesConfig } from "./config.js";
+import { closeStillDue } from "./recheck.js";
 import {
   checkRules,
   dollarsToMicro,
@@ -10,6 +12,8 @@ import {
   type PositionState,
   readState,
   track,
+  valuationOf,
+  withheldReason,
 } from "./rules.js";
 import { rulesFor, selectsOnEvent } from "./selectors.js";
 import { exitThresholds } from "./thresholds.js";
@@ -41,6 +45,14 @@ export { type ExitThresholds, exitThresholds } from "./thresholds.js";
 
 export const STRATEGY_NAME = "exit-rules";
 
+/** What the rules read as the position's value on its basis, for the status page. */
+function realizableText(position: Parameters<typeof isOpen>[0], config: ExitRulesConfig): string {
+  const rules = rulesFor(config, position);
+  const { value } = valuationOf(position, rules);
+  if (rules.priceBasis === "mark") return value === null ? "" : `$${formatUsd(value)} (mark basis)`;
+  return value === null ? "no bid" : `$${formatUsd(value)}`;
+}
+
 export const exitRules = defineStrategy<ExitRulesConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -55,13 +67,25 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
   },
   // The market watcher polls a holder when the mark comes near the prices at which a rule enters.
   priceThresholds: exitThresholds,
+  // Read before selling: the rule that fired is checked again on the position as read now.
+  closeStillDue,
   statusView({ config, state, positions, nowSeconds }) {
     const cells: Record<string, StatusCell> = {};
+    const realizable: Record<string, StatusCell> = {};
+    const saved = readState(state);
     for (const position of positions) {
+      const withheld = saved[position.pubkey]?.withheld;
       const outlook = nearestExitRule(config, position, state, nowSeconds);
-      if (outlook) cells[position.pubkey] = { text: outlook.detail, isAlert: outlook.isEntered };
+      if (withheld !== undefined) cells[position.pubkey] = { text: withheld, isAlert: true };
+      else if (outlook) cells[position.pubkey] = { text: outlook.detail, isAlert: outlook.isEntered };
+      if (isOpen(position)) realizable[position.pubkey] = { text: realizableText(position, config) };
     }
-    return { positionColumns: [{ key: "exit", label: "exit rule nearest to firing", cells }] };
+    return {
+      positionColumns: [
+        { key: "exit", label: "exit rule nearest to firing", cells },
+        { key: "realizable", label: "realizable (bid less est. sell fee)", cells: realizable },
+      ],
+    };
   },
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -90,11 +114,16 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
       positions[position.pubkey] = { ...tracked, polls };
 
       if (firing === undefined) continue;
+      const withheld = withheldReason(position, rules);
+      if (withheld !== undefined) {
+        positions[position.pubkey] = { ...tracked, polls, withheld: `${firing}; ${withheld}` };
+        continue;
+      }
       const key = intentKeys.close(position.pubkey);
       const closing = closeAllInFlight || positionsInFlight.has(position.pubkey) || inFlightKeys.has(key);
       if (position.openOrders > 0 || closing) continue;
       // Without a valuation the size (what was paid) tells whether the position is worth a close.
-      const worth = BigInt(position.valueUsd ?? position.sizeUsd);
+      const worth = valuationOf(position, rules).value ?? BigInt(position.sizeUsd);
       if (worth < dollarsToMicro(rules.minPositionUsd)) continue;
       intents.push({
         kind: "close",

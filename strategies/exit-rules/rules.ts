@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { contractsMicroOf, contractsValueMicroUsd, holdsContracts } from "../../src/core/contracts.js";
 import type { EventDetails } from "../../src/core/event-details.js";
 import { formatUsd, usdToMicro } from "../../src/core/money.js";
 import type { Snapshot } from "../../src/core/snapshot.js";
@@ -25,6 +26,8 @@ const positionStateSchema = z.object({
   trailingArmed: z.boolean(),
   /** Consecutive polls each rule has entered or stayed (only rules above 0 are kept). */
   polls: z.partialRecord(z.enum(RULE_NAMES), z.number().int().positive()),
+  /** Why the last poll asked for no close although a rule fired (no bid): shown on the status page. */
+  withheld: z.string().optional(),
 });
 export type PositionState = z.infer<typeof positionStateSchema>;
 const stateSchema = z.object({ positions: z.record(z.string(), positionStateSchema) });
@@ -73,9 +76,49 @@ function percentOf(part: bigint, whole: bigint): number {
     : Number((part * BigInt(100 * PCT_SCALE)) / whole) / PCT_SCALE;
 }
 
-/** Null when the service gives no pnl (a closed market): no pnl rule enters on it. */
-function pnlPercent(position: Position, rules: Rules): number | null {
-  return rules.basis === "after-fees" ? position.pnlUsdAfterFeesPercent : position.pnlUsdPercent;
+/**
+ * What the rules read of a position, on the basis its rules name. `realizable` (the default): what a
+ * sell would bring in now, the exact contracts (`contractsMicro`) x the bid (`sellPriceUsd`) less
+ * the estimated sell fee, its pnl against what the position cost (`totalCostUsd`, buy fees
+ * included), and the bid net of that fee as the price. `mark`: the service's own `valueUsd`, pnl
+ * percent (before or after fees, `basis`) and `markPriceUsd`. Null figures check no rule.
+ */
+export interface Valuation {
+  value: bigint | null;
+  price: bigint | null;
+  pnlPct: number | null;
+  /** How the metrics read: "pnl" and "mark", or "realizable pnl" and "bid". */
+  pnlLabel: string;
+  priceLabel: string;
+}
+
+export function valuationOf(position: Position, rules: Rules): Valuation {
+  if (rules.priceBasis === "mark")
+    return {
+      value: microOrNull(position.valueUsd),
+      price: microOrNull(position.markPriceUsd),
+      pnlPct: rules.basis === "after-fees" ? position.pnlUsdAfterFeesPercent : position.pnlUsdPercent,
+      pnlLabel: rules.basis === "after-fees" ? "pnl after fees" : "pnl",
+      priceLabel: "mark",
+    };
+  const labels = { pnlLabel: "realizable pnl", priceLabel: "bid net of fees" };
+  const bid = microOrNull(position.sellPriceUsd);
+  // No one bids: nothing can be realized, and no price rule may fire on a sale into nothing.
+  if (bid === null) return { value: null, price: null, pnlPct: null, ...labels };
+  const value = netOfSellFee(contractsValueMicroUsd(contractsMicroOf(position), bid), rules);
+  const cost = /^\d+$/.test(position.totalCostUsd) ? BigInt(position.totalCostUsd) : 0n;
+  return {
+    value,
+    price: netOfSellFee(bid, rules),
+    pnlPct: cost > 0n ? Number(((value - cost) * BigInt(100 * PCT_SCALE)) / cost) / PCT_SCALE : null,
+    ...labels,
+  };
+}
+
+/** Gross proceeds less the estimated fee, the fee rounded up (the estimate errs on the low side). */
+export function netOfSellFee(gross: bigint, rules: Rules): bigint {
+  const bps = BigInt(rules.estimatedSellFeeBps);
+  return gross - (gross * bps + 9_999n) / 10_000n;
 }
 
 /** A micro-USD figure the service may send as null (no valuation, no quote). */
@@ -89,7 +132,7 @@ function reasonOf(check: RuleCheck, rules: Rules): string {
   return `${check.rule}: ${check.metric} held (${check.threshold}, hysteresis ${formatPct(rules.hysteresisPct)})`;
 }
 
-function ruleChecks(
+export function ruleChecks(
   position: Position,
   rules: Rules,
   tracked: PositionState,
@@ -98,11 +141,11 @@ function ruleChecks(
   const checks: RuleCheck[] = [];
   // A figure the service did not give (null) checks no rule that reads it: the rule neither enters
   // nor stays on that poll.
-  const pnl = pnlPercent(position, rules);
+  const valuation = valuationOf(position, rules);
+  const { value, pnlPct: pnl, price: mark } = valuation;
   const band = rules.hysteresisPct;
-  const pnlMetric = `${rules.basis === "after-fees" ? "pnl after fees" : "pnl"} ${formatPct(pnl ?? 0)}`;
-  const mark = microOrNull(position.markPriceUsd);
-  const value = microOrNull(position.valueUsd);
+  const pnlMetric = `${valuation.pnlLabel} ${formatPct(pnl ?? 0)}`;
+  const priceMetric = (price: bigint) => `${valuation.priceLabel} $${formatUsd(price)}`;
 
   if (rules.stopLossPct !== undefined && pnl !== null) {
     const limit = -rules.stopLossPct;
@@ -121,7 +164,7 @@ function ruleChecks(
       rule: "stop-loss-price",
       enters: mark <= limit,
       stays: mark <= scaleByPct(limit, band),
-      metric: `mark $${formatUsd(mark)}`,
+      metric: priceMetric(mark),
       threshold: `<= $${formatUsd(limit)}`,
       gap: mark <= limit ? 0 : percentOf(mark - limit, limit),
     });
@@ -157,7 +200,7 @@ function ruleChecks(
       rule: "take-profit-price",
       enters: mark >= limit,
       stays: mark >= scaleByPct(limit, -band),
-      metric: `mark $${formatUsd(mark)}`,
+      metric: priceMetric(mark),
       threshold: `>= $${formatUsd(limit)}`,
       gap: mark >= limit ? 0 : percentOf(limit - mark, limit),
     });
@@ -238,10 +281,10 @@ export function checkRules(position: Position, rules: Rules, tracked: PositionSt
 /** Peak and arming, carried from the last poll; reset when the position's size changed. */
 export function track(previous: PositionState | undefined, position: Position, rules: Rules): PositionState {
   // No valuation this poll (null): the peak stays what it was.
-  const value = microOrNull(position.valueUsd) ?? 0n;
+  const { value: valued, pnlPct: pnl } = valuationOf(position, rules);
+  const value = valued ?? 0n;
   const same = previous !== undefined && previous.sizeMicroUsd === position.sizeUsd;
   const lastPeak = same ? BigInt(previous.peakValueMicroUsd) : 0n;
-  const pnl = pnlPercent(position, rules);
   const reachedActivation =
     rules.trailingActivationPct === undefined || (pnl !== null && pnl >= rules.trailingActivationPct);
   return {
@@ -255,15 +298,26 @@ export function track(previous: PositionState | undefined, position: Position, r
 
 /**
  * Positions the strategy watches at all: open market, nothing to claim, something to sell. "Something"
- * is read from the USD size: `contracts` is floored, so a position under one contract shows 0 there.
+ * is the exact count (`contractsMicro`); where the service sends only the floored `contracts`, a
+ * position under one contract shows 0 there, so its USD size tells.
  */
 export function isOpen(position: Position): boolean {
   return (
     !position.claimable &&
     !position.claimed &&
     position.marketMetadata.status === "open" &&
-    (BigInt(position.sizeUsd) > 0n || /[1-9]/.test(position.contracts))
+    (holdsContracts(position) || BigInt(position.sizeUsd) > 0n)
   );
+}
+
+/**
+ * Why a rule that fired asks for no close: on the realizable basis, no one bids (`sellPriceUsd`
+ * null), and a sale into nothing is never asked for. Undefined when nothing holds it back.
+ */
+export function withheldReason(position: Position, rules: Rules): string | undefined {
+  if (rules.priceBasis === "realizable" && position.sellPriceUsd === null)
+    return "no bid (sellPriceUsd null): no exit until someone bids";
+  return undefined;
 }
 
 export function dollarsToMicro(dollars: number): bigint {

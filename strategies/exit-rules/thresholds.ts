@@ -15,7 +15,8 @@ type Position = Snapshot["positions"][number];
  * peak that arms a trailing stop (its activation and peak live in the strategy's state, so a watcher
  * treats it as armed). The pnl rules become prices through the average price paid (the pnl percent
  * before fees is (mark - avg) / avg); after fees the true threshold is a little further, which the
- * watcher's band covers. Undefined for a position the strategy does not watch or would not close (an
+ * watcher's band covers. On the realizable basis each price is raised to the mark that nets it
+ * after the estimated sell fee. Undefined for a position the strategy does not watch or would not close (an
  * order on it, worth less than `minPositionUsd`) or has no price rule for.
  */
 export interface ExitThresholds {
@@ -41,6 +42,13 @@ export function exitThresholds(
   if (rules.stopLossPriceUsd !== undefined) downs.push(usdToMicro(rules.stopLossPriceUsd));
   if (avg > 0n && rules.takeProfitPct !== undefined) ups.push(scaleByPct(avg, rules.takeProfitPct));
   if (avg > 0n && rules.stopLossPct !== undefined) downs.push(scaleByPct(avg, -rules.stopLossPct));
+  if (rules.priceBasis === "realizable") {
+    // The rules read the bid net of the sell fee: the mark must be at least the gross price that
+    // nets the threshold (the bid sits at or below the mark; the sweep catches a wider spread).
+    const gross = (net: bigint) => (net * 10_000n) / BigInt(Math.max(1, 10_000 - rules.estimatedSellFeeBps));
+    ups.splice(0, ups.length, ...ups.map(gross));
+    downs.splice(0, downs.length, ...downs.map(gross));
+  }
   const out: ExitThresholds = {};
   // The nearest threshold on each side enters first.
   ups.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

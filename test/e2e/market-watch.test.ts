@@ -155,7 +155,8 @@ describe("market watcher end to end: a price crosses a take-profit, only its hol
       await writeKeeperConfig(sandbox, redis.prefix, {
         pollPositions: "0 0 3 * * *",
         pollOrders: "0 0 3 * * *",
-        extra: `watcher:\n  schedule: "* * * * * *"\nstrategies:\n  - name: exit-rules\n    takeProfitPriceUsd: "0.97"\n`,
+        // The bid at a mark of $0.985 is $0.98, $0.9653 net of the estimated 1.5 % sell fee: above 0.95.
+        extra: `watcher:\n  schedule: "* * * * * *"\nstrategies:\n  - name: exit-rules\n    takeProfitPriceUsd: "0.95"\n`,
       }),
     );
     ({ keeper } = await startTestKeeper(config, sandbox));

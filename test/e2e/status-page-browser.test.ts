@@ -118,8 +118,9 @@ describe("status page in a browser", () => {
     // Open positions name the exit rule nearest to firing, with its figure and threshold.
     const exits = await page.locator("td.exit").allTextContents();
     expect(
-      exits.filter((text) => /^(take-profit|stop-loss): pnl -?[\d.]+% \((>= 5000|<= -99)%\)$/.test(text))
-        .length,
+      exits.filter((text) =>
+        /^(take-profit|stop-loss): realizable pnl -?[\d.]+% \((>= 5000|<= -99)%\)$/.test(text),
+      ).length,
     ).toBeGreaterThan(0);
     // Each wallet is there with its last poll.
     for (const wallet of sandbox.wallets)

@@ -166,7 +166,7 @@ ${overrides}
         expect(row.intent.wallet).toBe(wallet);
       }
       const byKey = (key: string) => own.find((r) => r.key === key) as LedgerRow;
-      expect(byKey(`close-${exits.get(wallet)?.pubkey}`).reason).toMatch(/^take-profit: pnl/);
+      expect(byKey(`close-${exits.get(wallet)?.pubkey}`).reason).toMatch(/^take-profit: realizable pnl/);
       expect(byKey(`limit-${wallet}-buy-keep-1-cancel`).reason).toMatch(/^ttl: order buy-keep/);
 
       // The sandbox's orders by maker: the wallet's own recurring order, open, and its trigger order, cancelled.

@@ -114,8 +114,12 @@ describe("exit-rules end to end: take-profit and stop-loss close once, open orde
       expect(row.strategy).toBe("exit-rules");
       expect(BigInt(row.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
     }
-    expect(rows.find((r) => r.key === `close-${takeProfit.pubkey}`)?.reason).toMatch(/^take-profit: pnl/);
-    expect(rows.find((r) => r.key === `close-${stopLoss.pubkey}`)?.reason).toMatch(/^stop-loss: pnl/);
+    expect(rows.find((r) => r.key === `close-${takeProfit.pubkey}`)?.reason).toMatch(
+      /^take-profit: realizable pnl/,
+    );
+    expect(rows.find((r) => r.key === `close-${stopLoss.pubkey}`)?.reason).toMatch(
+      /^stop-loss: realizable pnl/,
+    );
 
     // The service no longer lists them; the position with an open order is still there, untouched.
     const after = await positionsOf(sandbox, wallet);
@@ -222,7 +226,7 @@ describe("exit-rules end to end: a category selector overrides the global rule, 
       60_000,
     );
     expect(rows.map((r) => [r.key, r.status])).toEqual([[`close-${closed.pubkey}`, "confirmed"]]);
-    expect(rows[0]?.reason).toMatch(/^take-profit: pnl [\d.]+% >= 20%$/);
+    expect(rows[0]?.reason).toMatch(/^take-profit: realizable pnl [\d.]+% >= 20%$/);
 
     // More polls: still nothing for the position the category override protects, though it is up 50 %.
     await morePolls(keeper, [wallet], 2);

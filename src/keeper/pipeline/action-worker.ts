@@ -17,6 +17,7 @@ import {
   isClaimItem,
   type PriorityFees,
 } from "./build-transaction.js";
+import { type CloseDropReason, closeStillDue, type ReadBeforeCloseDeps } from "./read-before-close.js";
 
 export interface ActionDeps {
   api: BuildApi;
@@ -33,6 +34,10 @@ export interface ActionDeps {
   onPriorityFee?: (kind: string, microLamports: number) => void;
   /** Told of each claim the service said needs no transaction (ended `settled`). */
   onClaimSettled?: (intent: Intent) => void;
+  /** Read before selling: a close is built only if the position, read now, still calls for it. */
+  readBeforeClose?: ReadBeforeCloseDeps;
+  /** Told each close dropped by that read (for the metric). */
+  onCloseDropped?: (reason: CloseDropReason) => void;
 }
 
 /**
@@ -62,6 +67,7 @@ export async function processAction(
     await fanOutCloseAll(row, row.intent, deps, log);
     return;
   }
+  if (row.intent.kind === "close" && (await isDroppedByRead(row.intent, deps, log))) return;
   let built: Awaited<ReturnType<typeof buildTransaction>>;
   try {
     built = await buildTransaction(deps.api, row.intent, {
@@ -109,6 +115,33 @@ export async function processAction(
   if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
   log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
   await enqueueSign(deps.sign, intentKey, row.tries, build);
+}
+
+/**
+ * Read before selling (read-before-close.ts): true when the close was dropped, recorded `deferred`
+ * with the reason (not a failure: nothing was built) and counted. A later poll that still finds the
+ * rule met asks again. A read the service refuses fails the intent as a refused build does.
+ */
+async function isDroppedByRead(
+  intent: Extract<Intent, { kind: "close" }>,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<boolean> {
+  if (!deps.readBeforeClose) return false;
+  let verdict: Awaited<ReturnType<typeof closeStillDue>>;
+  try {
+    verdict = await closeStillDue(intent, deps.readBeforeClose);
+  } catch (error) {
+    if (!(error instanceof PermanentError)) throw error;
+    await deps.ledger.update(intent.key, { status: "failed", error: error.message });
+    log.warn({ err: error.message }, "read before selling refused");
+    throw new UnrecoverableError(error.message);
+  }
+  if (verdict.isDue) return false;
+  await deps.ledger.defer(intent.key, `read before selling: dropped, ${verdict.detail}`);
+  deps.onCloseDropped?.(verdict.reason);
+  log.info({ reason: verdict.reason, detail: verdict.detail }, "close dropped: read before selling");
+  return true;
 }
 
 /** The service's answer to a claim asked before its market is settled (400 market_not_settled). */

@@ -111,7 +111,8 @@ function checkState(value: unknown): StrategyState {
   return JSON.parse(JSON.stringify(value)) as StrategyState;
 }
 
-function deepFreeze<T>(value: T): T {
+/** Frozen in place, all the way down: a strategy's hooks get frozen copies, as `evaluate` does. */
+export function deepFreeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

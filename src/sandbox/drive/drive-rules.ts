@@ -32,6 +32,16 @@ export const yesPriceRule = z
     "must be a price strictly between 0 and 1 with at most 6 decimals (e.g. 0.72)",
   );
 
+/**
+ * Half the gap between a market's buy and sell prices, in dollars ("0.2": the bid $0.20 below the
+ * mid, the mark). From 0 to below 0.5, at most 6 decimals; the sandbox refuses one that would put a
+ * side's bid at or below nothing at the price set.
+ */
+export const halfSpreadRule = z
+  .string()
+  .regex(/^0?\.\d{1,6}$|^0$/, "must be dollars from 0 to below 0.5 with at most 6 decimals (e.g. 0.2)")
+  .refine((v) => Number(v) < 0.5, "must be dollars from 0 to below 0.5 with at most 6 decimals (e.g. 0.2)");
+
 export const secondsRule = z
   .number({ error: "must be a whole number of seconds" })
   .int("must be a whole number of seconds")
@@ -64,7 +74,7 @@ export const resolveBody = z.strictObject({
   /** false: the market pays its winners without a claim (the service's automatic claim pays them). */
   needsClaim: z.boolean().optional(),
 });
-export const priceBody = z.strictObject({ yesPrice: yesPriceRule });
+export const priceBody = z.strictObject({ yesPrice: yesPriceRule, halfSpread: halfSpreadRule.optional() });
 export const advanceBody = z.strictObject({ seconds: secondsRule });
 export const fundBody = z.strictObject({ wallet: walletRule, amount: amountRule, mint: mintRule.optional() });
 

@@ -15,7 +15,14 @@ export interface SandboxDriver {
   setPrice(
     marketId: string,
     yesPrice: string,
-  ): { marketId: string; buyYesPriceUsd: number; sellYesPriceUsd: number };
+    halfSpread?: string,
+  ): {
+    marketId: string;
+    buyYesPriceUsd: number;
+    sellYesPriceUsd: number;
+    buyNoPriceUsd: number;
+    sellNoPriceUsd: number;
+  };
   /** Moves the clock on, then lets the service claim what fell due (answers once those claims landed). */
   advance(seconds: number): Promise<{ now: string; nowSeconds: number; serviceClaims: number }>;
   fund(
@@ -71,16 +78,22 @@ export function createSandboxDriver(
       return { marketId, status: state?.status ?? "unknown", result: state?.result ?? null };
     },
 
-    setPrice(marketId, yesPrice) {
+    setPrice(marketId, yesPrice, halfSpread) {
       const { market, state } = openMarket(marketId);
       if (state.status !== "open")
         throw refused(409, "marketId", `market ${marketId} is ${state.status}: its price no longer moves`);
-      world.setPrice(marketId, Number(toRaw(yesPrice, 6, "a price")));
+      const yesMicro = Number(toRaw(yesPrice, 6, "a price"));
+      const spreadMicro = halfSpread === undefined ? undefined : Number(toRaw(halfSpread, 6, "a spread"));
+      if (spreadMicro !== undefined && spreadMicro >= Math.min(yesMicro, 1_000_000 - yesMicro))
+        throw refused(400, "halfSpread", "must leave both sides a bid above 0 at this price");
+      world.setPrice(marketId, yesMicro, spreadMicro === undefined ? {} : { halfSpreadMicro: spreadMicro });
       const pricing = world.pricing(market);
       return {
         marketId,
         buyYesPriceUsd: pricing.buyYesPriceUsd / 1_000_000,
         sellYesPriceUsd: pricing.sellYesPriceUsd / 1_000_000,
+        buyNoPriceUsd: pricing.buyNoPriceUsd / 1_000_000,
+        sellNoPriceUsd: pricing.sellNoPriceUsd / 1_000_000,
       };
     },
 

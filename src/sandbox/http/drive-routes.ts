@@ -58,7 +58,7 @@ export function registerDriveRoutes(admin: FastifyInstance, driver: SandboxDrive
     const marketId = marketIdOf(request.params, reply);
     const body = marketId === undefined ? undefined : parsed(priceBody, request.body, reply);
     if (marketId === undefined || body === undefined) return reply;
-    return act(reply, () => driver.setPrice(marketId, body.yesPrice));
+    return act(reply, () => driver.setPrice(marketId, body.yesPrice, body.halfSpread));
   });
   admin.post("/clock/advance", async (request, reply) => {
     const body = parsed(advanceBody, request.body, reply);

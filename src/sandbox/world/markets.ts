@@ -45,6 +45,11 @@ export interface MarketRecord {
   needsNoClaim?: boolean;
   /** Set by `cancelMarket`: when the market was cancelled (no result; nothing to claim). */
   cancelledAt?: number;
+  /**
+   * Set by `setPrice` with a spread: half the gap between buy and sell prices, around the mid (the
+   * mark). A wide one is a thin book: the bid (what a sale fills at) sits far below the mark.
+   */
+  halfSpreadMicro?: number;
   /** Set by `setPrice`: the walk restarts from this price at this minute (or holds it). */
   anchor?: { readonly minute: number; readonly priceMicro: number; readonly hold: boolean };
   /** Forecast (bisonfi) markets: one side of an up-or-down question, traded as an atomic swap. */
@@ -143,14 +148,15 @@ export function pricingAt(
 ): MarketPricing {
   const yes = yesMidAt(market, state, now, genesisSeconds);
   const no = ONE_USD_MICRO - yes;
-  const spread = state.result === null ? HALF_SPREAD_MICRO : 0;
+  const spread = state.result === null ? (market.halfSpreadMicro ?? HALF_SPREAD_MICRO) : 0;
   const tradedUntil = Math.min(now, market.closeTime);
   const minutesTraded = Math.max(0, Math.floor((tradedUntil - market.openTime) / 60));
   return {
     buyYesPriceUsd: yes + spread,
     buyNoPriceUsd: no + spread,
-    sellYesPriceUsd: yes - spread,
-    sellNoPriceUsd: no - spread,
+    // A wide spread on a price that walked near an edge: no bid below nothing.
+    sellYesPriceUsd: Math.max(0, yes - spread),
+    sellNoPriceUsd: Math.max(0, no - spread),
     volume: market.baseVolumeMicro + minutesTraded * market.volumePerMinuteMicro,
   };
 }

@@ -323,6 +323,14 @@ function accountReads(world: World) {
       return { data: page.data.map((p) => positionView(world, p)), pagination: page.pagination };
     },
 
+    /** One position; a sold one is gone (its account is closed), as an unknown one: 404. */
+    getPosition({ params }: { params: Out<typeof s.positionPathParams> }) {
+      const position = world.findPosition(params.positionPubkey);
+      if (position === undefined || position.closedAt !== undefined)
+        throw notFound("position", params.positionPubkey, "positionPubkey");
+      return positionView(world, position);
+    },
+
     listOrders({ params }: { params: Out<typeof s.listOrdersParams> }) {
       let positions: readonly PositionRecord[] = world.positions;
       if (params.ownerPubkey !== undefined) {

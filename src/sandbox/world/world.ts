@@ -299,10 +299,15 @@ export class World {
    * Test hook: set the yes price from now on. It holds there unless `drift` is true, in which case the
    * random walk continues from it.
    */
-  setPrice(marketId: string, yesPriceMicroUsd: number, options: { readonly drift?: boolean } = {}): void {
+  setPrice(
+    marketId: string,
+    yesPriceMicroUsd: number,
+    options: { readonly drift?: boolean; readonly halfSpreadMicro?: number } = {},
+  ): void {
     if (!Number.isInteger(yesPriceMicroUsd) || yesPriceMicroUsd <= 0 || yesPriceMicroUsd >= ONE_USD_MICRO)
       throw new RangeError("yesPriceMicroUsd must be an integer strictly between 0 and 1000000");
     const market = this.requireMarket(marketId);
+    if (options.halfSpreadMicro !== undefined) market.halfSpreadMicro = options.halfSpreadMicro;
     market.anchor = {
       minute: minuteOf(this.now(), this.genesisSeconds),
       priceMicro: yesPriceMicroUsd,

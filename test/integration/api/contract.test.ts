@@ -69,6 +69,15 @@ describe("contract: the client against the sandbox", () => {
     const claim = await client.prediction.claimPosition(claimable?.pubkey ?? "", { ownerPubkey: wallet });
     expect(claim.position.positionPubkey).toBe(claimable?.pubkey);
     const open = positions.data.find((p) => !p.claimable && !p.claimed && p.contracts !== "0");
+    expect(await client.prediction.getPosition(open?.pubkey ?? "")).toEqual(open);
+    // One it does not know is a 404 in the area's error shape, which the client reads as permanent.
+    await expect(client.prediction.getPosition(wallet)).rejects.toMatchObject({
+      name: "PermanentApiError",
+      status: 404,
+      area: "prediction",
+      code: "not_found",
+      param: "positionPubkey",
+    });
     await client.prediction.closePosition(open?.pubkey ?? "", { ownerPubkey: wallet });
     await client.prediction.closeAllPositions({ ownerPubkey: wallet, minSellPriceSlippageBps: 100 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { positionView } from "../../../src/sandbox/world/views.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { rawRequest } from "../../helpers/raw-http.js";
 
@@ -43,6 +44,16 @@ describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
         /^yesPrice: must be a price strictly between 0 and 1/,
       ],
       [`/__sandbox/markets/${marketId}/price`, { yesPrice: 0.5 }, /^yesPrice: must be a string/],
+      [
+        `/__sandbox/markets/${marketId}/price`,
+        { yesPrice: "0.5", halfSpread: "0.6" },
+        /^halfSpread: must be dollars from 0 to below 0.5/,
+      ],
+      [
+        `/__sandbox/markets/${marketId}/price`,
+        { yesPrice: "0.1", halfSpread: "0.2" },
+        /^halfSpread: must leave both sides a bid above 0/,
+      ],
       ["/__sandbox/clock/advance", { seconds: 0 }, /^seconds: must be from 1 to 31536000 seconds/],
       ["/__sandbox/clock/advance", { seconds: 1.5 }, /^seconds: must be an integer/],
       [
@@ -116,6 +127,26 @@ describe("sandbox drive routes (/__sandbox/markets, /clock, /fund)", () => {
     const advanced = await post("/__sandbox/clock/advance", { seconds: 86_401 });
     expect((advanced.json() as { serviceClaims: number }).serviceClaims).toBeGreaterThanOrEqual(1);
     expect(held.claimedAt).toBe(sandbox.clock.nowSeconds());
+  });
+
+  it("price with a half-spread: the bid sits that far below the mark, which the positions show", async () => {
+    const answer = await post(`/__sandbox/markets/${marketId}/price`, {
+      yesPrice: "0.8",
+      halfSpread: "0.15",
+    });
+    expect(answer.json()).toEqual({
+      marketId,
+      buyYesPriceUsd: 0.95,
+      sellYesPriceUsd: 0.65,
+      buyNoPriceUsd: 0.35,
+      sellNoPriceUsd: 0.05,
+    });
+    const held = sandbox.world.positions.find((p) => sandbox.world.marketOf(p).marketId === marketId);
+    if (held !== undefined) {
+      const view = positionView(sandbox.world, held);
+      expect(view.markPriceUsd).toBe(held.isYes ? "800000" : "200000");
+      expect(view.sellPriceUsd).toBe(held.isYes ? "650000" : "50000");
+    }
   });
 
   const statusOf = (id: string) => {

@@ -45,6 +45,7 @@ const valid: { [N in EndpointName]: { path?: string; query?: Record<string, stri
   getEventMarket: { path: "/prediction/v1/events/evt-1/markets/mkt-1" },
   getMarket: { path: "/prediction/v1/markets/mkt-1" },
   listPositions: { query: { ownerPubkey: PK } },
+  getPosition: { path: `/prediction/v1/positions/${MINT_A}` },
   listOrders: { query: { ownerPubkey: PK } },
   listHistory: { query: { ownerPubkey: PK } },
   closeAllPositions: { body: { ...owner, minSellPriceSlippageBps: 100 } },
@@ -338,6 +339,12 @@ const cases: RuleCase[] = [
     body: { ownerPubkey: 42 },
     param: "ownerPubkey",
     says: "must be a string",
+  },
+  {
+    endpoint: "getPosition",
+    rule: "positionPubkey shape",
+    path: "/prediction/v1/positions/not-a-key",
+    param: "positionPubkey",
   },
   {
     endpoint: "claimPosition",

@@ -78,6 +78,7 @@ describe("sandbox with the real world", () => {
       ownerPubkey: wallet,
     });
     const open = positions.find((p) => p.claimable === false && p.claimed === false && p.contracts !== "0");
+    await call("getPosition", `/prediction/v1/positions/${open?.pubkey}`);
     await call("closePosition", `/prediction/v1/positions/${open?.pubkey}`, { ownerPubkey: wallet });
     await call("closeAllPositions", "/prediction/v1/positions", {
       ownerPubkey: wallet,

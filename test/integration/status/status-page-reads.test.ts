@@ -105,7 +105,7 @@ describe("status page reads no service", () => {
       }
       // The nearest exit rule is worked out from the recorded positions.
       expect(body).toMatch(
-        /<td class="exit ">(take-profit|stop-loss): pnl -?[\d.]+% \((&gt;= 5000|&lt;= -99)%\)<\/td>/,
+        /<td class="exit ">(take-profit|stop-loss): realizable pnl -?[\d.]+% \((&gt;= 5000|&lt;= -99)%\)<\/td>/,
       );
     }
   }, 120_000);

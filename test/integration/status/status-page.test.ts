@@ -227,6 +227,33 @@ describe("status page on the ops server", () => {
     expect(row).toContain(`<td>${whole}.5</td>`);
   });
 
+  it("shows each position's value at the mark and at the bid, and says when no one bids", async () => {
+    const wallet = sandbox.wallets[1] ?? "";
+    const open = (await positionsOf(sandbox, wallet)).filter((p) => p.marketMetadata.status === "open");
+    const [thin, bidless] = open;
+    if (!thin || !bidless) throw new Error("the sandbox's second wallet has fewer than two open positions");
+    // 2.5 contracts marked at $0.80 ($2.00) whose bid is $0.60 ($1.50); another nobody bids on.
+    const positions = [
+      {
+        ...thin,
+        contracts: "2",
+        contractsMicro: "2500000",
+        valueUsd: "2000000",
+        markPriceUsd: "800000",
+        sellPriceUsd: "600000",
+      },
+      { ...bidless, sellPriceUsd: null },
+    ];
+    await new PollRecords(ctx.redis, keys).record(wallet, { positions }, Math.floor(Date.now() / 1000));
+    const body = await (await fetch(`${(await serve()).url}/`)).text();
+    const second = body.split('<article class="wallet"')[2] ?? "";
+    expect(second).toContain("<th");
+    expect(second).toMatch(/value at mark<\/th><th[^>]*>value at bid<\/th>/);
+    const row = (pubkey: string) => second.split(`data-position="${pubkey}"`)[1]?.split("</tr>")[0] ?? "";
+    expect(row(thin.pubkey)).toContain("<td>$2.00</td><td>$1.50</td>");
+    expect(row(bidless.pubkey)).toContain("<td>no bid</td>");
+  });
+
   it("shows each wallet's DCA plans (from config and state) and the limit orders Keeper opened", async () => {
     const server = await serve();
     const body = await (await fetch(`${server.url}/`)).text();

@@ -163,6 +163,15 @@ describe("close minimum and tolerance", () => {
     expect(closeMinimumMicroUsd(sale)).toBe("1100000");
   });
 
+  it("counts the exact contracts (contractsMicro) where the order carries them, not the floored ones", () => {
+    const order = { contracts: "10", minSellPriceUsd: "600000", estimatedTotalFeeUsd: "120000" };
+    // 10.5 contracts at $0.60 less $0.12: $6.18, where the floored count says $5.88.
+    expect(closeMinimumMicroUsd({ ...order, contractsMicro: "10500000" })).toBe("6180000");
+    expect(closeMinimumMicroUsd({ ...order, contractsMicro: undefined })).toBe("5880000");
+    // Fills are whole hundredths of a contract: 10.5099 sells 10.50.
+    expect(closeMinimumMicroUsd({ ...order, contractsMicro: "10509900" })).toBe("6180000");
+  });
+
   it("is unknown when any figure is missing or not whole digits", () => {
     const whole = { contracts: "10", minSellPriceUsd: "600000", estimatedTotalFeeUsd: "0" };
     for (const field of ["contracts", "minSellPriceUsd", "estimatedTotalFeeUsd"] as const) {

@@ -13,7 +13,8 @@ function run(config: Record<string, unknown>, p: Position, inFlightIntents: InFl
   return closeAtMultiple.evaluate({
     snapshot: snapshot({ positions: [p], inFlight: inFlightIntents }),
     state: {},
-    config: closeAtMultiple.configSchema.parse(config),
+    // The mark basis, as the example had it before the realizable basis (its tests: below).
+    config: closeAtMultiple.configSchema.parse({ priceBasis: "mark", ...config }),
     now,
   }).intents;
 }

@@ -38,7 +38,8 @@ function evaluate(
   return exitRules.evaluate({
     snapshot: snapshot({ positions, inFlight: inFlightIntents, ...(events ? { events } : {}) }),
     state,
-    config: exitRules.configSchema.parse(config),
+    // These tests are of the rules on the mark basis (the realizable basis: exit-rules-realizable.test.ts).
+    config: exitRules.configSchema.parse({ priceBasis: "mark", ...config }),
     now,
   });
 }
@@ -879,6 +880,8 @@ describe("exit-rules: config refusals", () => {
 
   it("defaults", () => {
     expect(exitRules.configSchema.parse({ takeProfitPct: 30 })).toEqual({
+      priceBasis: "realizable",
+      estimatedSellFeeBps: 150,
       basis: "before-fees",
       takeProfitPct: 30,
       minPositionUsd: 0,
@@ -891,7 +894,7 @@ describe("exit-rules: config refusals", () => {
 
 describe("nearestExitRule (the status page's view of a position)", () => {
   const nearest = (config: Record<string, unknown>, p: Position = at(), state: StrategyState = {}) =>
-    nearestExitRule(exitRules.configSchema.parse(config), p, state, NOW_SECONDS);
+    nearestExitRule(exitRules.configSchema.parse({ priceBasis: "mark", ...config }), p, state, NOW_SECONDS);
 
   // The fixture: pnl 16.6 %, mark $0.70, closing 99,800 s after NOW_SECONDS.
   it.each([

@@ -45,7 +45,10 @@ describe("user strategies loaded through config `module:`", () => {
     const file = await configFile(`  - name: close-at-multiple\n    module: ${EXAMPLE}\n    multiple: 1.1\n`);
     const config = await loadConfig({ file, env: {} });
     expect(config.strategies.map((s) => [s.name, s.config])).toEqual([
-      ["close-at-multiple", { multiple: 1.1, minCostUsd: 0 }],
+      [
+        "close-at-multiple",
+        { multiple: 1.1, minCostUsd: 0, priceBasis: "realizable", estimatedSellFeeBps: 150 },
+      ],
     ]);
     const p = position();
     const report = runStrategies({

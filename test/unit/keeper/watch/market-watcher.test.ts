@@ -9,7 +9,10 @@ import { closeAtMultiple } from "../../../../strategies/examples/close-at-multip
 import { type ExitRulesConfig, exitRules, exitThresholds } from "../../../../strategies/exit-rules/index.js";
 import { marketMetadata, OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
 
-const rules = (config: unknown) => exitRules.configSchema.parse(config) as ExitRulesConfig;
+// The thresholds on the mark basis: the mark is what the watcher sees (the realizable basis raises
+// them by the sell fee: test/unit/strategies/exit-rules-realizable.test.ts).
+const markBasis = (config: unknown) => ({ priceBasis: "mark", ...(config as object) });
+const rules = (config: unknown) => exitRules.configSchema.parse(markBasis(config)) as ExitRulesConfig;
 /** A configured entry of a strategy, its config parsed by its own schema. */
 function configured<C>(strategy: Strategy<C>, config: unknown): ConfiguredStrategy {
   return { name: strategy.name, strategy: strategy as Strategy, config: strategy.configSchema.parse(config) };
@@ -113,7 +116,7 @@ describe("holdings of a wallet", () => {
     expect([underOne, emptied].map(isHeld)).toEqual([true, false]);
     const held = holdingsOf(WALLET, [open, loser, claimable], {
       strategies: [
-        configured(exitRules, { takeProfitPct: 30, stopLossPct: 10 }),
+        configured(exitRules, markBasis({ takeProfitPct: 30, stopLossPct: 10 })),
         configured(closeAtMultiple, { multiple: 1.2 }),
         configured(autoClaim, {}),
       ],
@@ -156,7 +159,7 @@ describe("price thresholds from the strategies' hooks", () => {
   ])("a hook that %s is left out, reported once, and the others still count", (_label, hook, error) => {
     const errors: string[] = [];
     const held = holdingsOf(WALLET, [position(), position()], {
-      strategies: [hooked(hook), configured(exitRules, { takeProfitPct: 50 })],
+      strategies: [hooked(hook), configured(exitRules, markBasis({ takeProfitPct: 50 }))],
       nowSeconds: 1_700_000_500,
       onHookError: (strategy, message) => errors.push(`${strategy}: ${message}`),
     });
