@@ -2,6 +2,7 @@ import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
 import type { EndpointName, endpoints } from "../../api/endpoints.js";
 import type { WorldChainPort } from "./chain-port.js";
+import { contractsTimes } from "./contract-units.js";
 import { attachLanding } from "./landing.js";
 import type { MarketRecord } from "./markets.js";
 import { OfflineChain } from "./offline-chain.js";
@@ -105,7 +106,7 @@ function forecastSettlement(world: World, port: WorldChainPort): (market?: Marke
         .settleForecast({
           owner: new PublicKey(world.ownerOf(position)),
           positionPubkey: new PublicKey(world.positionPubkey(position)),
-          payoutRaw: BigInt(position.contracts) * 1_000_000n,
+          payoutRaw: BigInt(contractsTimes(position.contracts, 1_000_000)),
         })
         .finally(() => inFlight.delete(position.index));
     }

@@ -215,7 +215,8 @@ describe("Forecast markets and the execute endpoints", () => {
       status: 400,
       body: { code: "no_claim_required", param: "positionPubkey" },
     });
-    const payout = BigInt(position.contracts) * 1_000_000n;
+    // A winning contract pays $1: the exact count in micro-contracts is the payout in micro-USD.
+    const payout = BigInt(position.contractsMicro);
     for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== before + payout; i++)
       await new Promise((resolve) => setTimeout(resolve, 25));
     expect(await usdcOf(owner.publicKey)).toBe(before + payout);
@@ -233,6 +234,15 @@ describe("Forecast markets and the execute endpoints", () => {
     const market = event.markets[0];
     await openForecast(owner, market.marketId);
     const before = await usdcOf(owner.publicKey);
+    const unclaimedBefore = new Set(
+      sandbox.world
+        .positionsOfWallet(3)
+        .filter((p) => p.claimedAt === undefined)
+        .map((p) => p.index),
+    );
+    const forecastIndex = sandbox.world
+      .positionsOfWallet(3)
+      .find((p) => sandbox.world.marketOf(p).marketId === market.marketId)?.index;
     const record = sandbox.world.findMarket(market.marketId);
     if (record === undefined) throw new Error("no market");
     // Past its close and resolution: the walk decides the side; hold the price so "up" wins.
@@ -241,14 +251,22 @@ describe("Forecast markets and the execute endpoints", () => {
     clock.advance(record.resolveTime - sandbox.world.now() + 60);
     const path = `/prediction/v1/positions?ownerPubkey=${owner.publicKey.toBase58()}&marketId=${market.marketId}`;
     const position = (await ok("GET", path)).data[0];
-    const payout = BigInt(position.contracts) * 1_000_000n;
-    for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== before + payout; i++)
+    // A winning contract pays $1: the exact count in micro-contracts is the payout in micro-USD.
+    const payout = BigInt(position.contractsMicro);
+    // Days on, the service's own free claim also pays the wallet's other winners: counted apart.
+    const paidByService = () =>
+      sandbox.world
+        .positionsOfWallet(3)
+        .filter((p) => unclaimedBefore.has(p.index) && p.claimedAt !== undefined && p.index !== forecastIndex)
+        .reduce((sum, p) => sum + BigInt(p.claimedMicro ?? 0), 0n);
+    const expected = () => before + payout + paidByService();
+    for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== expected(); i++)
       await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await usdcOf(owner.publicKey)).toBe(before + payout);
+    expect(await usdcOf(owner.publicKey)).toBe(expected());
     // Read again: paid once.
     await ok("GET", path);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await usdcOf(owner.publicKey)).toBe(before + payout);
+    expect(await usdcOf(owner.publicKey)).toBe(expected());
     expect((await ok("GET", path)).data[0]).toMatchObject({ claimed: true, claimable: false });
   });
 });
