@@ -17,9 +17,11 @@ const configSchema = z.strictObject({
   minPayoutUsd: z.number().min(0, "expected dollars >= 0").default(0),
   /**
    * Claim at once only when the payout is worth more than this many times the claim's cost; a
-   * smaller one is left to the service's own free claim. 0 claims every payout at once.
+   * smaller one is left to the service's own free claim. 0 claims every payout at once. The default,
+   * 500, waits a day for the free claim on payouts under about $1 while a claim costs about $0.002:
+   * a day sooner is not worth a fee that size on them.
    */
-  minPayoutToCostRatio: z.number().min(0, "expected a ratio >= 0").max(1_000_000).default(10),
+  minPayoutToCostRatio: z.number().min(0, "expected a ratio >= 0").max(1_000_000).default(500),
 });
 
 export type AutoClaimConfig = z.infer<typeof configSchema>;

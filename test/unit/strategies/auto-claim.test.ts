@@ -72,7 +72,8 @@ describe("auto-claim", () => {
     const result = autoClaim.evaluate({
       snapshot: snapshot({ positions }),
       state: {},
-      config: autoClaim.configSchema.parse(overrides),
+      // Candidacy and the minimum alone: the fee rule (below) is off.
+      config: autoClaim.configSchema.parse({ minPayoutToCostRatio: 0, ...overrides }),
       now,
     });
     expect(result.intents).toEqual(
@@ -162,7 +163,8 @@ describe("auto-claim: claims worth their fee, the rest left to the service's fre
 
   it("without an estimate in the snapshot, a claim is taken to cost $0.01 (the documented default)", () => {
     expect(DEFAULT_CLAIM_COST_MICRO_USD).toBe(10_000n);
-    const atDefault = evaluate([paying("100000"), paying("100001")]).intents;
+    const tenfold = { config: { minPayoutToCostRatio: 10 } };
+    const atDefault = evaluate([paying("100000"), paying("100001")], tenfold).intents;
     expect(atDefault.map((i) => i.kind === "claim" && i.leaveToService === true)).toEqual([true, false]);
   });
 
@@ -170,7 +172,7 @@ describe("auto-claim: claims worth their fee, the rest left to the service's fre
     const held = paying("400000");
     const first = evaluate([held], { cost: "50000" });
     expect(first.intents[0]?.reason).toBe(
-      "left to the service's free claim: payout $0.40 is not worth more than 10x the claim's cost ($0.05)",
+      "left to the service's free claim: payout $0.40 is not worth more than 500x the claim's cost ($0.05)",
     );
     expect(first.state).toEqual({ left: [held.pubkey] });
     const second = evaluate([held], { cost: "50000", state: first.state });
@@ -183,10 +185,16 @@ describe("auto-claim: claims worth their fee, the rest left to the service's fre
 
   it("weighs the exact payout (contractsMicro x $1), not the floored contracts", () => {
     const fractional = paying("0", { contracts: "0", contractsMicro: "2500000" } as Partial<Position>);
-    const { intents } = evaluate([fractional], { cost: "100000" });
+    // $2.50 at $0.002 and the default 500x ($1.00): claimed; the floored count would say $0.
+    const { intents } = evaluate([fractional], { cost: "2000" });
     expect(intents).toEqual([
       expect.objectContaining({ key: `claim-${fractional.pubkey}`, expectedPayoutMicroUsd: "2500000" }),
     ]);
+  });
+
+  it("by default leaves the issue's $0.40 to the free claim at a $0.002 claim, and claims $1.01", () => {
+    const left = evaluate([paying("400000"), paying("1010000")], { cost: "2000" }).intents;
+    expect(left.map((i) => i.kind === "claim" && i.leaveToService === true)).toEqual([true, false]);
   });
 
   it("needs the claim cost in its snapshots", () => {
