@@ -75,7 +75,11 @@ describe("a client written for the live service, on the sandbox", () => {
     expect(volumes).toEqual([...volumes].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
     for (const event of events) expect(Array.isArray(event.markets)).toBe(true);
     const upcoming = await client.listEvents({ filter: "upcoming", sortBy: "beginAt", end: 20 });
-    for (const event of upcoming) expect(Number(event.beginAt)).toBeGreaterThan(sandbox.world.now());
+    expect(upcoming.length).toBeGreaterThan(0);
+    for (const event of upcoming) expect(event.beginAtSeconds).toBeGreaterThan(sandbox.world.now());
+    // Without a key the live service answers at its keyless limits, not 401.
+    const keyless = createLiveClient({ baseUrl: sandbox.url, wallet: sandbox.world.walletKeypair(0) });
+    expect((await keyless.listEvents({ end: 5 })).length).toBeGreaterThan(0);
 
     const word = String((events[0]?.metadata as Json).title).split(" ")[0] ?? "";
     const found = await client.searchEvents(word, 5);
@@ -91,6 +95,7 @@ describe("a client written for the live service, on the sandbox", () => {
       marketId: String(market.marketId),
       isYes: true,
       amountMicroUsd: 10_000_000n,
+      depositMint: sandbox.usdcMint,
       maxBuyPriceMicroUsd: priceMicro,
     });
     const order = opened.build.order as Json;
@@ -110,26 +115,28 @@ describe("a client written for the live service, on the sandbox", () => {
     expect((await client.listPositions()).map((p) => p.pubkey)).not.toContain(opened.positionPubkey);
   }, 60_000);
 
-  it("opens a fractional count through POST /prediction/v1/execute with the build's context, read with contractsMicro", async () => {
+  it("opens with an amount through POST /prediction/v1/execute with the build's context; the fractional fill is read with contractsMicro", async () => {
     const client = clientOf(1);
-    const { market, priceMicro } = await openMarket(client);
+    const { market } = await openMarket(client);
+    // At $0.30 a contract, $10 buys 33.33 contracts (fills are floored to 0.01 contract).
+    sandbox.world.setPrice(String(market.marketId), 300_000, { halfSpreadMicro: 0 });
     const before = await usdc(client);
     const opened = await client.open({
       marketId: String(market.marketId),
       isYes: true,
       amountMicroUsd: 10_000_000n,
-      maxBuyPriceMicroUsd: priceMicro,
-      contractsDecimal: "5.25",
+      depositMint: sandbox.usdcMint,
+      maxBuyPriceMicroUsd: 300_000n,
       via: "execute",
     });
     expect((opened.build.execution as Json).context).toMatchObject({ type: "create_order" });
     const position = await client.getPosition(opened.positionPubkey);
-    expect(position).toMatchObject({ contracts: "5", contractsMicro: "5250000", contractsDecimal: "5.25" });
-    expect(BigInt(String(position.sizeUsd))).toBe((5_250_000n * priceMicro) / 1_000_000n);
+    expect(position).toMatchObject({ contracts: "33", contractsMicro: "33330000", contractsDecimal: "33.33" });
+    expect(BigInt(String(position.sizeUsd))).toBe((33_330_000n * 300_000n) / 1_000_000n);
     const order = opened.build.order as Json;
     const paid = BigInt(String(order.orderCostUsd)) + BigInt(String(order.estimatedTotalFeeUsd));
     expect(await usdc(client)).toBe(before - paid);
-    expect(recordOf(opened.positionPubkey)?.contracts).toBe(5.25);
+    expect(recordOf(opened.positionPubkey)?.contracts).toBe(33.33);
   }, 60_000);
 
   it("claims a winner through the service and another straight to the RPC; too early is 'not yet', then claimed", async () => {
@@ -195,6 +202,7 @@ describe("a client written for the live service, on the sandbox", () => {
       marketId: String(market.marketId),
       isYes: true,
       amountMicroUsd: 20_000_000n,
+      depositMint: sandbox.usdcMint,
       maxBuyPriceMicroUsd: 990_000n,
       via: "execute",
     });

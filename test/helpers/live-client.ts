@@ -23,7 +23,8 @@ export class LiveServiceError extends Error {
 
 export interface LiveClientOptions {
   readonly baseUrl: string;
-  readonly apiKey: string;
+  /** Without one the live service answers at its keyless limits. */
+  readonly apiKey?: string;
   readonly wallet: Keypair;
   /** For the path other published guidance takes: claims sent straight to an RPC. */
   readonly rpcUrl?: string;
@@ -43,6 +44,14 @@ export function lastValidBlockHeightOf(txMeta: unknown): number {
   if (typeof value === "string" && /^\d+$/.test(value) && Number.isSafeInteger(Number(value)))
     return Number(value);
   throw new Error(`txMeta.lastValidBlockHeight: expected an integer or a decimal string, got ${value}`);
+}
+
+/** An event's `beginAt`: a string of Unix seconds, or null for an event without a start. */
+function beginAtOf(event: Json): number | null {
+  if (event.beginAt === null || event.beginAt === undefined) return null;
+  if (typeof event.beginAt !== "string" || !/^\d+$/.test(event.beginAt))
+    throw new Error(`event ${event.eventId} beginAt: expected a string of Unix seconds, got ${JSON.stringify(event.beginAt)}`);
+  return Number(event.beginAt);
 }
 
 /** The CLI's rule for a claim candidate: not claimed, and the market's result is the position's side. */
@@ -81,7 +90,7 @@ export function createLiveClient(options: LiveClientOptions) {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: {
-        "x-api-key": options.apiKey,
+        ...(options.apiKey === undefined ? {} : { "x-api-key": options.apiKey }),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -149,8 +158,13 @@ export function createLiveClient(options: LiveClientOptions) {
   return {
     owner,
 
-    /** Events as the CLI lists them; every one must carry `volume24hr`, read here as micro-USD. */
-    async listEvents(query: EventListQuery = {}): Promise<(Json & { volume24hrMicroUsd: bigint })[]> {
+    /**
+     * Events as the CLI lists them: every one must carry `volume24hr`, read here as micro-USD, and
+     * `beginAt` is a string of Unix seconds (or null).
+     */
+    async listEvents(
+      query: EventListQuery = {},
+    ): Promise<(Json & { volume24hrMicroUsd: bigint; beginAtSeconds: number | null })[]> {
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(query))
         if (value !== undefined) params.set(name, String(value));
@@ -158,6 +172,7 @@ export function createLiveClient(options: LiveClientOptions) {
       return data.map((event) => ({
         ...event,
         volume24hrMicroUsd: microUsd(event.volume24hr, `event ${event.eventId} volume24hr`),
+        beginAtSeconds: beginAtOf(event),
       }));
     },
 
@@ -187,8 +202,9 @@ export function createLiveClient(options: LiveClientOptions) {
       readonly marketId: string;
       readonly isYes: boolean;
       readonly amountMicroUsd: bigint;
+      /** USDC or JupUSD: the amount is in its smallest unit (micro-USD). */
+      readonly depositMint: string;
       readonly maxBuyPriceMicroUsd: bigint;
-      readonly contractsDecimal?: string;
       readonly via?: "orders/execute" | "execute";
     }): Promise<Sent & { build: Json }> {
       const build = await call("POST", "/orders", {
@@ -197,8 +213,8 @@ export function createLiveClient(options: LiveClientOptions) {
         isYes: order.isYes,
         isBuy: true,
         depositAmount: String(order.amountMicroUsd),
+        depositMint: order.depositMint,
         maxBuyPriceUsd: String(order.maxBuyPriceMicroUsd),
-        ...(order.contractsDecimal === undefined ? {} : { contractsDecimal: order.contractsDecimal }),
       });
       const positionPubkey = String((build.order as Json).positionPubkey);
       const signature = order.via === "execute" ? await execute(build) : await executeOrder(build);
