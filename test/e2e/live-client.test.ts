@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import type { DrivenClock } from "../../src/sandbox/world/clock.js";
-import { startTestSandbox, usdcBalance } from "../helpers/keeper-harness.js";
+import { eventually, startTestSandbox, usdcBalance } from "../helpers/keeper-harness.js";
 import {
   createLiveClient,
   isClaimCandidate,
@@ -223,6 +223,30 @@ describe("a client written for the live service, on the sandbox", () => {
     const sold = await client.closeOne(opened.positionPubkey, "execute");
     expect(await usdc(client)).toBe(afterOpen + sold.proceedsMicroUsd);
     expect(recordOf(opened.positionPubkey)?.closedAt).toBeDefined();
+  }, 60_000);
+
+  // Last: a day of world time makes every unclaimed winner of the sandbox due for the service's claim.
+  it("a winner left a day after settlement is claimed by the service; the client then finds nothing to claim", async () => {
+    const client = clientOf(0);
+    const held = (await client.listPositions()).find(
+      (p) => (p.marketMetadata as Json).status === "open" && p.claimable === false && p.openOrders === 0,
+    );
+    if (held === undefined) throw new Error("wallet 0 holds no open position to resolve");
+    const pubkey = String(held.pubkey);
+    sandbox.world.resolveMarket(String(held.marketId), held.isYes ? "yes" : "no");
+    // Every winner of the wallet left unclaimed: the service pays them all, this one among them.
+    const due = (await client.listPositions()).filter(isClaimCandidate);
+    expect(due.map((p) => p.pubkey)).toContain(pubkey);
+    const before = await usdc(client);
+    // A day exactly: markets the world resolves on its own meanwhile are not due yet.
+    clock.advance(86_400);
+    await eventually("the service's claims landed", async () =>
+      due.every((p) => recordOf(String(p.pubkey))?.claimedAt !== undefined) ? true : undefined,
+    );
+    expect(await client.getPosition(pubkey)).toMatchObject({ claimed: true, claimable: false });
+    const paid = due.reduce((sum, p) => sum + BigInt(String(p.payoutUsd)), 0n);
+    expect(await usdc(client)).toBe(before + paid);
+    expect(await client.claim(pubkey)).toEqual({ status: "nothing_to_claim" });
   }, 60_000);
 
   it("refuses what the live service refuses, with its code", async () => {

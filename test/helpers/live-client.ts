@@ -80,7 +80,8 @@ export interface Sent {
 export type ClaimOutcome =
   | { readonly status: "claimed"; readonly signature: string; readonly payoutMicroUsd: bigint }
   | { readonly status: "not_yet" }
-  | { readonly status: "not_a_winner" };
+  /** Not a claim candidate: not a winner, no result yet, or claimed already (by the service, maybe). */
+  | { readonly status: "nothing_to_claim" };
 
 export function createLiveClient(options: LiveClientOptions) {
   const owner = options.wallet.publicKey.toBase58();
@@ -265,7 +266,7 @@ export function createLiveClient(options: LiveClientOptions) {
      */
     async claim(positionPubkey: string, via: "orders/execute" | "rpc" = "orders/execute"): Promise<ClaimOutcome> {
       const position = await getPosition(positionPubkey);
-      if (!isClaimCandidate(position)) return { status: "not_a_winner" };
+      if (!isClaimCandidate(position)) return { status: "nothing_to_claim" };
       let build: Json;
       try {
         build = await call("POST", `/positions/${positionPubkey}/claim`, { ownerPubkey: owner });
