@@ -5,8 +5,8 @@ import { eventually, startTestSandbox, usdcBalance } from "../helpers/keeper-har
 import {
   createLiveClient,
   isClaimCandidate,
-  LiveServiceError,
   type LiveClient,
+  LiveServiceError,
   lastValidBlockHeightOf,
 } from "../helpers/live-client.js";
 
@@ -38,7 +38,10 @@ const usdc = (client: LiveClient) => usdcBalance(sandbox, client.owner, sandbox.
 const recordOf = (pubkey: string) => sandbox.world.findPosition(pubkey);
 
 /** An open market of an event the client listed, with its yes price (micro-USD). */
-async function openMarket(client: LiveClient, provider?: string): Promise<{ market: Json; priceMicro: bigint }> {
+async function openMarket(
+  client: LiveClient,
+  provider?: string,
+): Promise<{ market: Json; priceMicro: bigint }> {
   const events = await client.listEvents({
     sortBy: "volume24hr",
     includeMarkets: true,
@@ -48,7 +51,9 @@ async function openMarket(client: LiveClient, provider?: string): Promise<{ mark
   for (const event of events)
     for (const market of (event.markets as Json[] | undefined) ?? []) {
       const price = (market.pricing as Json | undefined)?.buyYesPriceUsd;
-      const taken = sandbox.world.allPositions().some((p) => sandbox.world.marketOf(p).marketId === market.marketId);
+      const taken = sandbox.world
+        .allPositions()
+        .some((p) => sandbox.world.marketOf(p).marketId === market.marketId);
       if (market.status === "open" && typeof price === "number" && price < 900_000 && !taken)
         return { market, priceMicro: BigInt(price) };
     }
@@ -62,7 +67,8 @@ function walletWithClaimAndClose(index: number): number {
   const open = held.filter(
     (p) => p.closedAt === undefined && sandbox.world.marketState(sandbox.world.marketOf(p)).status === "open",
   ).length;
-  if (claimable < 2 || open < 1) throw new Error(`sandbox wallet ${index} no longer holds two winners and an open position`);
+  if (claimable < 2 || open < 1)
+    throw new Error(`sandbox wallet ${index} no longer holds two winners and an open position`);
   return index;
 }
 
@@ -81,7 +87,7 @@ describe("a client written for the live service, on the sandbox", () => {
     const keyless = createLiveClient({ baseUrl: sandbox.url, wallet: sandbox.world.walletKeypair(0) });
     expect((await keyless.listEvents({ end: 5 })).length).toBeGreaterThan(0);
 
-    const word = String((events[0]?.metadata as Json).title).split(" ")[0] ?? "";
+    const word = String((events[0]?.metadata as Json | undefined)?.title).split(" ")[0] ?? "";
     const found = await client.searchEvents(word, 5);
     expect(found.length).toBeGreaterThan(0);
     for (const event of found) expect((event.markets as Json[]).length).toBeGreaterThan(0);
@@ -131,7 +137,11 @@ describe("a client written for the live service, on the sandbox", () => {
     });
     expect((opened.build.execution as Json).context).toMatchObject({ type: "create_order" });
     const position = await client.getPosition(opened.positionPubkey);
-    expect(position).toMatchObject({ contracts: "33", contractsMicro: "33330000", contractsDecimal: "33.33" });
+    expect(position).toMatchObject({
+      contracts: "33",
+      contractsMicro: "33330000",
+      contractsDecimal: "33.33",
+    });
     expect(BigInt(String(position.sizeUsd))).toBe((33_330_000n * 300_000n) / 1_000_000n);
     const order = opened.build.order as Json;
     const paid = BigInt(String(order.orderCostUsd)) + BigInt(String(order.estimatedTotalFeeUsd));
@@ -161,7 +171,9 @@ describe("a client written for the live service, on the sandbox", () => {
       (p) => (p.marketMetadata as Json).status === "open" && p.claimable === false && p.openOrders === 0,
     );
     if (held === undefined) throw new Error("the wallet holds no open position to resolve");
-    sandbox.world.resolveMarket(String(held.marketId), held.isYes ? "yes" : "no", { settleAfterSeconds: 600 });
+    sandbox.world.resolveMarket(String(held.marketId), held.isYes ? "yes" : "no", {
+      settleAfterSeconds: 600,
+    });
     const before = await usdc(client);
     expect(await client.claim(String(held.pubkey))).toEqual({ status: "not_yet" });
     expect(await usdc(client)).toBe(before);
@@ -175,8 +187,19 @@ describe("a client written for the live service, on the sandbox", () => {
   it("closes all: sells and claims mixed, each signed and executed; USDC rises by their sum", async () => {
     const index = walletWithClaimAndClose(3);
     const client = clientOf(index);
+    // A Forecast position too, opened the CLI's way (/orders/execute): its sell needs the service's co-signature.
+    const { market } = await openMarket(client, "bisonfi");
+    const forecast = await client.open({
+      marketId: String(market.marketId),
+      isYes: false,
+      amountMicroUsd: 6_000_000n,
+      depositMint: sandbox.usdcMint,
+      maxBuyPriceMicroUsd: 990_000n,
+    });
+    expect(recordOf(forecast.positionPubkey)?.closedAt).toBeUndefined();
     const before = await usdc(client);
     const sent = await client.closeAll(100);
+    expect(sent.map((s) => s.positionPubkey)).toContain(forecast.positionPubkey);
     const kinds = new Set(sent.map((s) => s.kind));
     expect(kinds).toEqual(new Set(["close", "claim"]));
     const total = sent.reduce((sum, s) => sum + s.amountMicroUsd, 0n);
@@ -264,6 +287,8 @@ describe("a client written for the live service, on the sandbox", () => {
   });
 
   it("refuses a lastValidBlockHeight that is neither an integer nor a decimal string, naming the field", () => {
-    expect(() => lastValidBlockHeightOf({ lastValidBlockHeight: "12a" })).toThrow(/^txMeta\.lastValidBlockHeight/);
+    expect(() => lastValidBlockHeightOf({ lastValidBlockHeight: "12a" })).toThrow(
+      /^txMeta\.lastValidBlockHeight/,
+    );
   });
 });

@@ -50,7 +50,9 @@ export function lastValidBlockHeightOf(txMeta: unknown): number {
 function beginAtOf(event: Json): number | null {
   if (event.beginAt === null || event.beginAt === undefined) return null;
   if (typeof event.beginAt !== "string" || !/^\d+$/.test(event.beginAt))
-    throw new Error(`event ${event.eventId} beginAt: expected a string of Unix seconds, got ${JSON.stringify(event.beginAt)}`);
+    throw new Error(
+      `event ${event.eventId} beginAt: expected a string of Unix seconds, got ${JSON.stringify(event.beginAt)}`,
+    );
   return Number(event.beginAt);
 }
 
@@ -239,7 +241,10 @@ export function createLiveClient(options: LiveClientOptions) {
 
     /** Closes all: each item of the answer, a sell or a claim of a winner, signed and executed. */
     async closeAll(minSellPriceSlippageBps: number): Promise<(Sent & { amountMicroUsd: bigint })[]> {
-      const { data } = (await call("DELETE", "/positions", { ownerPubkey: owner, minSellPriceSlippageBps })) as {
+      const { data } = (await call("DELETE", "/positions", {
+        ownerPubkey: owner,
+        minSellPriceSlippageBps,
+      })) as {
         data: Json[];
       };
       const sent: (Sent & { amountMicroUsd: bigint })[] = [];
@@ -250,11 +255,21 @@ export function createLiveClient(options: LiveClientOptions) {
           const amount =
             microUsd(order.orderCostUsd, "order.orderCostUsd") -
             microUsd(order.estimatedTotalFeeUsd, "order.estimatedTotalFeeUsd");
-          sent.push({ kind: "close", positionPubkey: String(order.positionPubkey), signature, amountMicroUsd: amount });
+          sent.push({
+            kind: "close",
+            positionPubkey: String(order.positionPubkey),
+            signature,
+            amountMicroUsd: amount,
+          });
         } else {
           const position = item.position as Json;
           const amount = microUsd(position.payoutAmountUsd, "position.payoutAmountUsd");
-          sent.push({ kind: "claim", positionPubkey: String(position.positionPubkey), signature, amountMicroUsd: amount });
+          sent.push({
+            kind: "claim",
+            positionPubkey: String(position.positionPubkey),
+            signature,
+            amountMicroUsd: amount,
+          });
         }
       }
       return sent;
@@ -264,14 +279,18 @@ export function createLiveClient(options: LiveClientOptions) {
      * Claims one position, read first: a candidate by the CLI's rule, `market_not_settled` means not
      * yet. Sent back through the service (the CLI) or straight to an RPC (other guidance).
      */
-    async claim(positionPubkey: string, via: "orders/execute" | "rpc" = "orders/execute"): Promise<ClaimOutcome> {
+    async claim(
+      positionPubkey: string,
+      via: "orders/execute" | "rpc" = "orders/execute",
+    ): Promise<ClaimOutcome> {
       const position = await getPosition(positionPubkey);
       if (!isClaimCandidate(position)) return { status: "nothing_to_claim" };
       let build: Json;
       try {
         build = await call("POST", `/positions/${positionPubkey}/claim`, { ownerPubkey: owner });
       } catch (error) {
-        if (error instanceof LiveServiceError && error.code === "market_not_settled") return { status: "not_yet" };
+        if (error instanceof LiveServiceError && error.code === "market_not_settled")
+          return { status: "not_yet" };
         throw error;
       }
       const payout = microUsd((build.position as Json).payoutAmountUsd, "position.payoutAmountUsd");
