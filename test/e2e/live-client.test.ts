@@ -248,6 +248,36 @@ describe("a client written for the live service, on the sandbox", () => {
     expect(recordOf(opened.positionPubkey)?.closedAt).toBeDefined();
   }, 60_000);
 
+  it("a winner of a market that pays by itself, or of a Forecast market, is not claimed: the service pays it", async () => {
+    const client = clientOf(1);
+    const held = (await client.listPositions()).find(
+      (p) => (p.marketMetadata as Json).status === "open" && p.claimable === false && p.openOrders === 0,
+    );
+    if (held === undefined) throw new Error("wallet 1 holds no open position to resolve");
+    sandbox.world.resolveMarket(String(held.marketId), held.isYes ? "yes" : "no", { needsClaim: false });
+    const before = await usdc(client);
+    expect(await client.claim(String(held.pubkey))).toEqual({ status: "no_claim_required" });
+    expect(await usdc(client)).toBe(before);
+
+    const { market } = await openMarket(client, "bisonfi");
+    const opened = await client.open({
+      marketId: String(market.marketId),
+      isYes: true,
+      amountMicroUsd: 8_000_000n,
+      depositMint: sandbox.usdcMint,
+      maxBuyPriceMicroUsd: 990_000n,
+    });
+    const position = await client.getPosition(opened.positionPubkey);
+    const afterOpen = await usdc(client);
+    sandbox.world.resolveMarket(String(market.marketId), "yes");
+    await eventually("the Forecast winner paid", async () =>
+      recordOf(opened.positionPubkey)?.claimedAt !== undefined ? true : undefined,
+    );
+    // Each winning contract pays $1, to the exact count.
+    expect(await usdc(client)).toBe(afterOpen + BigInt(String(position.contractsMicro)));
+    expect(await client.claim(opened.positionPubkey)).toEqual({ status: "nothing_to_claim" });
+  }, 60_000);
+
   // Last: a day of world time makes every unclaimed winner of the sandbox due for the service's claim.
   it("a winner left a day after settlement is claimed by the service; the client then finds nothing to claim", async () => {
     const client = clientOf(0);

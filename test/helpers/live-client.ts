@@ -82,6 +82,8 @@ export interface Sent {
 export type ClaimOutcome =
   | { readonly status: "claimed"; readonly signature: string; readonly payoutMicroUsd: bigint }
   | { readonly status: "not_yet" }
+  /** The market pays its winners by itself (Forecast, or one that needs no claim): nothing to send. */
+  | { readonly status: "no_claim_required" }
   /** Not a claim candidate: not a winner, no result yet, or claimed already (by the service, maybe). */
   | { readonly status: "nothing_to_claim" };
 
@@ -277,7 +279,7 @@ export function createLiveClient(options: LiveClientOptions) {
 
     /**
      * Claims one position, read first: a candidate by the CLI's rule, `market_not_settled` means not
-     * yet. Sent back through the service (the CLI) or straight to an RPC (other guidance).
+     * yet, `no_claim_required` that the market pays by itself. Sent back through the service (the CLI) or straight to an RPC (other guidance).
      */
     async claim(
       positionPubkey: string,
@@ -291,6 +293,8 @@ export function createLiveClient(options: LiveClientOptions) {
       } catch (error) {
         if (error instanceof LiveServiceError && error.code === "market_not_settled")
           return { status: "not_yet" };
+        if (error instanceof LiveServiceError && error.code === "no_claim_required")
+          return { status: "no_claim_required" };
         throw error;
       }
       const payout = microUsd((build.position as Json).payoutAmountUsd, "position.payoutAmountUsd");
