@@ -114,6 +114,7 @@ export function createLiveClient(options: LiveClientOptions) {
     const signers = build.requiredSigners;
     if (Array.isArray(signers) && !signers.includes(owner))
       throw new Error(`requiredSigners ${JSON.stringify(signers)} does not name the wallet ${owner}`);
+    // A build whose txMeta cannot be read (an integer or a decimal string) is not signed.
     lastValidBlockHeightOf(build.txMeta);
     const tx = VersionedTransaction.deserialize(Buffer.from(String(build.transaction), "base64"));
     tx.sign([options.wallet]);
