@@ -59,8 +59,9 @@ export class DemoStory {
     const row = await this.keeper.ledger.get(`claim-${this.small.pubkey}-left`);
     if (row?.status !== "left_to_service") return;
     this.told.add("left");
+    const contracts = this.sandbox.world.findPosition(this.small.pubkey)?.contracts;
     this.print(
-      `demo: sandbox wallet ${this.small.walletIndex}'s winner on ${this.small.marketId} (0.5 contract) not claimed early: ${row.reason ?? "left to the service"}`,
+      `demo: sandbox wallet ${this.small.walletIndex}'s winner on ${this.small.marketId} (${contracts} contract) not claimed early: ${row.reason ?? "left to the service"}`,
     );
   }
 

@@ -147,8 +147,10 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
       }
     for (const order of completeDueRecurringOrders(sandbox.world))
       print(`demo: recurring order ${order} completed (its DCA round is over)`);
+    // A step or a summary that failed to read is told on the next tick.
     void story
       .step()
+      .catch(() => undefined)
       .then(() => printSummary(keeper, print))
       .catch(() => undefined);
   }, SUMMARY_EVERY_MS);
@@ -181,7 +183,7 @@ async function openDemoPositions(sandbox: Sandbox) {
   const smallPubkey = await openThroughService(sandbox, smallOrder);
   world.resolveMarket(smallOrder.marketId, smallOrder.isYes ? "yes" : "no");
   const contracts = world.findPosition(forecastPubkey)?.contracts ?? 0;
-  const line = `demo: opened through the service's execute endpoint: sandbox wallet ${forecastOrder.walletIndex}'s Forecast position on ${forecastOrder.marketId} (${contracts} contracts YES), and sandbox wallet ${smallOrder.walletIndex}'s ${smallOrder.contractsDecimal} contract on ${smallOrder.marketId}, resolved YES at once (a $0.50 winner)`;
+  const line = `demo: opened through the service's execute endpoint: sandbox wallet ${forecastOrder.walletIndex}'s Forecast position on ${forecastOrder.marketId} (${contracts} contracts YES), and sandbox wallet ${smallOrder.walletIndex}'s ${smallOrder.contractsDecimal} contract on ${smallOrder.marketId}, resolved YES at once (a $${Number(smallOrder.contractsDecimal).toFixed(2)} winner)`;
   const position = (order: typeof forecastOrder, pubkey: string): OpenedPosition => ({
     walletIndex: order.walletIndex,
     marketId: order.marketId,
