@@ -1,16 +1,28 @@
 import { ONE_USD_MICRO } from "../sandbox/world/markets.js";
 import { MAINNET_MINTS } from "../sandbox/world/tokens.js";
 import type { World } from "../sandbox/world/world.js";
+import type { DemoOpen } from "./demo-opens.js";
 
 /**
  * What the `npm start` demo does beyond claims, so that every strategy Keeper ships is seen at work:
- * two positions whose prices it moves so that a take-profit and a stop-loss fire, a DCA plan through
- * recurring orders whose rounds it completes as the service would, and a limit order.
+ * positions whose prices it moves so that a take-profit and a stop-loss fire (one a Forecast position,
+ * sold through the service's execute endpoint), a small winner not worth a claim's fee, a DCA plan
+ * through recurring orders whose rounds it completes as the service would, and a limit order.
  */
 
 /** The exit rules' thresholds, and how far the demo moves a price past them (percent of pnl). */
 const EXIT_RULE_PCT = 20;
 const EXIT_MOVE_PCT = 50;
+/** When the demo moves each target's price, after the keeper started. */
+const MOVE_AFTER_MS = { "take-profit": 15_000, "stop-loss": 30_000, forecast: 20_000 } as const;
+/** The Forecast position the demo opens: $50 of an open Forecast market's YES side. */
+const FORECAST_DEPOSIT_RAW = "50000000";
+/**
+ * The small winner: half a contract (pays $0.50) on the service's smallest order ($5 offered, only the
+ * contracts' cost taken). At the default `minPayoutToCostRatio` it is not worth a claim's fee.
+ */
+const SMALL_CLAIM_CONTRACTS = "0.5";
+const MIN_ORDER_RAW = "5000000";
 /** A DCA round: 120 USDC in two orders a minute apart (the service's minimums: $100 a round, $50 an order). */
 const DCA_ROUND_USDC_RAW = "120000000";
 const DCA_ORDERS = 2;
@@ -27,6 +39,32 @@ export interface ExitTarget {
   readonly yesPriceMicro: number;
   /** The yes price at which the position is worth what it cost: no rule holds there. */
   readonly startYesPriceMicro: number;
+  /** When the demo moves the price, after the keeper started. */
+  readonly moveAfterMs: number;
+  /** A Forecast (bisonfi) position: its sell goes through the service's execute endpoint. */
+  readonly forecast: boolean;
+}
+
+/** A target past `rule` by half the position's price, or undefined where that leaves (0, $1). */
+function targetOf(
+  rule: ExitTarget["rule"],
+  marketId: string,
+  walletIndex: number,
+  position: { readonly isYes: boolean; readonly avgPriceMicro: number },
+): ExitTarget | undefined {
+  const factor = rule === "take-profit" ? 100 + EXIT_MOVE_PCT : 100 - EXIT_MOVE_PCT;
+  const sidePrice = Math.round((position.avgPriceMicro * factor) / 100);
+  if (sidePrice < 30_000 || sidePrice > 970_000) return undefined;
+  return {
+    rule,
+    marketId,
+    walletIndex,
+    isYes: position.isYes,
+    yesPriceMicro: position.isYes ? sidePrice : ONE_USD_MICRO - sidePrice,
+    startYesPriceMicro: position.isYes ? position.avgPriceMicro : ONE_USD_MICRO - position.avgPriceMicro,
+    moveAfterMs: MOVE_AFTER_MS[rule],
+    forecast: false,
+  };
 }
 
 /**
@@ -44,25 +82,76 @@ export function chooseExitTargets(world: World, walletCount: number): ExitTarget
         if (used.has(market.marketId) || world.marketState(market).status !== "open") continue;
         if (market.closeTime < world.now() + 6 * 3600 || position.extraOrder?.kind === "pending") continue;
         if (position.claimedAt !== undefined || position.closedAt !== undefined) continue;
-        const factor = rule === "take-profit" ? 100 + EXIT_MOVE_PCT : 100 - EXIT_MOVE_PCT;
-        const sidePrice = Math.round((position.avgPriceMicro * factor) / 100);
-        if (sidePrice < 30_000 || sidePrice > 970_000) continue;
-        const yesPriceMicro = position.isYes ? sidePrice : ONE_USD_MICRO - sidePrice;
-        const atCost = position.isYes ? position.avgPriceMicro : ONE_USD_MICRO - position.avgPriceMicro;
-        targets.push({
-          rule,
-          marketId: market.marketId,
-          walletIndex: w,
-          isYes: position.isYes,
-          yesPriceMicro,
-          startYesPriceMicro: atCost,
-        });
+        const target = targetOf(rule, market.marketId, w, position);
+        if (target === undefined) continue;
+        targets.push(target);
         used.add(market.marketId);
         break search;
       }
     }
   }
   return targets;
+}
+
+/** The Forecast position the demo opens for the last wallet: an open Forecast market's YES side. */
+export function forecastOpen(world: World, walletCount: number): DemoOpen {
+  const market = world.markets.find(
+    (m) =>
+      m.forecast !== undefined &&
+      world.marketState(m).status === "open" &&
+      m.closeTime > world.now() + 6 * 3600,
+  );
+  if (market === undefined) throw new Error("demo: the sandbox lists no open Forecast market");
+  return {
+    walletIndex: walletCount - 1,
+    marketId: market.marketId,
+    isYes: true,
+    depositAmount: FORECAST_DEPOSIT_RAW,
+  };
+}
+
+/** The Forecast position's take-profit target, from the price it was bought at. */
+export function forecastTarget(world: World, open: DemoOpen, positionPubkey: string): ExitTarget {
+  const position = world.findPosition(positionPubkey);
+  if (position === undefined) throw new Error(`demo: the Forecast position ${positionPubkey} is not listed`);
+  // Half again, short of the top (a Forecast market opens between $0.35 and $0.65): past 20 % anyway.
+  const yesPriceMicro = Math.min(950_000, Math.round((position.avgPriceMicro * (100 + EXIT_MOVE_PCT)) / 100));
+  return {
+    rule: "take-profit",
+    marketId: open.marketId,
+    walletIndex: open.walletIndex,
+    isYes: true,
+    yesPriceMicro,
+    startYesPriceMicro: position.avgPriceMicro,
+    moveAfterMs: MOVE_AFTER_MS.forecast,
+    forecast: true,
+  };
+}
+
+/**
+ * The small winner's open: half a contract for the first wallet on an open market no demo wallet holds
+ * (so resolving it pays nobody else), one that needs a claim (not Forecast), far from its close.
+ */
+export function smallClaimOpen(world: World, walletCount: number, skip: ReadonlySet<string>): DemoOpen {
+  const held = new Set<number>();
+  for (let w = 0; w < walletCount; w += 1)
+    for (const position of world.positionsOfWallet(w)) held.add(position.marketIndex);
+  const market = world.markets.find(
+    (m) =>
+      m.forecast === undefined &&
+      !held.has(m.index) &&
+      !skip.has(m.marketId) &&
+      world.marketState(m).status === "open" &&
+      m.closeTime > world.now() + 6 * 3600,
+  );
+  if (market === undefined) throw new Error("demo: the sandbox lists no open market the wallets leave alone");
+  return {
+    walletIndex: 0,
+    marketId: market.marketId,
+    isYes: true,
+    depositAmount: MIN_ORDER_RAW,
+    contractsDecimal: SMALL_CLAIM_CONTRACTS,
+  };
 }
 
 /** The demo's strategies, as a config file's `strategies:` would hold them. */
@@ -73,7 +162,7 @@ export function demoStrategies(targets: readonly ExitTarget[], nowSeconds: numbe
     { name: "auto-claim" },
     {
       name: "exit-rules",
-      // Rules for the two chosen markets only: the other positions are the claims' part of the demo.
+      // Rules for the chosen markets only: the other positions are the claims' part of the demo.
       overrides: targets.map((t) => ({
         match: { marketId: t.marketId },
         rules: t.rule === "take-profit" ? { takeProfitPct: EXIT_RULE_PCT } : { stopLossPct: EXIT_RULE_PCT },
@@ -143,4 +232,13 @@ export function completeDueRecurringOrders(world: World): string[] {
     completed.push(order.order);
   }
   return completed;
+}
+
+/** The public key of the position an exit target sells (the wallet's on that market and side). */
+export function positionOfTarget(world: World, target: ExitTarget): string {
+  const position = world
+    .positionsOfWallet(target.walletIndex)
+    .find((p) => world.marketOf(p).marketId === target.marketId && p.isYes === target.isYes);
+  if (position === undefined) throw new Error(`demo: no position on ${target.marketId} to exit`);
+  return world.positionPubkey(position);
 }

@@ -19,29 +19,36 @@ import { startSandbox } from "../sandbox/index.js";
 import { Wallets } from "../signer/keys.js";
 import { scrubberFor } from "./config-scrubber.js";
 import { demoRedisPrefix } from "./context.js";
+import { openThroughService } from "./demo-opens.js";
 import {
   chooseExitTargets,
   completeDueRecurringOrders,
   demoStrategies,
   type ExitTarget,
+  forecastOpen,
+  forecastTarget,
   holdAtCost,
   moveToTarget,
+  positionOfTarget,
+  smallClaimOpen,
 } from "./demo-scenario.js";
+import { DemoStory, type OpenedPosition } from "./demo-story.js";
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 import { untilSignal } from "./start-command.js";
 
 const DEMO_POLL = "*/5 * * * * *";
 const RESOLVE_EVERY_MS = 20_000;
 const SUMMARY_EVERY_MS = 5_000;
-/** When the demo moves the exit targets' prices, after the keeper started. */
-const MOVE_AFTER_MS: Record<ExitTarget["rule"], number> = { "take-profit": 15_000, "stop-loss": 30_000 };
 
 /**
  * `npm start` with no config: the sandbox service, the local chain and a keeper with the sandbox
  * wallets, all in this process, printing a live summary. Markets holding the wallets' positions
- * resolve every few seconds so there is something to claim; two positions' prices move past a
- * take-profit and a stop-loss; a DCA plan runs through recurring orders (the demo completes each
- * round's order when its last order is due, as the service would) and a limit order is placed.
+ * resolve every few seconds so there is something to claim; three positions' prices move past a
+ * take-profit and a stop-loss (one a Forecast position the demo opened, sold through the service's
+ * execute endpoint); a small winner it opened is left to the service's free claim, which the demo lets
+ * come due a day later on the sandbox's clock; a DCA plan runs through recurring orders (the demo
+ * completes each round's order when its last order is due, as the service would) and a limit order is
+ * placed.
  */
 export async function runDemo(print: (line: string) => void): Promise<void> {
   const base = await loadConfig({});
@@ -76,8 +83,13 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   );
   const prefix = demoRedisPrefix();
   await wipeDemoState(redisTarget, prefix);
-  const targets = chooseExitTargets(sandbox.world, sandbox.wallets.length);
-  holdAtCost(sandbox.world, targets);
+  const { targets, forecast, small, opened } = await openDemoPositions(sandbox).catch(
+    async (error: unknown) => {
+      await sandbox.close();
+      privateRedis?.kill();
+      throw error;
+    },
+  );
   const config: KeeperConfig = {
     ...base,
     redis: { ...base.redis, prefix },
@@ -113,26 +125,34 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   );
   if (keeper.ops !== undefined) print(`demo: status page ${keeper.ops.url}/`);
   print(
-    "demo: strategies auto-claim, exit-rules (a take-profit and a stop-loss), dca (USDC to SOL), limit-orders (sell SOL at 250)",
+    "demo: strategies auto-claim, exit-rules (two take-profits, one on Forecast, and a stop-loss), dca (USDC to SOL), limit-orders (sell SOL at 250)",
   );
+  print(opened);
   print("demo: `npx keeper status` and `npx keeper ledger` show its state; Ctrl-C stops it");
 
   const startedAt = Date.now();
   const moved = new Set<ExitTarget>();
-  const skip = new Set(targets.map((t) => t.marketId));
+  const skip = new Set([...targets.map((t) => t.marketId), small.marketId]);
+  const exitPositions = targets.map((t) => positionOfTarget(sandbox.world, t));
+  const story = new DemoStory(sandbox, keeper, forecast, small, exitPositions, print);
   const resolver = setInterval(() => resolveOneMarket(sandbox, skip, print), RESOLVE_EVERY_MS);
   const summary = setInterval(() => {
     for (const target of targets)
-      if (!moved.has(target) && Date.now() - startedAt >= MOVE_AFTER_MS[target.rule]) {
+      if (!moved.has(target) && Date.now() - startedAt >= target.moveAfterMs) {
         moved.add(target);
         if (moveToTarget(sandbox.world, target))
           print(
-            `demo: market ${target.marketId} YES price moved to $${(target.yesPriceMicro / 1e6).toFixed(2)}: sandbox wallet ${target.walletIndex}'s ${target.isYes ? "YES" : "NO"} position passes its ${target.rule}`,
+            `demo: market ${target.marketId} YES price moved to $${(target.yesPriceMicro / 1e6).toFixed(2)}: sandbox wallet ${target.walletIndex}'s ${target.forecast ? "Forecast " : ""}${target.isYes ? "YES" : "NO"} position passes its ${target.rule}`,
           );
       }
     for (const order of completeDueRecurringOrders(sandbox.world))
       print(`demo: recurring order ${order} completed (its DCA round is over)`);
-    void printSummary(keeper, print).catch(() => undefined);
+    // A step or a summary that failed to read is told on the next tick.
+    void story
+      .step()
+      .catch(() => undefined)
+      .then(() => printSummary(keeper, print))
+      .catch(() => undefined);
   }, SUMMARY_EVERY_MS);
   try {
     await untilSignal();
@@ -144,6 +164,37 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
     await sandbox.close();
     privateRedis?.kill();
   }
+}
+
+/**
+ * What the demo opens through the service before the keeper starts, as any client would: a Forecast
+ * position the exit rules will sell, and half a contract on a market it resolves at once for it, a
+ * winner worth less than a claim's fee. Prices of the exit targets are held at cost until moved.
+ */
+async function openDemoPositions(sandbox: Sandbox) {
+  const { world } = sandbox;
+  const wallets = sandbox.wallets.length;
+  const targets = chooseExitTargets(world, wallets);
+  const forecastOrder = forecastOpen(world, wallets);
+  const forecastPubkey = await openThroughService(sandbox, forecastOrder);
+  targets.push(forecastTarget(world, forecastOrder, forecastPubkey));
+  holdAtCost(world, targets);
+  const smallOrder = smallClaimOpen(world, wallets, new Set(targets.map((t) => t.marketId)));
+  const smallPubkey = await openThroughService(sandbox, smallOrder);
+  world.resolveMarket(smallOrder.marketId, smallOrder.isYes ? "yes" : "no");
+  const contracts = world.findPosition(forecastPubkey)?.contracts ?? 0;
+  const line = `demo: opened through the service's execute endpoint: sandbox wallet ${forecastOrder.walletIndex}'s Forecast position on ${forecastOrder.marketId} (${contracts} contracts YES), and sandbox wallet ${smallOrder.walletIndex}'s ${smallOrder.contractsDecimal} contract on ${smallOrder.marketId}, resolved YES at once (a $${Number(smallOrder.contractsDecimal).toFixed(2)} winner)`;
+  const position = (order: typeof forecastOrder, pubkey: string): OpenedPosition => ({
+    walletIndex: order.walletIndex,
+    marketId: order.marketId,
+    pubkey,
+  });
+  return {
+    targets,
+    forecast: position(forecastOrder, forecastPubkey),
+    small: position(smallOrder, smallPubkey),
+    opened: line,
+  };
 }
 
 function isLocalRedis(url: string): boolean {
@@ -202,12 +253,13 @@ async function printSummary(keeper: RunningKeeper, print: (line: string) => void
   )?.value;
   const confirmedOf = (kind: string) => rows.filter((r) => r.kind === kind && r.status === "confirmed");
   const confirmed = confirmedOf("claim");
+  const left = rows.filter((r) => r.status === "left_to_service").length;
   const usd = confirmed.reduce((sum, r) => sum + BigInt(r.amountMicroUsd ?? "0"), 0n);
   const inFlight = rows.filter(
     (r) => !["confirmed", "failed", "refused", "dry-run", "settled", "left_to_service"].includes(r.status),
   ).length;
   const failed = rows.filter((r) => r.status === "failed" || r.status === "refused").length;
   print(
-    `demo: ${pollCount ?? 0} polls, ${rows.length} intents, ${inFlight} in flight, ${confirmed.length} claims confirmed ($${formatUsd(usd)}), ${confirmedOf("close").length} exits, ${confirmedOf("createRecurring").length} DCA rounds, ${confirmedOf("createTrigger").length} orders, ${failed} failed or refused`,
+    `demo: ${pollCount ?? 0} polls, ${rows.length} intents, ${inFlight} in flight, ${confirmed.length} claims confirmed ($${formatUsd(usd)}), ${left} left to the service, ${confirmedOf("close").length} exits, ${confirmedOf("createRecurring").length} DCA rounds, ${confirmedOf("createTrigger").length} orders, ${failed} failed or refused`,
   );
 }

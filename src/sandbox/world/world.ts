@@ -264,10 +264,10 @@ export class World {
       : Math.max(settled, this.genesisSeconds) + SERVICE_CLAIM_DELAY_SECONDS;
   }
 
-  /** Winners the service's automatic claim is due to pay now: unclaimed, unsold, due. */
+  /** Winners the service's automatic claim is due to pay now (generated or opened since): unclaimed, unsold, due. */
   serviceClaimsDue(): PositionRecord[] {
     const now = this.now();
-    return this.positions.filter((p) => {
+    return this.allPositions().filter((p) => {
       if (p.claimedAt !== undefined || p.closedAt !== undefined) return false;
       const market = this.marketOf(p);
       // Forecast markets pay their winners in their own settlement, not by a claim.

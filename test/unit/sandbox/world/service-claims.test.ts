@@ -62,6 +62,29 @@ describe("the service's automatic claim, on the world's clock", () => {
     expect(again.code).toBe("already_claimed");
   });
 
+  it("claims a winner opened since genesis too (POST /orders), as any other", async () => {
+    const fx = worldFixture();
+    const { market } = openWinner(fx);
+    const opened = {
+      index: fx.world.reservePositionIndex(),
+      ownerIndex: 0,
+      marketIndex: market.index,
+      isYes: true,
+      contracts: 0.5,
+      avgPriceMicro: 400_000,
+      feesMicro: 2_000,
+      openedAt: fx.clock.nowSeconds(),
+      bump: 254,
+      extraOrder: null,
+    };
+    expect(fx.world.applyOpen(opened, { signature: "opened", slot: 1 })).toBe(true);
+    const keepers = new ServiceClaims(fx.world, fx.chain);
+    fx.world.resolveMarket(market.marketId, "yes");
+    fx.clock.advance(DAY);
+    expect(await keepers.sweep()).toBeGreaterThanOrEqual(1);
+    expect(opened).toMatchObject({ claimedMicro: 500_000 });
+  });
+
   it("starts on the generated past at genesis: its winners are claimed a day after genesis", async () => {
     const fx = worldFixture();
     const winners = fx.world.positions.filter((x) => fx.world.isClaimable(x));
