@@ -30,6 +30,7 @@ describe("a keeper on a three-master Redis Cluster, a master restarted with clai
   let cluster: TestCluster;
   let sandbox: RunningSandbox;
   let keeper: RunningKeeper | undefined;
+  const prefix = `t-e2e-cluster-${Date.now().toString(36)}`;
 
   beforeAll(async () => {
     cluster = await testCluster();
@@ -39,11 +40,11 @@ describe("a keeper on a three-master Redis Cluster, a master restarted with clai
   afterAll(async () => {
     await keeper?.stop();
     await sandbox?.close();
+    await cluster?.deleteKeys(prefix);
     await cluster?.stop();
   });
 
   it("claims every winner once, on chain and in the ledger, across the master's restart", async () => {
-    const prefix = `t-e2e-cluster-${Date.now().toString(36)}`;
     const config = await loadConfig({
       file: await writeKeeperConfig(sandbox, prefix),
       env: { KEEPER_REDIS_CLUSTER: cluster.nodes.join(",") },

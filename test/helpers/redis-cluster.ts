@@ -16,6 +16,8 @@ export interface TestCluster {
   readonly nodes: readonly string[];
   /** Kills the master on `port` (SIGKILL) and starts it again on the same port with its own files. */
   restartMaster(port: number): Promise<void>;
+  /** Deletes every key that holds `prefix` (tagged keys start with `{`), on every master. */
+  deleteKeys(prefix: string): Promise<void>;
   /** Stops the cluster if this helper started it; one named by the environment is left running. */
   stop(): Promise<void>;
 }
@@ -27,7 +29,13 @@ export async function testCluster(): Promise<TestCluster> {
   if (fromEnv) {
     const nodes = fromEnv.split(",").map((n) => n.trim());
     await waitForClusterOk(nodes.map(portOf));
-    return { nodes, restartMaster: (port) => restartNode(port), stop: async () => {} };
+    const ports = nodes.map(portOf);
+    return {
+      nodes,
+      restartMaster: (port) => restartNode(port),
+      deleteKeys: (prefix) => deleteKeysOn(ports, prefix),
+      stop: async () => {},
+    };
   }
   if (!redisServerInstalled())
     throw new Error(
@@ -60,6 +68,7 @@ async function startOwnCluster(): Promise<TestCluster> {
   return {
     nodes: ports.map((p) => `127.0.0.1:${p}`),
     restartMaster: (port) => restartNode(port),
+    deleteKeys: (prefix) => deleteKeysOn(ports, prefix),
     async stop() {
       for (const port of ports) spawnSync("redis-cli", ["-p", String(port), "shutdown", "nosave"]);
       rmSync(dir, { recursive: true, force: true });
@@ -118,6 +127,25 @@ async function restartNode(port: number): Promise<void> {
   startNode({ port, dir: dir ?? "", ...(nodesFile ? { nodesFile } : {}) });
   await waitForPing(port);
   await waitForClusterOk([port]);
+}
+
+async function deleteKeysOn(ports: readonly number[], prefix: string): Promise<void> {
+  for (const port of ports) {
+    const node = new Redis({ port, host: "127.0.0.1", lazyConnect: true });
+    await node.connect();
+    try {
+      // Each node is asked for its own keys: a key is deleted where it lives.
+      if ((await node.role())[0] !== "master") continue;
+      let cursor = "0";
+      do {
+        const [next, keys] = await node.scan(cursor, "MATCH", `*${prefix}*`, "COUNT", 500);
+        cursor = next;
+        for (const key of keys) await node.del(key);
+      } while (cursor !== "0");
+    } finally {
+      node.disconnect();
+    }
+  }
 }
 
 function isAlive(pid: number): boolean {

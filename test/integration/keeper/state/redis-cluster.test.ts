@@ -39,10 +39,10 @@ describe("Keeper's state on a Redis Cluster", () => {
   let redis: Redis;
   let keys: RedisKeys;
   let queues: KeeperQueues | undefined;
+  const prefix = `t-cluster-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     cluster = await testCluster();
-    const prefix = `t-cluster-${randomUUID().slice(0, 8)}`;
     config = await loadConfig({
       env: { KEEPER_REDIS_CLUSTER: cluster.nodes.join(","), KEEPER_REDIS_PREFIX: prefix },
     });
@@ -52,6 +52,7 @@ describe("Keeper's state on a Redis Cluster", () => {
   afterAll(async () => {
     await queues?.close();
     redis?.disconnect();
+    await cluster?.deleteKeys(prefix);
     await cluster?.stop();
   });
 
