@@ -127,6 +127,13 @@ describe("Keeper's state on a Redis Cluster", () => {
     }
   });
 
+  it("names the cluster it cannot reach, quickly, without a password in sight", async () => {
+    const unreachable = connectRedis({ url: config.redis.url, cluster: ["127.0.0.1:1", "127.0.0.1:2"] });
+    await expect(unreachable).rejects.toThrow(
+      "cannot reach Redis Cluster at 127.0.0.1:1,127.0.0.1:2: None of startup nodes is available",
+    );
+  });
+
   it("shares the plan's rate limit through the cluster", async () => {
     const budget = createRequestBudget({ config, apiKey: "cluster-test-key", redis });
     for (let i = 0; i < 3; i += 1) await budget.targeted.acquire();
