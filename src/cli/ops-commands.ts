@@ -120,9 +120,7 @@ function registerLedgerCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean; csv?: boolean; limit: number }) => {
       const config = await ctx.config();
       await withRedis(config, async (redis) => {
-        const rows = (await new Ledger(redis, redisKeysOf(config)).list(opts)).map(
-          ledgerRecord,
-        );
+        const rows = (await new Ledger(redis, redisKeysOf(config)).list(opts)).map(ledgerRecord);
         if (opts.json) console.log(formatJson(rows));
         else if (opts.csv) console.log(formatCsv(rows, LEDGER_COLUMNS));
         else
@@ -148,11 +146,7 @@ function registerPauseCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { reason: string }) => {
       const config = await ctx.config();
       await withRedis(config, (redis) =>
-        pauseKeeper(
-          { config, redis, keys: redisKeysOf(config) },
-          opts.reason,
-          Math.floor(Date.now() / 1000),
-        ),
+        pauseKeeper({ config, redis, keys: redisKeysOf(config) }, opts.reason, Math.floor(Date.now() / 1000)),
       );
       console.log("paused");
     });
@@ -165,10 +159,7 @@ function registerResumeCommand(program: Command, ctx: CliContext): void {
     .action(async () => {
       const config = await ctx.config();
       await withRedis(config, (redis) =>
-        resumeKeeper(
-          { config, redis, keys: redisKeysOf(config) },
-          Math.floor(Date.now() / 1000),
-        ),
+        resumeKeeper({ config, redis, keys: redisKeysOf(config) }, Math.floor(Date.now() / 1000)),
       );
       console.log("resumed");
     });
