@@ -81,8 +81,12 @@ function clusterClient(target: RedisTarget, connectTimeoutMs: number): Redis {
     lazyConnect: true,
     // Commands wait while the cluster is reached again (a master restarting), as on a single Redis.
     clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
+    // A command to a master that is down waits for it (about 15 s) before it fails, as a single
+    // Redis's commands wait for a reconnect: a restart is then a pause, not a burst of failed jobs.
+    retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,
+    maxRedirections: 75,
     redisOptions: {
       maxRetriesPerRequest: null,
       connectTimeout: connectTimeoutMs,
