@@ -14,6 +14,7 @@ import { HoldingsIndex } from "../../../../src/keeper/state/holdings.js";
 import { Ledger } from "../../../../src/keeper/state/ledger.js";
 import { PollRecords } from "../../../../src/keeper/state/poll-record.js";
 import { connectRedis, redisTargetOf } from "../../../../src/keeper/state/redis-connection.js";
+import { readKeeperStatus } from "../../../../src/status/status-report.js";
 import { WALLET } from "../../../helpers/fixtures.js";
 import { testHolding } from "../../../helpers/holdings.js";
 import { eventually } from "../../../helpers/keeper-harness.js";
@@ -125,6 +126,12 @@ describe("Keeper's state on a Redis Cluster", () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it("reads the status (`keeper status`, the status page) from the cluster", async () => {
+    const status = await readKeeperStatus({ config, redis, keys }, 200);
+    expect(status.queues[QUEUES.actions]?.completed).toBe(1);
+    expect(status.intents).toMatchObject({ confirmed: 1, pending: 1 });
   });
 
   it("names the cluster it cannot reach, quickly, without a password in sight", async () => {
