@@ -18,7 +18,7 @@ export interface RequestBudgetConfig {
     readonly sweepSharePct: number;
     readonly sweepShareWhileActingPct: number;
   };
-  readonly redis: { readonly prefix: string };
+  readonly redis: { readonly prefix: string; readonly cluster?: readonly string[] | undefined };
 }
 
 export interface RequestBudgetOptions {
@@ -61,6 +61,11 @@ export interface RequestBudget {
 /** The real limiters: the plan's sliding window and paced shares, over Redis when one is given. */
 export function requestBudgetParts(options: RequestBudgetOptions): RequestBudgetParts {
   const { config, apiKey, redis } = options;
+  // On a Redis Cluster each limiter's keys share a hash tag: the window's script reads its log and its
+  // back-off together, which must sit in one slot.
+  const isCluster = (config.redis.cluster?.length ?? 0) > 0;
+  const keyPrefix = (name: string) =>
+    isCluster ? `{${config.redis.prefix}:${name}}` : `${config.redis.prefix}:${name}`;
   return {
     planWindow: () =>
       new SlidingWindowLimiter({
@@ -68,14 +73,14 @@ export function requestBudgetParts(options: RequestBudgetOptions): RequestBudget
         requestsPerSecond: config.service.requestsPerSecond,
         windowSeconds: config.service.rateLimitWindowSeconds,
         ...(redis ? { redis } : {}),
-        keyPrefix: `${config.redis.prefix}:api-window`,
+        keyPrefix: keyPrefix("api-window"),
       }),
     pace: (requestsPerSecond, name) =>
       createRateLimiter({
         apiKey,
         requestsPerSecond,
         ...(redis ? { redis } : {}),
-        keyPrefix: `${config.redis.prefix}:${name}`,
+        keyPrefix: keyPrefix(name),
       }),
   };
 }

@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { Worker } from "bullmq";
 import { withBatchedReads } from "../chain/batched-reads.js";
 import { ConfigError } from "../core/errors.js";
-import { QUEUES } from "../keeper/names.js";
+import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
 import { type OutcomeDeps, processSign } from "../keeper/pipeline/sign-worker.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
@@ -67,7 +67,7 @@ export async function startSignerRole(
     logger,
     send,
   });
-  const workerOptions = workerOptionsFor(config, redis, keys);
+  const workerOptions = (queue: QueueName) => workerOptionsFor(config, redis, keys, queue);
   const signWorker = new Worker(
     QUEUES.sign,
     async (job, token) =>
@@ -78,7 +78,7 @@ export async function startSignerRole(
           token,
         ),
       ),
-    { ...workerOptions, concurrency: config.signer.concurrency },
+    { ...workerOptions(QUEUES.sign), concurrency: config.signer.concurrency },
   );
   // The confirm loop: sent attempts to their outcome, so a dropped transaction never holds a signing
   // slot. It runs in the signer role, the one that sends, but needs no key: only the RPC and the
@@ -110,7 +110,7 @@ export async function startSignerRole(
         },
         onWatching: (change) => metrics.attemptsWatched.inc(change),
       }),
-    { ...workerOptions, concurrency: config.signer.watchConcurrency },
+    { ...workerOptions(QUEUES.confirm), concurrency: config.signer.watchConcurrency },
   );
   // A watch that ran out of attempts (an RPC outage) fails its intent as a sign job does: the next
   // try resumes the recorded attempt, never signs a second one.

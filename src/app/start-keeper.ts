@@ -6,7 +6,7 @@ import { createRequestBudget } from "../api/request-budget.js";
 import { apiKeyFor } from "../config/api-key.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { ConfigError } from "../core/errors.js";
-import { type RedisKeys, redisKeys } from "../keeper/names.js";
+import { type RedisKeys, redisKeysOf } from "../keeper/names.js";
 import { PauseSwitch } from "../keeper/operator/pause.js";
 import { Protections } from "../keeper/operator/protections.js";
 import { createQueues, type KeeperQueues } from "../keeper/queues/queues.js";
@@ -157,8 +157,8 @@ function sharedInfrastructure(
   cleanups: Array<() => Promise<unknown>>,
 ): SharedInfrastructure {
   const { config, logger } = options;
-  const keys = redisKeys(config.redis.prefix, config.mode);
-  const queues = createQueues(redis, keys.bullPrefix, config);
+  const keys = redisKeysOf(config);
+  const queues = createQueues(redis, keys.queuePrefix, config);
   cleanups.push(() => queues.close());
   const polls = new PollTracker();
   polls.expect(wallets);

@@ -3,7 +3,7 @@ import { type Job, Worker } from "bullmq";
 import type { ApiClient } from "../api/index.js";
 import { priorityFeeSettings, recentPriorityFeesOn } from "../chain/priority-fee.js";
 import { resolveStrategyTokens } from "../config/resolve-tokens.js";
-import { QUEUES } from "../keeper/names.js";
+import { QUEUES, type QueueName } from "../keeper/names.js";
 import { type ActionDeps, processAction } from "../keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../keeper/pipeline/assemble-swap.js";
 import { type PollDeps, type PollEvents, processPoll } from "../keeper/pipeline/poll-worker.js";
@@ -63,7 +63,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
   // The watcher's polls read at the plan's rate; the sweep's within its share.
   const targetedSource = sourceOver(clients.targeted);
   const sweepSource = sourceOver(clients.sweep);
-  const workerOptions = workerOptionsFor(config, shared.redis, shared.keys);
+  const workerOptions = (queue: QueueName) => workerOptionsFor(config, shared.redis, shared.keys, queue);
   const polls = new Worker<PollJobData>(
     QUEUES.poll,
     async (job) => {
@@ -80,7 +80,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
         throw new Error("the wallet's poll is running: the targeted poll runs again after it");
       return result;
     },
-    { ...workerOptions, concurrency: config.queues.pollConcurrency },
+    { ...workerOptions(QUEUES.poll), concurrency: config.queues.pollConcurrency },
   );
   trackWorker(polls, QUEUES.poll, metrics, logger);
   const builds = new Worker(
@@ -89,7 +89,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
       const deps = buildDepsFor(shared, targetedSource, readBeforeClose);
       await shared.budget.acting(() => processAction(job, deps));
     },
-    { ...workerOptions, concurrency: config.queues.actionConcurrency },
+    { ...workerOptions(QUEUES.actions), concurrency: config.queues.actionConcurrency },
   );
   // A build that ran out of attempts fails its intent, so the next poll may try again later.
   failIntentWhenExhausted(builds, shared.ledger);

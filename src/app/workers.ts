@@ -2,15 +2,15 @@ import type { Job, Worker, WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { KeeperConfig } from "../config/load-config.js";
-import type { RedisKeys } from "../keeper/names.js";
+import type { QueueName, RedisKeys } from "../keeper/names.js";
 import { type Ledger, TERMINAL_STATUSES } from "../keeper/state/ledger.js";
 import type { KeeperMetrics } from "../ops/metrics.js";
 
-/** What every role's BullMQ workers share: the connection, the prefix and the lock settings. */
-export function workerOptionsFor(config: KeeperConfig, redis: Redis, keys: RedisKeys) {
+/** What a role's BullMQ worker of `queue` is given: the connection, its prefix and the lock settings. */
+export function workerOptionsFor(config: KeeperConfig, redis: Redis, keys: RedisKeys, queue: QueueName) {
   return {
     connection: redis,
-    prefix: keys.bullPrefix,
+    prefix: keys.queuePrefix(queue),
     // A job whose lock is not renewed (process killed) runs again elsewhere; the ledger and the
     // recorded signature make that re-run safe.
     lockDuration: config.queues.lockDurationMs,

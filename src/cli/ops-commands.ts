@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import type { KeeperConfig } from "../config/load-config.js";
 import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.js";
-import { redisKeys } from "../keeper/names.js";
+import { redisKeysOf } from "../keeper/names.js";
 import {
   pauseKeeper,
   resumeKeeper,
@@ -65,7 +65,7 @@ function registerStatusCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean }) => {
       const config = await ctx.config();
       await withRedis(config, async (redis) => {
-        const keys = redisKeys(config.redis.prefix, config.mode);
+        const keys = redisKeysOf(config);
         const report = await readKeeperStatus({ config, redis, keys }, Math.floor(Date.now() / 1000));
         const { paused: pause, protections, queues, intents: byStatus, inFlight } = report;
         const polls = Object.fromEntries(Object.entries(report.lastPolls).map(([w, at]) => [w, String(at)]));
@@ -120,9 +120,7 @@ function registerLedgerCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean; csv?: boolean; limit: number }) => {
       const config = await ctx.config();
       await withRedis(config, async (redis) => {
-        const rows = (await new Ledger(redis, redisKeys(config.redis.prefix, config.mode)).list(opts)).map(
-          ledgerRecord,
-        );
+        const rows = (await new Ledger(redis, redisKeysOf(config)).list(opts)).map(ledgerRecord);
         if (opts.json) console.log(formatJson(rows));
         else if (opts.csv) console.log(formatCsv(rows, LEDGER_COLUMNS));
         else
@@ -148,11 +146,7 @@ function registerPauseCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { reason: string }) => {
       const config = await ctx.config();
       await withRedis(config, (redis) =>
-        pauseKeeper(
-          { config, redis, keys: redisKeys(config.redis.prefix, config.mode) },
-          opts.reason,
-          Math.floor(Date.now() / 1000),
-        ),
+        pauseKeeper({ config, redis, keys: redisKeysOf(config) }, opts.reason, Math.floor(Date.now() / 1000)),
       );
       console.log("paused");
     });
@@ -165,10 +159,7 @@ function registerResumeCommand(program: Command, ctx: CliContext): void {
     .action(async () => {
       const config = await ctx.config();
       await withRedis(config, (redis) =>
-        resumeKeeper(
-          { config, redis, keys: redisKeys(config.redis.prefix, config.mode) },
-          Math.floor(Date.now() / 1000),
-        ),
+        resumeKeeper({ config, redis, keys: redisKeysOf(config) }, Math.floor(Date.now() / 1000)),
       );
       console.log("resumed");
     });
@@ -182,7 +173,7 @@ function registerRetryCommand(program: Command, ctx: CliContext): void {
     .action(async (key: string, opts: { json?: boolean }) => {
       const config = await ctx.config();
       const result = await withRedis(config, (redis) =>
-        retryKeeperIntent({ config, redis, keys: redisKeys(config.redis.prefix, config.mode) }, key),
+        retryKeeperIntent({ config, redis, keys: redisKeysOf(config) }, key),
       );
       if (result.outcome !== "retried") throw new UsageError(retryRefusal(key, result));
       const { previous, row, resumesSent } = result;

@@ -6,7 +6,7 @@ import { ConfigError } from "../core/errors.js";
 import { type Intent, intentKeys } from "../core/intent.js";
 import { formatUsd } from "../core/money.js";
 import { pubkey } from "../core/schemas/common.js";
-import { redisKeys } from "../keeper/names.js";
+import { redisKeysOf } from "../keeper/names.js";
 import {
   BREAKERS,
   type BreakerName,
@@ -35,7 +35,7 @@ async function withRedis<T>(config: KeeperConfig, work: (redis: Redis) => Promis
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export function protectionsOf(config: KeeperConfig, redis: Redis): Protections {
-  return new Protections(redis, redisKeys(config.redis.prefix, config.mode), config.protections);
+  return new Protections(redis, redisKeysOf(config), config.protections);
 }
 
 /** The breakers as `keeper status` and `keeper breaker status` print them. */
@@ -126,12 +126,12 @@ export function registerProtectionCommands(program: Command, ctx: CliContext): v
         ...(opts.slippageBps === undefined ? {} : { minSellPriceSlippageBps: opts.slippageBps }),
       };
       await withRedis(config, async (redis) => {
-        const keys = redisKeys(config.redis.prefix, config.mode);
+        const keys = redisKeysOf(config);
         const ledger = new Ledger(redis, keys);
         const result = await ledger.admit(intent, config.mode === "dry-run" ? "dry-run" : "pending");
         if (!result.admitted) throw new ConfigError([`close-all: ${intent.key} is already ${result.status}`]);
         if (config.mode === "live") {
-          const queues = createQueues(redis, keys.bullPrefix, config);
+          const queues = createQueues(redis, keys.queuePrefix, config);
           try {
             await enqueueBuild(queues.actions, intent.key, result.tries ?? 1, 1);
           } finally {

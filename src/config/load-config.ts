@@ -56,6 +56,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{
   { env: "KEEPER_RPC_URL", path: ["rpc", "url"], type: "string" },
   { env: "KEEPER_REDIS_URL", path: ["redis", "url"], type: "string" },
   { env: "KEEPER_REDIS_PREFIX", path: ["redis", "prefix"], type: "string" },
+  { env: "KEEPER_REDIS_CLUSTER", path: ["redis", "cluster"], type: "list" },
   { env: "KEEPER_REDIS_PASSWORD_FILE", path: ["redis", "passwordFile"], type: "string" },
   { env: "KEEPER_LOG_LEVEL", path: ["ops", "logLevel"], type: "string" },
   { env: "KEEPER_OPS_HOST", path: ["ops", "host"], type: "string" },

@@ -21,6 +21,14 @@ const seconds = z
   .min(1, SECONDS_RULE)
   .max(31_536_000, SECONDS_RULE);
 const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
+/** One seed node of a Redis Cluster: a host name or IPv4 address, a colon, a port. */
+const clusterNode = z
+  .string()
+  .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, "expected host:port, e.g. 10.0.0.5:7000")
+  .refine((node) => {
+    const port = Number(node.slice(node.lastIndexOf(":") + 1));
+    return port >= 1 && port <= 65_535;
+  }, "expected a port between 1 and 65535");
 
 const PCT_DEVIATION_RULE = "expected a percent between 0.01 and 50";
 const CAP_RULE = "expected an integer string of raw units of the mint";
@@ -124,6 +132,11 @@ export const configSchema = z.strictObject({
        * Used by every connection Keeper opens; never logged.
        */
       passwordFile: z.string().min(1).optional(),
+      /**
+       * A Redis Cluster's seed nodes, as host:port: Keeper connects to the cluster through them (any
+       * master or replica will do; the rest are discovered) instead of `url`, and hash-tags its keys.
+       */
+      cluster: z.array(clusterNode).min(1, "expected at least one host:port seed node").optional(),
       /** Every key Keeper writes starts with this, so several deployments can share a Redis. */
       prefix: z
         .string()

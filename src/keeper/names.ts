@@ -3,7 +3,10 @@ export const QUEUES = { poll: "poll", actions: "actions", sign: "sign", confirm:
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 export interface RedisKeys {
+  /** The BullMQ prefix of every queue on a single Redis (see queuePrefix). */
   readonly bullPrefix: string;
+  /** The BullMQ prefix of one queue: bullPrefix on a single Redis, a hash tag of its own on a cluster. */
+  queuePrefix(queue: QueueName): string;
   /** Prefix of the signer's attempt records (RedisAttemptStore). */
   readonly attemptsPrefix: string;
   ledgerIntent(key: string): string;
@@ -41,35 +44,65 @@ export interface RedisKeys {
   readonly signerSpent: string;
 }
 
-/** Every key starts with the configured prefix; dry-run keeps storage of its own. */
-export function redisKeys(prefix: string, mode: "live" | "dry-run"): RedisKeys {
+/**
+ * Every key starts with the configured prefix; dry-run keeps storage of its own.
+ *
+ * On a Redis Cluster (`isCluster`) each concern's keys share one hash tag, `{<prefix>:<concern>}`,
+ * so every script, transaction and pipeline of a concern (the ledger's admission, the holdings index's
+ * rewrite, a pipeline of poll records) stays in one slot, while the concerns and each BullMQ queue
+ * (`{<prefix>-bull:<queue>}`) spread over the masters. On a single Redis the names are those Keeper
+ * always used, so an upgrade keeps every ledger record and queued job where it was.
+ */
+export function redisKeys(
+  prefix: string,
+  mode: "live" | "dry-run",
+  options: { isCluster?: boolean } = {},
+): RedisKeys {
   const p = mode === "dry-run" ? `${prefix}-dry-run` : prefix;
+  const isCluster = options.isCluster === true;
+  /** A concern's keys: `p:concern` on a single Redis, `{p:concern}` (one hash slot) on a cluster. */
+  const of = (concern: string, base = p) => (isCluster ? `{${base}:${concern}}` : `${base}:${concern}`);
+  const ledger = of("ledger");
+  const poll = of("poll");
+  const protections = of("protections");
+  const holdings = of("holdings");
+  const watch = of("watch");
   return {
     bullPrefix: `${p}-bull`,
+    queuePrefix: (queue) => (isCluster ? `{${p}-bull:${queue}}` : `${p}-bull`),
+    // One key per intent, each script and transaction over one: no tag needed.
     attemptsPrefix: `${p}:`,
-    ledgerIntent: (key) => `${p}:ledger:intent:${key}`,
-    ledgerIndex: `${p}:ledger:index`,
-    ledgerInFlight: (wallet) => `${p}:ledger:inflight:${wallet}`,
-    ledgerTriggerOrders: (wallet) => `${p}:ledger:triggers:${wallet}`,
-    strategyState: (wallet, strategy) => `${p}:state:${wallet}:${strategy}`,
-    lastPoll: (wallet) => `${p}:poll:last:${wallet}`,
-    lastPolls: `${p}:poll:last`,
-    pollSeen: (wallet) => `${p}:poll:seen:${wallet}`,
+    ledgerIntent: (key) => `${ledger}:intent:${key}`,
+    ledgerIndex: `${ledger}:index`,
+    ledgerInFlight: (wallet) => `${ledger}:inflight:${wallet}`,
+    ledgerTriggerOrders: (wallet) => `${ledger}:triggers:${wallet}`,
+    strategyState: (wallet, strategy) => `${of("state")}:${wallet}:${strategy}`,
+    lastPoll: (wallet) => `${poll}:last:${wallet}`,
+    lastPolls: `${poll}:last`,
+    pollSeen: (wallet) => `${poll}:seen:${wallet}`,
     // Pause is shared by both modes: an operator's switch must stop whatever runs.
-    paused: `${prefix}:paused`,
-    pollLock: (wallet) => `${p}:poll:lock:${wallet}`,
-    counters: `${p}:counters`,
-    protectionsExits: `${p}:protections:exits`,
-    protectionsResets: `${p}:protections:resets`,
-    protectionsSeen: `${p}:protections:seen`,
-    holdingsMarkets: `${p}:holdings:markets`,
-    holdingsMarket: (marketId) => `${p}:holdings:market:${marketId}`,
-    holdingsOfWallet: (wallet) => `${p}:holdings:wallet:${wallet}`,
-    holdingsWallets: `${p}:holdings:wallets`,
-    watchStates: `${p}:watch:states`,
-    watchCooldown: (wallet, marketId) => `${p}:watch:cooldown:${wallet}:${marketId}`,
-    signerSpent: `${p}:signer:spent`,
+    paused: of("paused", prefix),
+    pollLock: (wallet) => `${poll}:lock:${wallet}`,
+    counters: of("counters"),
+    protectionsExits: `${protections}:exits`,
+    protectionsResets: `${protections}:resets`,
+    protectionsSeen: `${protections}:seen`,
+    holdingsMarkets: `${holdings}:markets`,
+    holdingsMarket: (marketId) => `${holdings}:market:${marketId}`,
+    holdingsOfWallet: (wallet) => `${holdings}:wallet:${wallet}`,
+    holdingsWallets: `${holdings}:wallets`,
+    watchStates: `${watch}:states`,
+    watchCooldown: (wallet, marketId) => `${watch}:cooldown:${wallet}:${marketId}`,
+    signerSpent: of("signer:spent"),
   };
+}
+
+/** The keys of a configured keeper: hash-tagged when it runs on a Redis Cluster (redis.cluster). */
+export function redisKeysOf(config: {
+  readonly mode: "live" | "dry-run";
+  readonly redis: { readonly prefix: string; readonly cluster?: readonly string[] | undefined };
+}): RedisKeys {
+  return redisKeys(config.redis.prefix, config.mode, { isCluster: (config.redis.cluster?.length ?? 0) > 0 });
 }
 
 export const jobIds = {

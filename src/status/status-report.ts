@@ -51,7 +51,7 @@ export async function readKeeperStatus(deps: StatusDeps, nowSeconds: number): Pr
   const paused = await new PauseSwitch(redis, keys).status();
   const queues: Record<string, Record<string, number>> = {};
   for (const name of Object.values(QUEUES)) {
-    const queue = new Queue(name, { connection: redis, prefix: keys.bullPrefix });
+    const queue = new Queue(name, { connection: redis, prefix: keys.queuePrefix(name) });
     try {
       queues[name] = await queue.getJobCounts(...JOB_STATES);
     } finally {

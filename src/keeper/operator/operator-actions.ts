@@ -30,7 +30,7 @@ export async function resumeKeeper(deps: OperatorDeps, nowSeconds: number): Prom
 export async function retryKeeperIntent(deps: OperatorDeps, key: string): Promise<RetryResult> {
   const actions = new Queue<ActionJobData>(QUEUES.actions, {
     connection: deps.redis,
-    prefix: deps.keys.bullPrefix,
+    prefix: deps.keys.queuePrefix(QUEUES.actions),
     defaultJobOptions: jobOptions(deps.config, QUEUES.actions),
   });
   try {

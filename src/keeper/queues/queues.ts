@@ -47,13 +47,15 @@ export function jobOptions(config: KeeperConfig, queue: QueueName): JobsOptions 
   };
 }
 
+/** `prefix`: one for every queue, or each queue's own (RedisKeys.queuePrefix: a hash tag on a cluster). */
 export function createQueues(
   connection: ConnectionOptions,
-  prefix: string,
+  prefix: string | ((queue: QueueName) => string),
   config: KeeperConfig,
 ): KeeperQueues {
+  const prefixOf = typeof prefix === "string" ? () => prefix : prefix;
   const make = <T>(name: QueueName) =>
-    new Queue<T>(name, { connection, prefix, defaultJobOptions: jobOptions(config, name) });
+    new Queue<T>(name, { connection, prefix: prefixOf(name), defaultJobOptions: jobOptions(config, name) });
   const poll = make<PollJobData>(QUEUES.poll);
   const actions = make<ActionJobData>(QUEUES.actions);
   const sign = make<SignJobData>(QUEUES.sign);

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { KeeperConfig } from "../../config/load-config.js";
 import { ConfigError, TransientError } from "../../core/errors.js";
@@ -8,11 +8,27 @@ import { urlHasPassword } from "../../ops/secret-forms.js";
 export interface RedisTarget {
   readonly url: string;
   readonly password?: string | undefined;
+  /** A Redis Cluster's seed nodes (host:port): when given, `url` is not used. */
+  readonly cluster?: readonly string[] | undefined;
 }
 
-/** The Redis every Keeper process and command opens: redis.url, with redis.passwordFile's password. */
+/**
+ * The Redis every Keeper process and command opens: redis.url, or the cluster of redis.cluster, with
+ * redis.passwordFile's password.
+ */
 export function redisTargetOf(config: Pick<KeeperConfig, "redis" | "secrets">): RedisTarget {
-  return { url: config.redis.url, password: config.secrets.redisPassword };
+  return { url: config.redis.url, password: config.secrets.redisPassword, cluster: config.redis.cluster };
+}
+
+/** What a message names: the URL without its password, or the cluster's seed nodes. */
+function describeTarget(target: RedisTarget): string {
+  return isClusterTarget(target)
+    ? `Redis Cluster at ${target.cluster?.join(",")}`
+    : `Redis at ${redactUrl(target.url)}`;
+}
+
+function isClusterTarget(target: RedisTarget): boolean {
+  return (target.cluster?.length ?? 0) > 0;
 }
 
 /** BullMQ workers need `maxRetriesPerRequest: null`; start-up fails fast instead of retrying forever. */
@@ -20,16 +36,18 @@ export async function connectRedis(
   target: RedisTarget,
   options: { connectTimeoutMs?: number } = {},
 ): Promise<Redis> {
-  const redis = new Redis(target.url, {
-    maxRetriesPerRequest: null,
-    lazyConnect: true,
-    connectTimeout: options.connectTimeoutMs ?? 3_000,
-    // Give up on the first connection quickly; once connected, reconnect with a capped backoff.
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
-    // Only when given: a password in the URL itself stays in force otherwise. BullMQ's own
-    // connections are duplicates of this one and carry the same password.
-    ...(target.password === undefined ? {} : { password: target.password }),
-  });
+  const redis = isClusterTarget(target)
+    ? clusterClient(target, options.connectTimeoutMs ?? 3_000)
+    : new Redis(target.url, {
+        maxRetriesPerRequest: null,
+        lazyConnect: true,
+        connectTimeout: options.connectTimeoutMs ?? 3_000,
+        // Give up on the first connection quickly; once connected, reconnect with a capped backoff.
+        retryStrategy: (times) => Math.min(times * 200, 2_000),
+        // Only when given: a password in the URL itself stays in force otherwise. BullMQ's own
+        // connections are duplicates of this one and carry the same password.
+        ...(target.password === undefined ? {} : { password: target.password }),
+      });
   // A refused password shows only here: the connect call then rejects with "Connection is closed".
   let lastError: Error | undefined;
   redis.on("error", (error: Error) => {
@@ -43,9 +61,39 @@ export async function connectRedis(
     redis.disconnect();
     const refusal = authRefusal(target, lastError ?? (error as Error));
     if (refusal) throw new ConfigError([refusal]);
-    throw new TransientError(`cannot reach Redis at ${redactUrl(target.url)}: ${(error as Error).message}`);
+    throw new TransientError(`cannot reach ${describeTarget(target)}: ${(error as Error).message}`);
   }
   return redis;
+}
+
+/**
+ * A client of a Redis Cluster, typed as the single-node client: Keeper uses only what both offer
+ * (commands, scripts, pipelines, transactions, duplicate, quit), BullMQ takes either, and its keys
+ * keep each script, transaction and pipeline in one slot (names.ts). A master that fails over or
+ * restarts is followed through MOVED replies and a refresh of the slots.
+ */
+function clusterClient(target: RedisTarget, connectTimeoutMs: number): Redis {
+  const nodes = (target.cluster ?? []).map((node) => {
+    const at = node.lastIndexOf(":");
+    return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
+  });
+  const cluster = new Cluster(nodes, {
+    lazyConnect: true,
+    // Commands wait while the cluster is reached again (a master restarting), as on a single Redis.
+    clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
+    // A command to a master that is down waits for it (about 15 s) before it fails, as a single
+    // Redis's commands wait for a reconnect: a restart is then a pause, not a burst of failed jobs.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 200,
+    maxRedirections: 75,
+    redisOptions: {
+      maxRetriesPerRequest: null,
+      connectTimeout: connectTimeoutMs,
+      ...(target.password === undefined ? {} : { password: target.password }),
+    },
+  });
+  return cluster as unknown as Redis;
 }
 
 /**
@@ -53,8 +101,8 @@ export async function connectRedis(
  * to fix. The server's reply names no password, and neither does this message.
  */
 function authRefusal(target: RedisTarget, error: Error): string | undefined {
-  const at = `Redis at ${redactUrl(target.url)}`;
-  const fromUrl = target.password === undefined && urlHasPassword(target.url);
+  const at = describeTarget(target);
+  const fromUrl = !isClusterTarget(target) && target.password === undefined && urlHasPassword(target.url);
   if (/^NOAUTH\b/.test(error.message))
     return `redis.passwordFile: ${at} requires a password (NOAUTH): set redis.passwordFile or KEEPER_REDIS_PASSWORD_FILE to a file holding it`;
   if (/^WRONGPASS\b/.test(error.message))

@@ -78,6 +78,12 @@ describe("loadConfig", () => {
     ["wallets:\n  - pubkey: short", "wallets[0].pubkey: expected a base58 public key"],
     ["redis:\n  url: http://x", "redis.url: expected a redis:// or rediss:// URL"],
     [
+      "redis:\n  cluster: [10.0.0.5:7000, 10.0.0.6]",
+      "redis.cluster[1]: expected host:port, e.g. 10.0.0.5:7000",
+    ],
+    ["redis:\n  cluster: [redis-a:70000]", "redis.cluster[0]: expected a port between 1 and 65535"],
+    ["redis:\n  cluster: []", "redis.cluster: expected at least one host:port seed node"],
+    [
       "strategies:\n  - name: auto-claim\n    minPayoutUsd: -2",
       "strategies[0].minPayoutUsd: expected dollars >= 0",
     ],

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { QUEUES, type RedisKeys, redisKeys, redisKeysOf } from "../../../src/keeper/names.js";
+
+/** Every key a keeper writes, by name, for wallet `w`, market `m`, intent `k` and strategy `s`. */
+function everyKey(keys: RedisKeys): Record<string, string> {
+  return {
+    ledgerIntent: keys.ledgerIntent("k"),
+    ledgerIndex: keys.ledgerIndex,
+    ledgerInFlight: keys.ledgerInFlight("w"),
+    ledgerTriggerOrders: keys.ledgerTriggerOrders("w"),
+    strategyState: keys.strategyState("w", "s"),
+    lastPoll: keys.lastPoll("w"),
+    lastPolls: keys.lastPolls,
+    pollSeen: keys.pollSeen("w"),
+    paused: keys.paused,
+    pollLock: keys.pollLock("w"),
+    counters: keys.counters,
+    protectionsExits: keys.protectionsExits,
+    protectionsResets: keys.protectionsResets,
+    protectionsSeen: keys.protectionsSeen,
+    holdingsMarkets: keys.holdingsMarkets,
+    holdingsMarket: keys.holdingsMarket("m"),
+    holdingsOfWallet: keys.holdingsOfWallet("w"),
+    holdingsWallets: keys.holdingsWallets,
+    watchStates: keys.watchStates,
+    watchCooldown: keys.watchCooldown("w", "m"),
+    signerSpent: keys.signerSpent,
+    attemptsPrefix: keys.attemptsPrefix,
+    queuePrefix: keys.queuePrefix(QUEUES.sign),
+  };
+}
+
+describe("Redis key names", () => {
+  it("keeps a single Redis's names as they always were, so an upgrade finds its ledger and queues", () => {
+    expect(everyKey(redisKeys("keeper", "live"))).toEqual({
+      ledgerIntent: "keeper:ledger:intent:k",
+      ledgerIndex: "keeper:ledger:index",
+      ledgerInFlight: "keeper:ledger:inflight:w",
+      ledgerTriggerOrders: "keeper:ledger:triggers:w",
+      strategyState: "keeper:state:w:s",
+      lastPoll: "keeper:poll:last:w",
+      lastPolls: "keeper:poll:last",
+      pollSeen: "keeper:poll:seen:w",
+      paused: "keeper:paused",
+      pollLock: "keeper:poll:lock:w",
+      counters: "keeper:counters",
+      protectionsExits: "keeper:protections:exits",
+      protectionsResets: "keeper:protections:resets",
+      protectionsSeen: "keeper:protections:seen",
+      holdingsMarkets: "keeper:holdings:markets",
+      holdingsMarket: "keeper:holdings:market:m",
+      holdingsOfWallet: "keeper:holdings:wallet:w",
+      holdingsWallets: "keeper:holdings:wallets",
+      watchStates: "keeper:watch:states",
+      watchCooldown: "keeper:watch:cooldown:w:m",
+      signerSpent: "keeper:signer:spent",
+      attemptsPrefix: "keeper:",
+      queuePrefix: "keeper-bull",
+    });
+    expect(redisKeysOf({ mode: "live", redis: { prefix: "keeper" } })).toMatchObject({
+      bullPrefix: "keeper-bull",
+    });
+  });
+
+  it("hash-tags each concern and each queue on a cluster; pause stays shared by both modes", () => {
+    const keys = redisKeysOf({ mode: "dry-run", redis: { prefix: "keeper", cluster: ["127.0.0.1:7000"] } });
+    const tagOf = (key: string) => /^\{([^}]+)\}/.exec(key)?.[1];
+    expect(tagOf(keys.ledgerIntent("k"))).toBe("keeper-dry-run:ledger");
+    expect(tagOf(keys.ledgerInFlight("w"))).toBe("keeper-dry-run:ledger");
+    expect(tagOf(keys.holdingsMarket("m"))).toBe("keeper-dry-run:holdings");
+    expect(tagOf(keys.pollSeen("w"))).toBe("keeper-dry-run:poll");
+    expect(tagOf(keys.watchCooldown("w", "m"))).toBe("keeper-dry-run:watch");
+    expect(keys.paused).toBe("{keeper:paused}");
+    expect(Object.values(QUEUES).map((q) => keys.queuePrefix(q))).toEqual([
+      "{keeper-dry-run-bull:poll}",
+      "{keeper-dry-run-bull:actions}",
+      "{keeper-dry-run-bull:sign}",
+      "{keeper-dry-run-bull:confirm}",
+    ]);
+  });
+});
