@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { ConfigError } from "../core/errors.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "./chain/pool-program.js";
+import { fleetSchedules } from "./fleet-config.js";
+import { DEFAULT_WINDOW_SECONDS } from "./http/rate-limit.js";
 import type { RunningSandbox } from "./index.js";
 
 export interface SandboxKeyFiles {
@@ -92,9 +94,21 @@ export async function writeSandboxKeyFiles(
   }
   const apiKeyFile = join(dir, "api-key");
   await writePrivate(apiKeyFile, `${sandbox.apiKey}\n`);
+  // The sandbox's plan, and sweeps that fit in it at this many wallets (docs/fleet-model.md).
+  const plan = sandbox.rateLimit === false ? undefined : sandbox.rateLimit;
+  const { pollPositions, pollOrders } = fleetSchedules(wallets.length, plan?.requestsPerSecond ?? 1_000);
   const config = {
     mode: "live",
-    service: { baseUrl: sandbox.url, apiKeyFile },
+    service: {
+      baseUrl: sandbox.url,
+      apiKeyFile,
+      ...(plan === undefined
+        ? {}
+        : {
+            requestsPerSecond: plan.requestsPerSecond,
+            rateLimitWindowSeconds: plan.windowSeconds ?? DEFAULT_WINDOW_SECONDS,
+          }),
+    },
     ...(sandbox.chain === undefined ? {} : { rpc: { url: sandbox.chain.url } }),
     // The sandbox pool's program pays a swap's output in the swap's own transaction; claims pay
     // mainnet USDC's mint, the default payout mint.
@@ -106,6 +120,7 @@ export async function writeSandboxKeyFiles(
         : { serviceSigners: [sandbox.chain.assets.vault.publicKey.toBase58()] }),
     },
     wallets,
+    schedules: { pollPositions, pollOrders },
     strategies: [{ name: "auto-claim" }],
   };
   const configYaml = stringify(config);
