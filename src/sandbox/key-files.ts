@@ -18,6 +18,9 @@ export interface SandboxKeyFiles {
   readonly looseDirMode?: number;
 }
 
+/** Key files written at once. */
+const WRITE_BATCH = 64;
+
 const refused = (problem: string) => new ConfigError([`--keys-dir: ${problem}`]);
 
 /**
@@ -85,13 +88,19 @@ export async function writeSandboxKeyFiles(
   await checkKeysDir(dir);
   // An existing directory is the operator's: its mode is reported, not changed.
   const dirMode = (await stat(dir)).mode & 0o777;
-  const wallets: Array<{ pubkey: string; keyFile: string; label: string }> = [];
-  for (const [i, pubkey] of sandbox.wallets.entries()) {
-    const keyFile = join(dir, `wallet-${i}.json`);
-    const secret = sandbox.world.walletKeypair(i).secretKey;
-    await writePrivate(keyFile, JSON.stringify(Array.from(secret)));
-    wallets.push({ pubkey, keyFile, label: `sandbox wallet ${i}` });
-  }
+  const wallets = sandbox.wallets.map((pubkey, i) => ({
+    pubkey,
+    keyFile: join(dir, `wallet-${i}.json`),
+    label: `sandbox wallet ${i}`,
+  }));
+  // A batch of files at once: 10,000 one after another wait on the disk for seconds.
+  for (let start = 0; start < wallets.length; start += WRITE_BATCH)
+    await Promise.all(
+      wallets.slice(start, start + WRITE_BATCH).map(({ keyFile }, k) => {
+        const secret = sandbox.world.walletKeypair(start + k).secretKey;
+        return writePrivate(keyFile, JSON.stringify(Array.from(secret)));
+      }),
+    );
   const apiKeyFile = join(dir, "api-key");
   await writePrivate(apiKeyFile, `${sandbox.apiKey}\n`);
   // The sandbox's plan, and sweeps that fit in it at this many wallets (docs/fleet-model.md).
