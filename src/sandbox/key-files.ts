@@ -43,12 +43,8 @@ async function checkKeysDir(dir: string): Promise<void> {
     );
 }
 
-/**
- * Writes a file readable by its owner alone, as a new file: created exclusively (O_EXCL) and never
- * through a link (O_NOFOLLOW). A regular file left by an earlier run is replaced; a link or anything
- * else in its place is refused, and whatever it points at stays untouched.
- */
-async function writePrivate(file: string, text: string): Promise<void> {
+/** Whether a regular file is at `file`; anything else there (a link, a directory) is refused. */
+async function existingFile(file: string): Promise<boolean> {
   const existing = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw error;
@@ -57,7 +53,22 @@ async function writePrivate(file: string, text: string): Promise<void> {
     throw refused(
       `${file} is ${existing.isSymbolicLink() ? "a symbolic link" : "not a regular file"}: key files are written only as new files of their own; remove it and run again`,
     );
-  if (existing) await unlink(file);
+  return existing !== undefined;
+}
+
+/** Runs `task` on every item, `WRITE_BATCH` at once: 10,000 files one after another wait for seconds. */
+async function inBatches<T>(items: readonly T[], task: (item: T, index: number) => Promise<unknown>) {
+  for (let start = 0; start < items.length; start += WRITE_BATCH)
+    await Promise.all(items.slice(start, start + WRITE_BATCH).map((item, k) => task(item, start + k)));
+}
+
+/**
+ * Writes a file readable by its owner alone, as a new file: created exclusively (O_EXCL) and never
+ * through a link (O_NOFOLLOW). A regular file left by an earlier run is replaced; a link or anything
+ * else in its place is refused, and whatever it points at stays untouched.
+ */
+async function writePrivate(file: string, text: string): Promise<void> {
+  if (await existingFile(file)) await unlink(file);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const handle = await open(file, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
     // Something appeared between the look and the write: the same refusal, never a write through it.
@@ -93,15 +104,13 @@ export async function writeSandboxKeyFiles(
     keyFile: join(dir, `wallet-${i}.json`),
     label: `sandbox wallet ${i}`,
   }));
-  // A batch of files at once: 10,000 one after another wait on the disk for seconds.
-  for (let start = 0; start < wallets.length; start += WRITE_BATCH)
-    await Promise.all(
-      wallets.slice(start, start + WRITE_BATCH).map(({ keyFile }, k) => {
-        const secret = sandbox.world.walletKeypair(start + k).secretKey;
-        return writePrivate(keyFile, JSON.stringify(Array.from(secret)));
-      }),
-    );
   const apiKeyFile = join(dir, "api-key");
+  const configFile = join(dir, "keeper.yaml");
+  // Every name is looked at before any key is written: a link planted at one stops them all.
+  await inBatches([...wallets.map((w) => w.keyFile), apiKeyFile, configFile], existingFile);
+  await inBatches(wallets, ({ keyFile }, i) =>
+    writePrivate(keyFile, JSON.stringify(Array.from(sandbox.world.walletKeypair(i).secretKey))),
+  );
   await writePrivate(apiKeyFile, `${sandbox.apiKey}\n`);
   // The sandbox's plan, and sweeps that fit in it at this many wallets (docs/fleet-model.md).
   const plan = sandbox.rateLimit === false ? undefined : sandbox.rateLimit;
@@ -133,7 +142,6 @@ export async function writeSandboxKeyFiles(
     strategies: [{ name: "auto-claim" }],
   };
   const configYaml = stringify(config);
-  const configFile = join(dir, "keeper.yaml");
   await writePrivate(configFile, configYaml);
   return { dir, configFile, configYaml, ...((dirMode & 0o077) !== 0 ? { looseDirMode: dirMode } : {}) };
 }

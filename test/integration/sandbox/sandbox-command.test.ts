@@ -284,14 +284,14 @@ describe("keeper sandbox", () => {
   });
 
   /** `keeper sandbox --port 0 --keys-dir DIR` in this process, to the error it stops with. */
-  async function refusalOf(dir: string): Promise<readonly string[]> {
+  async function refusalOf(dir: string, wallets?: number): Promise<readonly string[]> {
     const signals = new EventEmitter();
     const onStarted = (s: RunningSandbox) => {
       void s.close();
       throw new Error(`the sandbox at ${s.url} wrote its keys despite the refusal`);
     };
     const error = await runSandboxCommand(
-      { port: 0, keysDir: dir },
+      { port: 0, keysDir: dir, ...(wallets === undefined ? {} : { wallets }) },
       { print: () => {}, signals, onStarted },
     ).then(
       () => undefined,
@@ -315,6 +315,21 @@ describe("keeper sandbox", () => {
     expect(await readFile(victim, "utf8")).toBe("the victim's own content\n");
     expect((await stat(victim)).mode & 0o777).toBe(0o644);
     expect(await readdir(dir)).toEqual(["wallet-0.json"]);
+  });
+
+  it("--keys-dir with --wallets 40: a link planted at wallet 33 stops every key file, none written", async () => {
+    const base = await mkdtemp(join(tmpdir(), "keeper-keys-planted-fleet-"));
+    const victim = join(base, "victim.txt");
+    await writeFile(victim, "the victim's own content\n", { mode: 0o644 });
+    const dir = join(base, "keys");
+    await mkdir(dir, { mode: 0o700 });
+    const planted = join(dir, "wallet-33.json");
+    await symlink(victim, planted);
+    expect(await refusalOf(dir, 40)).toEqual([
+      `--keys-dir: ${planted} is a symbolic link: key files are written only as new files of their own; remove it and run again`,
+    ]);
+    expect(await readFile(victim, "utf8")).toBe("the victim's own content\n");
+    expect(await readdir(dir)).toEqual(["wallet-33.json"]);
   });
 
   it.each(["0777", "1777", "0770", "0720"])(
