@@ -7,6 +7,7 @@ import { TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "../../../src/sandbox/chain/pool-program.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
@@ -282,6 +283,29 @@ describe("keeper sandbox", () => {
       `# ${join(dir, "keeper.yaml")}: npx keeper start --config ${join(dir, "keeper.yaml")}`,
     );
   });
+
+  it("keeper sandbox --wallets 1500 --events-per-category 1 --keys-dir: a fleet config Keeper loads, its sweeps fit the plan", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "keeper-keys-fleet-")), "keys");
+    const { sandbox, lines, status } = await runThroughCommander([
+      ...["--port", "0", "--wallets", "1500", "--events-per-category", "1", "--keys-dir", dir],
+    ]);
+    expect(status).toBe(200);
+    expect(sandbox.wallets).toHaveLength(1_500);
+    // One event in each category of each provider.
+    const eventIds = sandbox.world.events.map((e) => e.eventId);
+    expect(eventIds).toContain("POLY-CRYPTO-001");
+    expect(eventIds).not.toContain("POLY-CRYPTO-002");
+    expect(lines).toContain("wallets (1500):");
+    expect(lines).toContain("  ... and 1496 more (--keys-dir writes every one into keeper.yaml)");
+    expect(lines).toContain("# (1500 wallets: the config is not printed)");
+    expect((await readdir(dir)).filter((f) => f.startsWith("wallet-"))).toHaveLength(1_500);
+    const config = await loadConfig({ file: join(dir, "keeper.yaml"), env: {} });
+    expect(config.wallets).toHaveLength(1_500);
+    expect(config.wallets[1_499]?.pubkey).toBe(sandbox.wallets[1_499]);
+    expect(config.service).toMatchObject({ requestsPerSecond: 150, rateLimitWindowSeconds: 60 });
+    // Positions every minute and orders every 2: 1,500 + 2 × 1,500 / 2 reads a minute, 50 a second.
+    expect(config.schedules).toMatchObject({ pollPositions: "0 * * * * *", pollOrders: "0 */2 * * * *" });
+  }, 60_000);
 
   /** `keeper sandbox --port 0 --keys-dir DIR` in this process, to the error it stops with. */
   async function refusalOf(dir: string, wallets?: number): Promise<readonly string[]> {
