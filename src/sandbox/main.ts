@@ -17,7 +17,7 @@ export const SANDBOX_DEFAULTS = {
   seed: 1,
 } as const;
 
-/** The largest fleet `--wallets` serves: about 6 s to start and 330 MB (docs/sandbox.md, "A fleet"). */
+/** The largest fleet `--wallets` serves: 11-14 s to start with its key files, 370-390 MB (docs/sandbox.md, "A fleet"). */
 export const SANDBOX_MAX_WALLETS = 10_000;
 /** The most `--events-per-category` makes: 1,400 events, about 2,800 markets. */
 export const SANDBOX_MAX_EVENTS_PER_CATEGORY = 100;
