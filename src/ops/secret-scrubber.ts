@@ -2,14 +2,14 @@ import type { DestinationStream } from "pino";
 
 export const REDACTED = "[redacted]";
 
+/** Prefixes longer than this tell secrets apart no better, and cost more to cut at every place. */
+const MAX_KEY_LENGTH = 8;
+
 /**
  * Defence in depth behind path redaction: replaces any known secret string wherever it appears in a
  * log line, including free-text messages and error stacks that redaction paths cannot reach.
  * Secrets can be added after the logger exists (keys are loaded after start-up logging begins).
  */
-/** Prefixes longer than this tell secrets apart no better, and cost more to cut at every place. */
-const MAX_KEY_LENGTH = 8;
-
 export class SecretScrubber {
   readonly #secrets = new Set<string>();
   /** Secrets by their first `#keyLength` characters: a line is scanned once, however many there are. */
@@ -34,8 +34,12 @@ export class SecretScrubber {
       const escaped = JSON.stringify(secret).slice(1, -1);
       if (escaped !== secret) added.push(escaped);
     }
-    const fresh = added.filter((secret) => !this.#secrets.has(secret));
-    for (const secret of fresh) this.#secrets.add(secret);
+    const fresh: string[] = [];
+    for (const secret of added) {
+      if (this.#secrets.has(secret)) continue;
+      this.#secrets.add(secret);
+      fresh.push(secret);
+    }
     let shortest = this.#keyLength;
     for (const secret of fresh) shortest = Math.min(shortest, secret.length);
     if (shortest < this.#keyLength) {
