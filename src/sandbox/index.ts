@@ -85,6 +85,8 @@ export interface RunningSandbox {
   /** Public keys of the sandbox wallets, in index order (their keypairs: `world.walletKeypair(i)`). */
   readonly wallets: readonly string[];
   readonly faults: FaultController;
+  /** The plan the service enforces per API key (`false`: none). */
+  readonly rateLimit: RateLimitPlan | false;
   readonly server: SandboxServer;
   /** The local chain, when one runs beside the service. */
   readonly chain?: RunningLocalChain;
@@ -171,10 +173,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   // The service's own keepers: winners unclaimed a day after settlement are claimed for free.
   const serviceClaims = new ServiceClaims(world, worldHandlers.chain, options.logger);
   const stopServiceClaims = serviceClaims.start();
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const server = buildSandboxServer({
     handlers: worldHandlers.handlers,
     apiKeys: [apiKey],
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    rateLimit,
     faults,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(responseCheck === undefined ? {} : { responseCheck }),
@@ -197,6 +200,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     clock,
     wallets: world.wallets(),
     faults: server.faults,
+    rateLimit,
     server,
     ...(chain ? { chain } : {}),
     usdcMint: chain ? chain.assets.usdcMint.toBase58() : (world.tokens.byKey("usdc")?.mint ?? ""),

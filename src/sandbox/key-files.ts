@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { ConfigError } from "../core/errors.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "./chain/pool-program.js";
+import { fleetSchedules } from "./fleet-config.js";
+import { DEFAULT_WINDOW_SECONDS } from "./http/rate-limit.js";
 import type { RunningSandbox } from "./index.js";
 
 export interface SandboxKeyFiles {
@@ -15,6 +17,9 @@ export interface SandboxKeyFiles {
   /** The directory's mode when it existed already and others may enter it (left as it was). */
   readonly looseDirMode?: number;
 }
+
+/** Key files written at once. */
+const WRITE_BATCH = 64;
 
 const refused = (problem: string) => new ConfigError([`--keys-dir: ${problem}`]);
 
@@ -38,12 +43,8 @@ async function checkKeysDir(dir: string): Promise<void> {
     );
 }
 
-/**
- * Writes a file readable by its owner alone, as a new file: created exclusively (O_EXCL) and never
- * through a link (O_NOFOLLOW). A regular file left by an earlier run is replaced; a link or anything
- * else in its place is refused, and whatever it points at stays untouched.
- */
-async function writePrivate(file: string, text: string): Promise<void> {
+/** Whether a regular file is at `file`; anything else there (a link, a directory) is refused. */
+async function existingFile(file: string): Promise<boolean> {
   const existing = await lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw error;
@@ -52,7 +53,22 @@ async function writePrivate(file: string, text: string): Promise<void> {
     throw refused(
       `${file} is ${existing.isSymbolicLink() ? "a symbolic link" : "not a regular file"}: key files are written only as new files of their own; remove it and run again`,
     );
-  if (existing) await unlink(file);
+  return existing !== undefined;
+}
+
+/** Runs `task` on every item, `WRITE_BATCH` at once: 10,000 files one after another wait for seconds. */
+async function inBatches<T>(items: readonly T[], task: (item: T, index: number) => Promise<unknown>) {
+  for (let start = 0; start < items.length; start += WRITE_BATCH)
+    await Promise.all(items.slice(start, start + WRITE_BATCH).map((item, k) => task(item, start + k)));
+}
+
+/**
+ * Writes a file readable by its owner alone, as a new file: created exclusively (O_EXCL) and never
+ * through a link (O_NOFOLLOW). A regular file left by an earlier run is replaced; a link or anything
+ * else in its place is refused, and whatever it points at stays untouched.
+ */
+async function writePrivate(file: string, text: string): Promise<void> {
+  if (await existingFile(file)) await unlink(file);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const handle = await open(file, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
     // Something appeared between the look and the write: the same refusal, never a write through it.
@@ -83,18 +99,34 @@ export async function writeSandboxKeyFiles(
   await checkKeysDir(dir);
   // An existing directory is the operator's: its mode is reported, not changed.
   const dirMode = (await stat(dir)).mode & 0o777;
-  const wallets: Array<{ pubkey: string; keyFile: string; label: string }> = [];
-  for (const [i, pubkey] of sandbox.wallets.entries()) {
-    const keyFile = join(dir, `wallet-${i}.json`);
-    const secret = sandbox.world.walletKeypair(i).secretKey;
-    await writePrivate(keyFile, JSON.stringify(Array.from(secret)));
-    wallets.push({ pubkey, keyFile, label: `sandbox wallet ${i}` });
-  }
+  const wallets = sandbox.wallets.map((pubkey, i) => ({
+    pubkey,
+    keyFile: join(dir, `wallet-${i}.json`),
+    label: `sandbox wallet ${i}`,
+  }));
   const apiKeyFile = join(dir, "api-key");
+  const configFile = join(dir, "keeper.yaml");
+  // Every name is looked at before any key is written: a link planted at one stops them all.
+  await inBatches([...wallets.map((w) => w.keyFile), apiKeyFile, configFile], existingFile);
+  await inBatches(wallets, ({ keyFile }, i) =>
+    writePrivate(keyFile, JSON.stringify(Array.from(sandbox.world.walletKeypair(i).secretKey))),
+  );
   await writePrivate(apiKeyFile, `${sandbox.apiKey}\n`);
+  // The sandbox's plan, and sweeps that fit in it at this many wallets (docs/fleet-model.md).
+  const plan = sandbox.rateLimit === false ? undefined : sandbox.rateLimit;
+  const { pollPositions, pollOrders } = fleetSchedules(wallets.length, plan?.requestsPerSecond ?? 1_000);
   const config = {
     mode: "live",
-    service: { baseUrl: sandbox.url, apiKeyFile },
+    service: {
+      baseUrl: sandbox.url,
+      apiKeyFile,
+      ...(plan === undefined
+        ? {}
+        : {
+            requestsPerSecond: plan.requestsPerSecond,
+            rateLimitWindowSeconds: plan.windowSeconds ?? DEFAULT_WINDOW_SECONDS,
+          }),
+    },
     ...(sandbox.chain === undefined ? {} : { rpc: { url: sandbox.chain.url } }),
     // The sandbox pool's program pays a swap's output in the swap's own transaction; claims pay
     // mainnet USDC's mint, the default payout mint.
@@ -106,10 +138,10 @@ export async function writeSandboxKeyFiles(
         : { serviceSigners: [sandbox.chain.assets.vault.publicKey.toBase58()] }),
     },
     wallets,
+    schedules: { pollPositions, pollOrders },
     strategies: [{ name: "auto-claim" }],
   };
   const configYaml = stringify(config);
-  const configFile = join(dir, "keeper.yaml");
   await writePrivate(configFile, configYaml);
   return { dir, configFile, configYaml, ...((dirMode & 0o077) !== 0 ? { looseDirMode: dirMode } : {}) };
 }

@@ -17,12 +17,23 @@ export const SANDBOX_DEFAULTS = {
   seed: 1,
 } as const;
 
+/** The largest fleet `--wallets` serves: 11-14 s to start with its key files, 370-390 MB (docs/sandbox.md, "A fleet"). */
+export const SANDBOX_MAX_WALLETS = 10_000;
+/** The most `--events-per-category` makes: 1,400 events, about 2,800 markets. */
+export const SANDBOX_MAX_EVENTS_PER_CATEGORY = 100;
+/** Up to this many wallets the banner lists every one, and the written config is printed too. */
+const LISTED_WALLETS_MAX = 20;
+
 export interface SandboxCommandOptions {
   readonly port?: number;
   /** The local chain's RPC port (default 8899; with `port` 0, a free one). */
   readonly chainPort?: number;
   readonly apiKey?: string;
   readonly seed?: number;
+  /** Wallets of the world (`--wallets`, default 4). */
+  readonly wallets?: number;
+  /** Events per category and provider (`--events-per-category`, default 4). */
+  readonly eventsPerCategory?: number;
   /** Where to write the wallets' key files and a ready config (`--keys-dir`). */
   readonly keysDir?: string;
   /** Host names answered besides loopback and IP addresses (`--allowed-host`, repeatable). */
@@ -63,7 +74,10 @@ export function describeSandbox(sandbox: RunningSandbox): string[] {
   const coSigner = vault === undefined ? "" : `, serviceSigners: [${vault}]`;
   lines.push(`keeper signer    { allowedPrograms: [${SANDBOX_POOL_PROGRAM_ID.toBase58()}]${coSigner} }`);
   lines.push(`wallets (${sandbox.wallets.length}):`);
-  for (const wallet of sandbox.wallets) lines.push(`  ${wallet}`);
+  const listed = sandbox.wallets.length <= LISTED_WALLETS_MAX ? sandbox.wallets : sandbox.wallets.slice(0, 4);
+  for (const wallet of listed) lines.push(`  ${wallet}`);
+  const rest = sandbox.wallets.length - listed.length;
+  if (rest > 0) lines.push(`  ... and ${rest} more (--keys-dir writes every one into keeper.yaml)`);
   return lines;
 }
 
@@ -97,6 +111,8 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     port,
     apiKey: options.apiKey ?? SANDBOX_DEFAULTS.apiKey,
     seed: options.seed ?? SANDBOX_DEFAULTS.seed,
+    ...(options.wallets === undefined ? {} : { walletCount: options.wallets }),
+    ...(options.eventsPerCategory === undefined ? {} : { eventsPerCategory: options.eventsPerCategory }),
     clock: "wall",
     // Checked, logged and counted, never refused: a client still gets the answer (docs/sandbox.md).
     checkResponses: "log",
@@ -131,7 +147,10 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
         `warning          ${written.dir} is open to others (mode ${written.looseDirMode.toString(8)}): chmod 700 it`,
       );
     io.print(`# ${written.configFile}: npx keeper start --config ${written.configFile}`);
-    for (const line of written.configYaml.trimEnd().split("\n")) io.print(line);
+    // A fleet's config is thousands of lines of wallets: it is in the file, not on the terminal.
+    if (sandbox.wallets.length <= LISTED_WALLETS_MAX)
+      for (const line of written.configYaml.trimEnd().split("\n")) io.print(line);
+    else io.print(`# (${sandbox.wallets.length} wallets: the config is not printed)`);
   }
   io.onStarted?.(sandbox);
   const signal = await stopSignal;
@@ -184,6 +203,16 @@ export function registerSandboxCommand(
     )
     .option("--api-key <key>", "API key the service accepts", nonEmpty, SANDBOX_DEFAULTS.apiKey)
     .option("--seed <seed>", "seed of the simulated world", integerIn(0, 2 ** 32 - 1), SANDBOX_DEFAULTS.seed)
+    .option(
+      "--wallets <n>",
+      `wallets of the world (default 4, at most ${SANDBOX_MAX_WALLETS})`,
+      integerIn(1, SANDBOX_MAX_WALLETS),
+    )
+    .option(
+      "--events-per-category <n>",
+      `events per category and provider (default 4, at most ${SANDBOX_MAX_EVENTS_PER_CATEGORY})`,
+      integerIn(1, SANDBOX_MAX_EVENTS_PER_CATEGORY),
+    )
     .option("--keys-dir <dir>", "write the wallets' key files and a ready keeper.yaml there", nonEmpty)
     .option(
       "--allowed-host <name>",
@@ -196,6 +225,8 @@ export function registerSandboxCommand(
         chainPort?: number;
         apiKey: string;
         seed: number;
+        wallets?: number;
+        eventsPerCategory?: number;
         keysDir?: string;
         allowedHost?: string[];
       }) => {

@@ -7,6 +7,7 @@ import { TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "../../../src/sandbox/chain/pool-program.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
@@ -283,15 +284,38 @@ describe("keeper sandbox", () => {
     );
   });
 
+  it("keeper sandbox --wallets 1500 --events-per-category 1 --keys-dir: a fleet config Keeper loads, its sweeps fit the plan", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "keeper-keys-fleet-")), "keys");
+    const { sandbox, lines, status } = await runThroughCommander([
+      ...["--port", "0", "--wallets", "1500", "--events-per-category", "1", "--keys-dir", dir],
+    ]);
+    expect(status).toBe(200);
+    expect(sandbox.wallets).toHaveLength(1_500);
+    // One event in each category of each provider.
+    const eventIds = sandbox.world.events.map((e) => e.eventId);
+    expect(eventIds).toContain("POLY-CRYPTO-001");
+    expect(eventIds).not.toContain("POLY-CRYPTO-002");
+    expect(lines).toContain("wallets (1500):");
+    expect(lines).toContain("  ... and 1496 more (--keys-dir writes every one into keeper.yaml)");
+    expect(lines).toContain("# (1500 wallets: the config is not printed)");
+    expect((await readdir(dir)).filter((f) => f.startsWith("wallet-"))).toHaveLength(1_500);
+    const config = await loadConfig({ file: join(dir, "keeper.yaml"), env: {} });
+    expect(config.wallets).toHaveLength(1_500);
+    expect(config.wallets[1_499]?.pubkey).toBe(sandbox.wallets[1_499]);
+    expect(config.service).toMatchObject({ requestsPerSecond: 150, rateLimitWindowSeconds: 60 });
+    // Positions every minute and orders every 2: 1,500 + 2 × 1,500 / 2 reads a minute, 50 a second.
+    expect(config.schedules).toMatchObject({ pollPositions: "0 * * * * *", pollOrders: "0 */2 * * * *" });
+  }, 60_000);
+
   /** `keeper sandbox --port 0 --keys-dir DIR` in this process, to the error it stops with. */
-  async function refusalOf(dir: string): Promise<readonly string[]> {
+  async function refusalOf(dir: string, wallets?: number): Promise<readonly string[]> {
     const signals = new EventEmitter();
     const onStarted = (s: RunningSandbox) => {
       void s.close();
       throw new Error(`the sandbox at ${s.url} wrote its keys despite the refusal`);
     };
     const error = await runSandboxCommand(
-      { port: 0, keysDir: dir },
+      { port: 0, keysDir: dir, ...(wallets === undefined ? {} : { wallets }) },
       { print: () => {}, signals, onStarted },
     ).then(
       () => undefined,
@@ -315,6 +339,21 @@ describe("keeper sandbox", () => {
     expect(await readFile(victim, "utf8")).toBe("the victim's own content\n");
     expect((await stat(victim)).mode & 0o777).toBe(0o644);
     expect(await readdir(dir)).toEqual(["wallet-0.json"]);
+  });
+
+  it("--keys-dir with --wallets 40: a link planted at wallet 33 stops every key file, none written", async () => {
+    const base = await mkdtemp(join(tmpdir(), "keeper-keys-planted-fleet-"));
+    const victim = join(base, "victim.txt");
+    await writeFile(victim, "the victim's own content\n", { mode: 0o644 });
+    const dir = join(base, "keys");
+    await mkdir(dir, { mode: 0o700 });
+    const planted = join(dir, "wallet-33.json");
+    await symlink(victim, planted);
+    expect(await refusalOf(dir, 40)).toEqual([
+      `--keys-dir: ${planted} is a symbolic link: key files are written only as new files of their own; remove it and run again`,
+    ]);
+    expect(await readFile(victim, "utf8")).toBe("the victim's own content\n");
+    expect(await readdir(dir)).toEqual(["wallet-33.json"]);
   });
 
   it.each(["0777", "1777", "0770", "0720"])(

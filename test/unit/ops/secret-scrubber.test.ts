@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { createCaptureStream } from "../../../src/ops/capture-stream.js";
@@ -100,6 +101,25 @@ describe("SecretScrubber", () => {
     const capture = createCaptureStream();
     createLogger({ level: "info", pretty: false, destination: capture, scrubber }).info(`got ${quoted}`);
     expect(capture.text()).not.toContain(JSON.stringify(quoted).slice(1, -1));
+  });
+
+  it("a fleet's keys added one wallet at a time (5,000): each line is still scrubbed of any of them", () => {
+    // Keeper adds each wallet's forms as it loads its key: this must not cost a rebuild of everything
+    // so far per wallet (10,000 wallets never started), nor a pass per secret per line.
+    const keyOf = (i: number) => Uint8Array.from(createHash("sha512").update(`wallet ${i}`).digest());
+    const scrubber = new SecretScrubber([apiKey]);
+    for (let i = 0; i < 5_000; i++) scrubber.add(secretForms(keyOf(i)));
+    const key = keyOf(4_321);
+    const line = `{"msg":"dump ${bs58.encode(key)} and ${JSON.stringify(Array.from(key.subarray(0, 32)))} with ${apiKey}"}`;
+    expect(scrubber.scrub(line)).toBe(`{"msg":"dump ${REDACTED} and ${REDACTED} with ${REDACTED}"}`);
+    expect(scrubber.scrub("nothing to hide, 1,2,3")).toBe("nothing to hide, 1,2,3");
+  }, 20_000);
+
+  it("replaces the longest secret found at the leftmost place, as one", () => {
+    const scrubber = new SecretScrubber(["abcdefgh", "abcdefghijkl", "ghijklmnop", "xyz"]);
+    expect(scrubber.scrub("..abcdefghijklmnop..")).toBe(`..${REDACTED}mnop..`);
+    expect(scrubber.scrub("abcdefghXabcdefgh xyzxyz")).toBe(`${REDACTED}X${REDACTED} ${REDACTED}${REDACTED}`);
+    expect(scrubber.scrub("abcdefg ghijklmno")).toBe("abcdefg ghijklmno");
   });
 
   it("ignores empty secrets and leaves other text alone", () => {
