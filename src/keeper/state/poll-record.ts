@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Order, Position } from "../../core/schemas/prediction.js";
 import type { RedisKeys } from "../names.js";
+import { isHeld } from "./holdings.js";
 
 /**
  * What one wallet's last polls saw, kept so the status page never asks the service: an open page
@@ -15,6 +16,18 @@ export interface PollRecord {
   /** Pending prediction orders, as the last orders poll listed them. */
   orders?: Order[];
   ordersAt?: number;
+}
+
+/**
+ * How busy a wallet was at its last polls, in a few numbers the sweep reads for every wallet each
+ * tick (not the position lists): positions held (open, or waiting for a claim) and pending orders.
+ */
+export interface WalletActivity {
+  /** Unix seconds of the last poll that read the positions. */
+  positionsAt: number;
+  held: number;
+  /** Absent until an orders poll listed them. */
+  pendingOrders?: number;
 }
 
 /** A wallet no poll wrote for this long (taken out of the config) loses its record. */
@@ -37,10 +50,13 @@ export class PollRecords {
     const fields: Record<string, string> = {
       positions: JSON.stringify(seen.positions.filter((p) => !p.claimed)),
       positionsAt: String(atSeconds),
+      held: String(seen.positions.filter(isHeld).length),
     };
     if (seen.orders) {
-      fields.orders = JSON.stringify(seen.orders.filter((o) => o.status === "pending"));
+      const pending = seen.orders.filter((o) => o.status === "pending");
+      fields.orders = JSON.stringify(pending);
       fields.ordersAt = String(atSeconds);
+      fields.pendingOrders = String(pending.length);
     }
     await this.redis.multi().hset(key, fields).expire(key, RECORD_TTL_SECONDS).exec();
   }
@@ -57,6 +73,28 @@ export class PollRecords {
       if (error) throw error;
       const record = parseRecord(fields as Record<string, string>);
       if (record) out.set(wallet, record);
+    });
+    return out;
+  }
+
+  /** The activity of the wallets asked for, in one round trip; a wallet without one is absent. */
+  async activity(wallets: readonly string[]): Promise<Map<string, WalletActivity>> {
+    const out = new Map<string, WalletActivity>();
+    if (wallets.length === 0) return out;
+    const pipeline = this.redis.pipeline();
+    for (const wallet of wallets) pipeline.hmget(this.keys.pollSeen(wallet), "positionsAt", "held", "pendingOrders");
+    const answers = (await pipeline.exec()) ?? [];
+    wallets.forEach((wallet, i) => {
+      const [error, fields] = answers[i] ?? [null, []];
+      if (error) throw error;
+      const [positionsAt, held, pendingOrders] = fields as (string | null)[];
+      // A record written before these fields existed says nothing of activity: the wallet counts as busy.
+      if (positionsAt == null || held == null) return;
+      out.set(wallet, {
+        positionsAt: Number(positionsAt),
+        held: Number(held),
+        ...(pendingOrders == null ? {} : { pendingOrders: Number(pendingOrders) }),
+      });
     });
     return out;
   }
