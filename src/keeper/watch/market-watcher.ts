@@ -260,7 +260,8 @@ export class MarketWatcher {
 
   /**
    * The hot cadence, run between full cycles (every `watcher.hotIntervalMs`): reads only the events
-   * of held markets past their close time and not resolved yet, or near a holder's exit threshold,
+   * of held markets past their close time and not resolved yet, or near a holder's exit threshold
+   * and moving,
    * one `GET /events/{eventId}/markets` each, and acts on them as a full cycle would. What is hot
    * comes from the full cycles' reads; at rest nothing is, and this sends nothing. At most
    * `hot.eventsPerSecond` reads a second on average, taken in turn when more events are hot.
@@ -311,6 +312,10 @@ export class MarketWatcher {
         closeTime: m.closeTime,
       });
     const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
+    // A market near an exit whose prices sat still since it was last read costs the hot cadence
+    // nothing more until a cycle sees it move (a price resting near a threshold is at rest).
+    const dueIds = new Set(due);
+    for (const marketId of markets.keys()) if (!dueIds.has(marketId)) this.nearExit.delete(marketId);
     // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
     // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
     for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {

@@ -117,3 +117,93 @@ describe("market watcher: the hot cadence sees a market past its close resolve",
     expect((await step("hot")).requests).toEqual([]);
   });
 });
+
+/**
+ * A held market whose mark is near a holder's exit threshold is read at the hot cadence while its
+ * price moves; resting there, it costs nothing more than the usual cycle.
+ */
+describe("market watcher: the hot cadence and a market near an exit", () => {
+  let sandbox: RunningSandbox;
+  let ctx: LedgerAndQueues;
+
+  beforeAll(async () => {
+    sandbox = await startCheckedSandbox({ port: 0, chain: false, rateLimit: false });
+    ctx = await ledgerAndQueues("hot-near-exit");
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await ctx?.cleanup();
+  });
+
+  it("reads it while its price moves near the threshold, and not once it rests", async () => {
+    const client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
+    const listed = await client.prediction.listEvents({ provider: "polymarket", includeMarkets: true });
+    const found = listed.data
+      .flatMap((e) => (e.markets ?? []).map((m) => ({ eventId: e.eventId, market: m })))
+      .find(({ market }) => market.status === "open");
+    if (!found) throw new Error("the sandbox lists no open market");
+    const { eventId, market } = found;
+    sandbox.world.setPrice(market.marketId, 870_000);
+    const reads: string[] = [];
+    const counting: ApiClient = {
+      ...client,
+      prediction: {
+        ...client.prediction,
+        listEventMarkets: (id, range) => {
+          reads.push(id);
+          return client.prediction.listEventMarkets(id, range);
+        },
+      },
+    };
+    const index = new HoldingsIndex(ctx.redis, ctx.keys);
+    // A take-profit at $0.90: $0.87 is within 5 % (hot) but not within 2 % (no poll).
+    await index.replaceWallet(WALLET, [
+      testHolding({
+        wallet: WALLET,
+        marketId: market.marketId,
+        eventId,
+        position: "pos-near",
+        markUsd: "870000",
+        exit: { above: "900000" },
+      }),
+    ]);
+    let nowMs = 1_000_000;
+    const watcher = new MarketWatcher({
+      client: counting,
+      index,
+      redis: ctx.redis,
+      keys: ctx.keys,
+      poll: ctx.queue<PollJobData>(QUEUES.poll),
+      pause: new PauseSwitch(ctx.redis, ctx.keys),
+      logger: pino({ level: "silent" }),
+      settings: {
+        bandPct: 2,
+        retriggerSeconds: 15,
+        pageSize: 100,
+        wallets: new Set([WALLET]),
+        hot: { seconds: 300, bandPct: 5, eventsPerSecond: 2 },
+      },
+      now: () => nowMs,
+    });
+    const hotReads = async () => {
+      reads.length = 0;
+      nowMs += 500;
+      const cycle = await watcher.runHot();
+      expect(cycle.polled).toEqual([]);
+      return [...reads];
+    };
+
+    await watcher.run();
+    // Seen near the threshold: read at the hot cadence; its price has not moved, so once only.
+    expect(await hotReads()).toEqual([eventId]);
+    expect(await hotReads()).toEqual([]);
+    expect(await hotReads()).toEqual([]);
+
+    // Its price moves (still short of the trigger band): the next cycle sees it, the hot cadence reads it.
+    sandbox.world.setPrice(market.marketId, 875_000);
+    nowMs += 500;
+    await watcher.run();
+    expect(await hotReads()).toEqual([eventId]);
+    expect(await hotReads()).toEqual([]);
+  });
+});
