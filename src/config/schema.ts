@@ -185,7 +185,10 @@ export const configSchema = z.strictObject({
       hotIntervalMs: z
         .number({ error: "expected milliseconds: 0 (off) or 100 to 60000" })
         .int("expected milliseconds: 0 (off) or 100 to 60000")
-        .refine((ms) => ms === 0 || (ms >= 100 && ms <= 60_000), "expected milliseconds: 0 (off) or 100 to 60000")
+        .refine(
+          (ms) => ms === 0 || (ms >= 100 && ms <= 60_000),
+          "expected milliseconds: 0 (off) or 100 to 60000",
+        )
         .default(500),
       /** How long after its close time an unresolved market is read at the hot cadence. */
       hotSeconds: seconds.default(300),

@@ -82,7 +82,8 @@ export class PollRecords {
     const out = new Map<string, WalletActivity>();
     if (wallets.length === 0) return out;
     const pipeline = this.redis.pipeline();
-    for (const wallet of wallets) pipeline.hmget(this.keys.pollSeen(wallet), "positionsAt", "held", "pendingOrders");
+    for (const wallet of wallets)
+      pipeline.hmget(this.keys.pollSeen(wallet), "positionsAt", "held", "pendingOrders");
     const answers = (await pipeline.exec()) ?? [];
     wallets.forEach((wallet, i) => {
       const [error, fields] = answers[i] ?? [null, []];

@@ -179,7 +179,8 @@ export class Scheduler {
     // A tick of an earlier second (a test, a clock step back) leaves the interval as it was.
     if (last === undefined || tickEpoch > last) this.lastTickEpoch.set(kind, tickEpoch);
     const wallets = this.deps.wallets;
-    if (multiple <= 1 || last === undefined || tickEpoch <= last) return { due: [...wallets], idleSkipped: [] };
+    if (multiple <= 1 || last === undefined || tickEpoch <= last)
+      return { due: [...wallets], idleSkipped: [] };
     const activity = await new PollRecords(this.deps.redis, this.deps.keys).activity(wallets);
     return selectSweep(wallets, activity, {
       nowSeconds: tickEpoch,
