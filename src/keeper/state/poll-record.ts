@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Order, Position } from "../../core/schemas/prediction.js";
+import type { Snapshot } from "../../core/snapshot.js";
 import type { RedisKeys } from "../names.js";
 import { isHeld } from "./holdings.js";
 
@@ -26,8 +27,22 @@ export interface WalletActivity {
   /** Unix seconds of the last poll that read the positions. */
   positionsAt: number;
   held: number;
+  /** Intents in flight and swap orders open (trigger, recurring) at the last poll. */
+  otherOpen: number;
   /** Absent until an orders poll listed them. */
   pendingOrders?: number;
+}
+
+/** What a snapshot shows open beside positions and prediction orders: intents in flight, swap orders. */
+export function openBesidesPositions(snapshot: Snapshot): number {
+  const open = (list: Snapshot["listedTriggerOrders"]) =>
+    (list ?? []).filter((o) => o.state === "open").length;
+  return (
+    snapshot.inFlight.length +
+    (snapshot.triggerOrders?.length ?? 0) +
+    open(snapshot.listedTriggerOrders) +
+    open(snapshot.listedRecurringOrders)
+  );
 }
 
 /** A wallet no poll wrote for this long (taken out of the config) loses its record. */
@@ -43,7 +58,7 @@ export class PollRecords {
   /** Writes what a poll saw; `orders` only when the poll read them (the others keep the last list). */
   async record(
     wallet: string,
-    seen: { positions: readonly Position[]; orders?: readonly Order[] },
+    seen: { positions: readonly Position[]; orders?: readonly Order[]; otherOpen?: number },
     atSeconds: number,
   ): Promise<void> {
     const key = this.keys.pollSeen(wallet);
@@ -51,6 +66,7 @@ export class PollRecords {
       positions: JSON.stringify(seen.positions.filter((p) => !p.claimed)),
       positionsAt: String(atSeconds),
       held: String(seen.positions.filter(isHeld).length),
+      otherOpen: String(seen.otherOpen ?? 0),
     };
     if (seen.orders) {
       const pending = seen.orders.filter((o) => o.status === "pending");
@@ -83,17 +99,18 @@ export class PollRecords {
     if (wallets.length === 0) return out;
     const pipeline = this.redis.pipeline();
     for (const wallet of wallets)
-      pipeline.hmget(this.keys.pollSeen(wallet), "positionsAt", "held", "pendingOrders");
+      pipeline.hmget(this.keys.pollSeen(wallet), "positionsAt", "held", "otherOpen", "pendingOrders");
     const answers = (await pipeline.exec()) ?? [];
     wallets.forEach((wallet, i) => {
       const [error, fields] = answers[i] ?? [null, []];
       if (error) throw error;
-      const [positionsAt, held, pendingOrders] = fields as (string | null)[];
+      const [positionsAt, held, otherOpen, pendingOrders] = fields as (string | null)[];
       // A record written before these fields existed says nothing of activity: the wallet counts as busy.
       if (positionsAt == null || held == null) return;
       out.set(wallet, {
         positionsAt: Number(positionsAt),
         held: Number(held),
+        otherOpen: Number(otherOpen ?? 0),
         ...(pendingOrders == null ? {} : { pendingOrders: Number(pendingOrders) }),
       });
     });

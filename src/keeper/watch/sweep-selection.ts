@@ -1,8 +1,13 @@
 import type { WalletActivity } from "../state/poll-record.js";
 
-/** A wallet whose last poll saw nothing held and no pending orders (orders never listed: not idle). */
+/**
+ * A wallet whose last poll saw nothing held, no intent in flight, no swap order open, and whose last
+ * orders poll saw no pending order (orders never listed: not idle).
+ */
 export function isIdle(activity: WalletActivity | undefined): boolean {
-  return activity !== undefined && activity.held === 0 && activity.pendingOrders === 0;
+  return (
+    activity !== undefined && activity.held === 0 && activity.otherOpen === 0 && activity.pendingOrders === 0
+  );
 }
 
 export interface SweepSelection {

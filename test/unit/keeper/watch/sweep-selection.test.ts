@@ -7,10 +7,15 @@ const INTERVAL = 60;
 
 describe("sweep selection: idle wallets", () => {
   it.each([
-    ["nothing held, no pending orders", { positionsAt: NOW, held: 0, pendingOrders: 0 }, true],
-    ["a position held", { positionsAt: NOW, held: 1, pendingOrders: 0 }, false],
-    ["a pending order", { positionsAt: NOW, held: 0, pendingOrders: 2 }, false],
-    ["orders never listed", { positionsAt: NOW, held: 0 }, false],
+    ["nothing held, no pending orders", { positionsAt: NOW, held: 0, otherOpen: 0, pendingOrders: 0 }, true],
+    ["a position held", { positionsAt: NOW, held: 1, otherOpen: 0, pendingOrders: 0 }, false],
+    ["a pending order", { positionsAt: NOW, held: 0, otherOpen: 0, pendingOrders: 2 }, false],
+    [
+      "an intent in flight or a swap order open",
+      { positionsAt: NOW, held: 0, otherOpen: 1, pendingOrders: 0 },
+      false,
+    ],
+    ["orders never listed", { positionsAt: NOW, held: 0, otherOpen: 0 }, false],
     ["never polled", undefined, false],
   ])("%s: idle %s", (_, activity, idle) => {
     expect(isIdle(activity as WalletActivity | undefined)).toBe(idle);
@@ -24,7 +29,7 @@ describe("sweep selection: idle wallets", () => {
       const taken: number[] = [];
       for (let sweep = 1; sweep <= 12; sweep++) {
         const now = sweep * INTERVAL;
-        const activity = new Map([["w", { positionsAt: polledAt, held: 0, pendingOrders: 0 }]]);
+        const activity = new Map([["w", { positionsAt: polledAt, held: 0, otherOpen: 0, pendingOrders: 0 }]]);
         const { due } = selectSweep(["w"], activity, {
           nowSeconds: now,
           intervalSeconds: INTERVAL,
@@ -41,10 +46,10 @@ describe("sweep selection: idle wallets", () => {
 
   it("busy wallets are swept every time; idle ones not due are listed apart", () => {
     const activity = new Map<string, WalletActivity>([
-      ["idle-fresh", { positionsAt: NOW - 30, held: 0, pendingOrders: 0 }],
-      ["idle-due", { positionsAt: NOW - 4 * INTERVAL, held: 0, pendingOrders: 0 }],
-      ["holder", { positionsAt: NOW - 30, held: 2, pendingOrders: 0 }],
-      ["orders", { positionsAt: NOW - 30, held: 0, pendingOrders: 1 }],
+      ["idle-fresh", { positionsAt: NOW - 30, held: 0, otherOpen: 0, pendingOrders: 0 }],
+      ["idle-due", { positionsAt: NOW - 4 * INTERVAL, held: 0, otherOpen: 0, pendingOrders: 0 }],
+      ["holder", { positionsAt: NOW - 30, held: 2, otherOpen: 0, pendingOrders: 0 }],
+      ["orders", { positionsAt: NOW - 30, held: 0, otherOpen: 0, pendingOrders: 1 }],
     ]);
     const wallets = ["idle-fresh", "idle-due", "holder", "orders", "unknown"];
     expect(
@@ -59,7 +64,7 @@ describe("sweep selection: idle wallets", () => {
     ["multiple 1", { intervalSeconds: INTERVAL, multiple: 1 }],
     ["no interval yet (the first tick since start)", { intervalSeconds: undefined, multiple: 4 }],
   ])("%s: every wallet", (_, options) => {
-    const activity = new Map([["w", { positionsAt: NOW, held: 0, pendingOrders: 0 }]]);
+    const activity = new Map([["w", { positionsAt: NOW, held: 0, otherOpen: 0, pendingOrders: 0 }]]);
     expect(selectSweep(["w"], activity, { nowSeconds: NOW, ...options }).due).toEqual(["w"]);
   });
 });
