@@ -261,10 +261,10 @@ export class MarketWatcher {
   /**
    * The hot cadence, run between full cycles (every `watcher.hotIntervalMs`): reads only the events
    * of held markets past their close time and not resolved yet, or near a holder's exit threshold
-   * and moving,
-   * one `GET /events/{eventId}/markets` each, and acts on them as a full cycle would. What is hot
-   * comes from the full cycles' reads; at rest nothing is, and this sends nothing. At most
-   * `hot.eventsPerSecond` reads a second on average, taken in turn when more events are hot.
+   * and moving, one `GET /events/{eventId}/markets` each, and acts on them as a full cycle would.
+   * What is hot comes from the cycles' reads; at rest nothing is, and this sends nothing. At most
+   * `hot.eventsPerSecond` reads a second on average, taken in turn when more events are hot. Each
+   * scheduler replica knows what is hot from the cycles it ran itself.
    */
   async runHot(): Promise<WatchCycle> {
     const deps = this.deps;
