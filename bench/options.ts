@@ -40,6 +40,8 @@ export interface BenchOptions {
    * seconds before resolving them, so the keeper sees a close just past (0: resolve open markets).
    */
   readonly closeBeforeResolveSeconds: number;
+  /** The keeper's watcher.hotIntervalMs (undefined: its default; 0: the hot cadence off). */
+  readonly hotIntervalMs: number | undefined;
   /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
   readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
@@ -87,6 +89,7 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --close-before-resolve S  close the claim sample's markets S seconds before they resolve (their
                        close time now by the keeper's clock: the watcher's hot cadence reads them);
                        default 0: open markets resolve at once
+  --hot-interval-ms MS the keeper's watcher.hotIntervalMs (default: the keeper's own, 500; 0: off)
   --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
                        npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
@@ -128,6 +131,13 @@ function positiveNumber(value: string | undefined, name: string, fallback: numbe
   return n;
 }
 
+function nonNegative(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`--${name}: expected 0 or a positive number, got ${value}`);
+  return n;
+}
+
 export function parseBenchOptions(argv: readonly string[]): BenchOptions | { help: string } {
   const { values } = parseArgs({
     args: [...argv],
@@ -147,6 +157,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "change-at": { type: "string" },
       "stagger-ms": { type: "string" },
       "close-before-resolve": { type: "string" },
+      "hot-interval-ms": { type: "string" },
       "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
@@ -206,6 +217,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
         : Math.round(positiveNumber(values["poll-concurrency"], "poll-concurrency", 16)),
     changeAt,
     staggerMs: values["stagger-ms"] === undefined ? 0 : positiveNumber(values["stagger-ms"], "stagger-ms", 0),
+    hotIntervalMs:
+      values["hot-interval-ms"] === undefined
+        ? undefined
+        : Math.round(nonNegative(values["hot-interval-ms"], "hot-interval-ms")),
     closeBeforeResolveSeconds:
       values["close-before-resolve"] === undefined
         ? 0

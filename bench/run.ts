@@ -207,6 +207,7 @@ async function runKeeperPhase(
     windowSeconds: options.windowSeconds,
     pollCron: cronEvery(options.intervalSeconds),
     watcher: options.mode === "markets",
+    ...(options.hotIntervalMs === undefined ? {} : { hotIntervalMs: options.hotIntervalMs }),
     takeProfitPriceUsd: TAKE_PROFIT_USD,
     concurrency: options.concurrency,
     pollConcurrency: options.pollConcurrency,
