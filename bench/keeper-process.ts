@@ -124,6 +124,7 @@ async function start(message: KeeperStart): Promise<void> {
       `  housekeeping: "${NEVER}"`,
       "watcher:",
       `  enabled: ${message.watcher}`,
+      ...(message.hotIntervalMs === undefined ? [] : [`  hotIntervalMs: ${message.hotIntervalMs}`]),
       "strategies:",
       "  - name: auto-claim",
       "  - name: exit-rules",

@@ -35,6 +35,13 @@ export interface BenchOptions {
   readonly changeAt: "half" | "swept";
   /** Resolve the claim sample's markets one at a time, this many ms apart (0: all at once). */
   readonly staggerMs: number;
+  /**
+   * Close the claim sample's markets (unresolved, showing the keeper's time as their close) this many
+   * seconds before resolving them, so the keeper sees a close just past (0: resolve open markets).
+   */
+  readonly closeBeforeResolveSeconds: number;
+  /** The keeper's watcher.hotIntervalMs (undefined: its default; 0: the hot cadence off). */
+  readonly hotIntervalMs: number | undefined;
   /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
   readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
@@ -79,6 +86,10 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
                        holders not swept yet are unknown to the watcher) or swept (sweep 1 complete)
   --stagger-ms MS      resolve the claim sample's markets one at a time, MS apart (default 0: at once);
                        each claim's latency counts from its own market's resolution
+  --close-before-resolve S  close the claim sample's markets S seconds before they resolve (their
+                       close time now by the keeper's clock: the watcher's hot cadence reads them);
+                       default 0: open markets resolve at once
+  --hot-interval-ms MS the keeper's watcher.hotIntervalMs (default: the keeper's own, 500; 0: off)
   --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
                        npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
@@ -120,6 +131,13 @@ function positiveNumber(value: string | undefined, name: string, fallback: numbe
   return n;
 }
 
+function nonNegative(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`--${name}: expected 0 or a positive number, got ${value}`);
+  return n;
+}
+
 export function parseBenchOptions(argv: readonly string[]): BenchOptions | { help: string } {
   const { values } = parseArgs({
     args: [...argv],
@@ -138,6 +156,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "poll-concurrency": { type: "string" },
       "change-at": { type: "string" },
       "stagger-ms": { type: "string" },
+      "close-before-resolve": { type: "string" },
+      "hot-interval-ms": { type: "string" },
       "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
@@ -197,6 +217,14 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
         : Math.round(positiveNumber(values["poll-concurrency"], "poll-concurrency", 16)),
     changeAt,
     staggerMs: values["stagger-ms"] === undefined ? 0 : positiveNumber(values["stagger-ms"], "stagger-ms", 0),
+    hotIntervalMs:
+      values["hot-interval-ms"] === undefined
+        ? undefined
+        : Math.round(nonNegative(values["hot-interval-ms"], "hot-interval-ms")),
+    closeBeforeResolveSeconds:
+      values["close-before-resolve"] === undefined
+        ? 0
+        : positiveNumber(values["close-before-resolve"], "close-before-resolve", 0),
     keeperRuntime,
     windowSeconds: positiveNumber(values["window-seconds"], "window-seconds", 1),
     intervalSeconds: interval,

@@ -22,6 +22,8 @@ export interface KeeperStart {
   readonly pollCron: string;
   /** The market watcher on (mode markets) or off (mode wallets). */
   readonly watcher: boolean;
+  /** watcher.hotIntervalMs of the keeper (undefined: its default; 0: the hot cadence off). */
+  readonly hotIntervalMs?: number;
   /** exit-rules' take-profit price, so that a price moved past it makes a close. */
   readonly takeProfitPriceUsd: string;
   /** queues.actionConcurrency and signer.concurrency (undefined: the keeper's defaults). */

@@ -23,6 +23,7 @@ import { printReport } from "./report.js";
 import { claimStages, claimTimings, SweepProgress, sweepsOf } from "./stats.js";
 import {
   type ClaimSample,
+  closeMarketsToResolve,
   movePriceSample,
   resolveSample,
   settleBacklog,
@@ -206,6 +207,7 @@ async function runKeeperPhase(
     windowSeconds: options.windowSeconds,
     pollCron: cronEvery(options.intervalSeconds),
     watcher: options.mode === "markets",
+    ...(options.hotIntervalMs === undefined ? {} : { hotIntervalMs: options.hotIntervalMs }),
     takeProfitPriceUsd: TAKE_PROFIT_USD,
     concurrency: options.concurrency,
     pollConcurrency: options.pollConcurrency,
@@ -248,7 +250,21 @@ async function runKeeperPhase(
       child.send({ type: "cpu-profile-start" } satisfies ToKeeper);
       await benchProfiler.start();
     }
-    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs);
+    let closed: ReadonlySet<string> = new Set();
+    if (options.closeBeforeResolveSeconds > 0) {
+      // Their close is now by the keeper's clock: the watcher's hot cadence reads them until they resolve.
+      closed = closeMarketsToResolve(
+        sandbox.world,
+        options.sampleClaims,
+        usedMarkets,
+        Math.floor(Date.now() / 1000),
+      );
+      log(
+        `${since(phaseStart)}  closed ${closed.size} markets; they resolve in ${options.closeBeforeResolveSeconds} s`,
+      );
+      await sleep(options.closeBeforeResolveSeconds * 1000);
+    }
+    sample = resolveSample(sandbox.world, options.sampleClaims, usedMarkets, options.staggerMs, closed);
     log(
       `${since(phaseStart)}  resolved ${sample.marketIds.length} markets` +
         (options.staggerMs > 0 ? ` (one every ${options.staggerMs} ms)` : "") +

@@ -37,7 +37,13 @@ export function settleBacklog(world: World): number {
  * With `staggerMs`, the same markets resolve one at a time, that far apart (the first at once); their
  * positions join the sample as each resolves.
  */
-export function resolveSample(world: World, target: number, used: Set<string>, staggerMs = 0): ClaimSample {
+export function resolveSample(
+  world: World,
+  target: number,
+  used: Set<string>,
+  staggerMs = 0,
+  closed: ReadonlySet<string> = new Set(),
+): ClaimSample {
   const byMarket = new Map<number, number[]>();
   world.positions.forEach((p, i) => {
     if (p.claimedAt !== undefined || p.closedAt !== undefined) return;
@@ -67,7 +73,8 @@ export function resolveSample(world: World, target: number, used: Set<string>, s
     if (winners >= target) break;
     if (used.has(market.marketId)) continue;
     const state = world.marketState(market);
-    if (state.status !== "open" || state.result !== null) continue;
+    // Open markets, or those `closeMarketsToResolve` closed for this sample (the same ones, in the same order).
+    if ((state.status !== "open" && !closed.has(market.marketId)) || state.result !== null) continue;
     const holders = byMarket.get(market.index) ?? [];
     const yes = holders.filter((i) => world.positions[i]?.isYes === true).length;
     if (yes === 0) continue;
@@ -79,6 +86,35 @@ export function resolveSample(world: World, target: number, used: Set<string>, s
     else setTimeout(() => resolve(market.marketId, holders, Date.now()), delayMs);
   }
   return { marketIds, positions, resolvedAtMs, isComplete: () => resolved === marketIds.length };
+}
+
+/**
+ * Closes the markets `resolveSample` would resolve next (same rule, same order), unresolved, showing
+ * `closeAtSeconds` as their close time; returns their ids for `resolveSample`'s `closed`.
+ */
+export function closeMarketsToResolve(
+  world: World,
+  target: number,
+  used: ReadonlySet<string>,
+  closeAtSeconds: number,
+) {
+  const yesHolders = new Map<number, number>();
+  for (const p of world.positions)
+    if (p.claimedAt === undefined && p.closedAt === undefined && p.isYes)
+      yesHolders.set(p.marketIndex, (yesHolders.get(p.marketIndex) ?? 0) + 1);
+  const closed = new Set<string>();
+  let winners = 0;
+  for (const market of world.markets) {
+    if (winners >= target) break;
+    if (used.has(market.marketId)) continue;
+    const state = world.marketState(market);
+    const yes = yesHolders.get(market.index) ?? 0;
+    if (state.status !== "open" || state.result !== null || yes === 0) continue;
+    world.closeMarket(market.marketId, closeAtSeconds);
+    closed.add(market.marketId);
+    winners += yes;
+  }
+  return closed;
 }
 
 /**

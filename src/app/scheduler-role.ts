@@ -26,9 +26,15 @@ export function startSchedulerRole(shared: SharedInfrastructure): RunningSchedul
       retriggerSeconds: config.watcher.retriggerSeconds,
       pageSize: config.service.pageSize,
       wallets: new Set(wallets),
+      hot: {
+        seconds: config.watcher.hotSeconds,
+        bandPct: config.watcher.hotBandPct,
+        eventsPerSecond: (config.service.requestsPerSecond * config.watcher.hotSharePct) / 100,
+      },
     },
     events: {
       onWatched: (count) => metrics.watchedMarkets.set(count),
+      onHot: (count) => metrics.hotEvents.set(count),
       onRequest: (endpoint) => metrics.watcherRequests.inc({ endpoint }),
       onTargeted: (trigger) => metrics.targetedPolls.inc({ trigger }),
     },
@@ -45,6 +51,9 @@ export function startSchedulerRole(shared: SharedInfrastructure): RunningSchedul
     onTick: () => shared.watchdog.stamp("scheduler"),
     watchMarkets: async () => {
       await watcher.run();
+    },
+    watchHot: async () => {
+      await watcher.runHot();
     },
     housekeeping: async () => {
       await runHousekeeping({

@@ -151,6 +151,16 @@ export const configSchema = z.strictObject({
       pollPositions: cron.default("0 * * * * *"),
       pollOrders: cron.default("*/30 * * * * *"),
       housekeeping: cron.default("0 */10 * * * *"),
+      /**
+       * A wallet whose last poll saw nothing held and no pending orders is swept once every this many
+       * sweeps (1: every sweep, as any other wallet).
+       */
+      idleSweepMultiple: z
+        .number({ error: "expected a whole number from 1 to 100" })
+        .int("expected a whole number from 1 to 100")
+        .min(1, "expected a whole number from 1 to 100")
+        .max(100, "expected a whole number from 1 to 100")
+        .default(4),
     })
     .prefault({}),
   /** The market watcher: polls the holders of a market that changed, ahead of the sweep. */
@@ -168,6 +178,32 @@ export const configSchema = z.strictObject({
         .default(2),
       /** A holder polled for a market is not polled again for it (same trigger) before this. */
       retriggerSeconds: seconds.default(15),
+      /**
+       * The hot cadence: held markets past their close time and not resolved yet (for `hotSeconds`
+       * after the close), or near a holder's exit threshold, are read this often. 0: off.
+       */
+      hotIntervalMs: z
+        .number({ error: "expected milliseconds: 0 (off) or 100 to 60000" })
+        .int("expected milliseconds: 0 (off) or 100 to 60000")
+        .refine(
+          (ms) => ms === 0 || (ms >= 100 && ms <= 60_000),
+          "expected milliseconds: 0 (off) or 100 to 60000",
+        )
+        .default(500),
+      /** How long after its close time an unresolved market is read at the hot cadence. */
+      hotSeconds: seconds.default(300),
+      /** A market with a holder's mark within this percent of an exit threshold is read at the hot cadence. */
+      hotBandPct: z
+        .number({ error: "expected a percent between 0 and 50" })
+        .min(0, "expected a percent between 0 and 50")
+        .max(50, "expected a percent between 0 and 50")
+        .default(5),
+      /** The hot cadence's reads use at most this percent of service.requestsPerSecond (within the sweep's share). */
+      hotSharePct: z
+        .number({ error: "expected a percent between 1 and 50" })
+        .min(1, "expected a percent between 1 and 50")
+        .max(50, "expected a percent between 1 and 50")
+        .default(10),
       /** The sweep's polls use at most this percent of service.requestsPerSecond; the rest stays free. */
       sweepSharePct: z
         .number({ error: "expected a percent between 10 and 100" })

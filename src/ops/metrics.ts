@@ -327,6 +327,11 @@ function watcherMetrics(registers: Registry[]) {
     help: "Markets the fleet holds, read by the market watcher at its last cycle",
     registers,
   });
+  const hotEvents = new Gauge({
+    name: "keeper_watcher_hot_events",
+    help: "Held events the market watcher reads at its hot cadence (a market past close and unresolved, or near an exit)",
+    registers,
+  });
   const watcherRequests = new Counter({
     name: "keeper_watcher_requests_total",
     help: "Requests the market watcher sent, by endpoint name (listEvents, listEventMarkets)",
@@ -352,7 +357,7 @@ function watcherMetrics(registers: Registry[]) {
     labelNames: ["outcome"] as const,
     registers,
   });
-  return { watchedMarkets, watcherRequests, targetedPolls, marketReaction, eventLookups };
+  return { watchedMarkets, hotEvents, watcherRequests, targetedPolls, marketReaction, eventLookups };
 }
 
 /** How fresh every wallet's last poll is, summarised at each scrape. */

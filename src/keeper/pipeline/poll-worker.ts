@@ -14,7 +14,7 @@ import type { ActionJobData, PollJobData } from "../queues/queues.js";
 import { type SnapshotSource, takeSnapshot } from "../reads/snapshot.js";
 import { type HoldingsIndex, holdingsOf } from "../state/holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "../state/ledger.js";
-import { PollRecords } from "../state/poll-record.js";
+import { openBesidesPositions, PollRecords } from "../state/poll-record.js";
 import type { StrategyStateStore } from "../state/strategy-state.js";
 import { runStrategies } from "./run-strategies.js";
 
@@ -262,7 +262,11 @@ async function recordWhatWasSeen(
   try {
     await new PollRecords(deps.redis, deps.keys).record(
       wallet,
-      { positions: snapshot.positions, ...(withOrders ? { orders: snapshot.openOrders } : {}) },
+      {
+        positions: snapshot.positions,
+        otherOpen: openBesidesPositions(snapshot),
+        ...(withOrders ? { orders: snapshot.openOrders } : {}),
+      },
       snapshot.takenAt,
     );
   } catch (error) {

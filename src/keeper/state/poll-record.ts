@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import type { Order, Position } from "../../core/schemas/prediction.js";
+import type { Snapshot } from "../../core/snapshot.js";
 import type { RedisKeys } from "../names.js";
+import { isHeld } from "./holdings.js";
 
 /**
  * What one wallet's last polls saw, kept so the status page never asks the service: an open page
@@ -17,6 +19,32 @@ export interface PollRecord {
   ordersAt?: number;
 }
 
+/**
+ * How busy a wallet was at its last polls, in a few numbers the sweep reads for every wallet each
+ * tick (not the position lists): positions held (open, or waiting for a claim) and pending orders.
+ */
+export interface WalletActivity {
+  /** Unix seconds of the last poll that read the positions. */
+  positionsAt: number;
+  held: number;
+  /** Intents in flight and swap orders open (trigger, recurring) at the last poll. */
+  otherOpen: number;
+  /** Absent until an orders poll listed them. */
+  pendingOrders?: number;
+}
+
+/** What a snapshot shows open beside positions and prediction orders: intents in flight, swap orders. */
+export function openBesidesPositions(snapshot: Snapshot): number {
+  const open = (list: Snapshot["listedTriggerOrders"]) =>
+    (list ?? []).filter((o) => o.state === "open").length;
+  return (
+    snapshot.inFlight.length +
+    (snapshot.triggerOrders?.length ?? 0) +
+    open(snapshot.listedTriggerOrders) +
+    open(snapshot.listedRecurringOrders)
+  );
+}
+
 /** A wallet no poll wrote for this long (taken out of the config) loses its record. */
 const RECORD_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -30,17 +58,21 @@ export class PollRecords {
   /** Writes what a poll saw; `orders` only when the poll read them (the others keep the last list). */
   async record(
     wallet: string,
-    seen: { positions: readonly Position[]; orders?: readonly Order[] },
+    seen: { positions: readonly Position[]; orders?: readonly Order[]; otherOpen?: number },
     atSeconds: number,
   ): Promise<void> {
     const key = this.keys.pollSeen(wallet);
     const fields: Record<string, string> = {
       positions: JSON.stringify(seen.positions.filter((p) => !p.claimed)),
       positionsAt: String(atSeconds),
+      held: String(seen.positions.filter(isHeld).length),
+      otherOpen: String(seen.otherOpen ?? 0),
     };
     if (seen.orders) {
-      fields.orders = JSON.stringify(seen.orders.filter((o) => o.status === "pending"));
+      const pending = seen.orders.filter((o) => o.status === "pending");
+      fields.orders = JSON.stringify(pending);
       fields.ordersAt = String(atSeconds);
+      fields.pendingOrders = String(pending.length);
     }
     await this.redis.multi().hset(key, fields).expire(key, RECORD_TTL_SECONDS).exec();
   }
@@ -57,6 +89,30 @@ export class PollRecords {
       if (error) throw error;
       const record = parseRecord(fields as Record<string, string>);
       if (record) out.set(wallet, record);
+    });
+    return out;
+  }
+
+  /** The activity of the wallets asked for, in one round trip; a wallet without one is absent. */
+  async activity(wallets: readonly string[]): Promise<Map<string, WalletActivity>> {
+    const out = new Map<string, WalletActivity>();
+    if (wallets.length === 0) return out;
+    const pipeline = this.redis.pipeline();
+    for (const wallet of wallets)
+      pipeline.hmget(this.keys.pollSeen(wallet), "positionsAt", "held", "otherOpen", "pendingOrders");
+    const answers = (await pipeline.exec()) ?? [];
+    wallets.forEach((wallet, i) => {
+      const [error, fields] = answers[i] ?? [null, []];
+      if (error) throw error;
+      const [positionsAt, held, otherOpen, pendingOrders] = fields as (string | null)[];
+      // A record written before these fields existed says nothing of activity: the wallet counts as busy.
+      if (positionsAt == null || held == null) return;
+      out.set(wallet, {
+        positionsAt: Number(positionsAt),
+        held: Number(held),
+        otherOpen: Number(otherOpen ?? 0),
+        ...(pendingOrders == null ? {} : { pendingOrders: Number(pendingOrders) }),
+      });
     });
     return out;
   }

@@ -94,12 +94,77 @@ export function decideTriggers(
   return out;
 }
 
+/** What the watcher remembers of a held market between reads: enough to tell whether it is hot. */
+export interface MarketSeen {
+  readonly eventId: string;
+  readonly status: Market["status"];
+  readonly result: Market["result"];
+  /** Unix seconds. */
+  readonly closeTime: number;
+}
+
+/**
+ * A market past its close time and not resolved yet: its result may come any second. Only for
+ * `hotSeconds` after the close, so a market that waits hours for its result (or one closed before
+ * Keeper started) goes back to the usual cycle instead of costing requests all that time.
+ */
+export function isPastCloseUnresolved(market: MarketSeen, nowMs: number, hotSeconds: number): boolean {
+  if (market.result !== null || market.status === "cancelled") return false;
+  const sinceCloseMs = nowMs - market.closeTime * 1000;
+  return sinceCloseMs >= 0 && sinceCloseMs < hotSeconds * 1000;
+}
+
+/** Whether some holder's mark is within `pct` percent of one of its exit thresholds (or past it). */
+export function isNearExit(market: Market, holdings: readonly Holding[], pct: number): boolean {
+  if (market.status !== "open" || market.result !== null) return false;
+  const near = pct / 100;
+  return holdings.some((h) => {
+    const mark = h.exit ? sideMark(market, h.side) : undefined;
+    if (mark === undefined || !h.exit) return false;
+    const { above, below } = h.exit;
+    return (
+      (above !== undefined && mark >= Number(above) * (1 - near)) ||
+      (below !== undefined && mark <= Number(below) * (1 + near))
+    );
+  });
+}
+
+/**
+ * The events the hot cadence reads, most urgent first: those with a held market past its close
+ * (the latest close first), then those with a held market near an exit threshold.
+ */
+export function hotEvents(
+  seen: ReadonlyMap<string, MarketSeen>,
+  nearExit: ReadonlySet<string>,
+  nowMs: number,
+  hotSeconds: number,
+): string[] {
+  const closing = [...seen.values()]
+    .filter((m) => isPastCloseUnresolved(m, nowMs, hotSeconds))
+    .sort((a, b) => b.closeTime - a.closeTime)
+    .map((m) => m.eventId);
+  const near = [...nearExit].flatMap((id) => {
+    const m = seen.get(id);
+    return m ? [m.eventId] : [];
+  });
+  return [...new Set([...closing, ...near])];
+}
+
 // ---- the scheduled job ----
 
 /** Markets whose holders are read from the index in one round trip. */
 const HOLDERS_PER_READ = 16;
 /** Targeted polls queued at once (each a few Redis round trips). */
 const ENQUEUES_AT_ONCE = 32;
+
+export interface HotSettings {
+  /** How long after its close time a market unresolved is read at the hot cadence. */
+  readonly seconds: number;
+  /** A market with a holder's mark within this percent of an exit threshold is hot too. */
+  readonly bandPct: number;
+  /** Event reads a second the hot cadence may send at most, whatever its interval. */
+  readonly eventsPerSecond: number;
+}
 
 export interface WatcherDeps {
   client: ApiClient;
@@ -115,9 +180,13 @@ export interface WatcherDeps {
     pageSize: number;
     /** The configured wallets: the index forgets the others, and only these are polled. */
     wallets: ReadonlySet<string>;
+    /** The hot cadence (`runHot`); without it nothing is hot. */
+    hot?: HotSettings;
   };
   events?: {
     onWatched?(markets: number): void;
+    /** Held events the hot cadence reads (a market past close and unresolved, or near an exit threshold). */
+    onHot?(events: number): void;
     onRequest?(endpoint: "listEvents" | "listEventMarkets"): void;
     onTargeted?(trigger: WatchTrigger): void;
   };
@@ -155,6 +224,14 @@ export class MarketWatcher {
   private readonly idleProviders = new Map<string, number>();
   /** When this watcher last made the index forget wallets gone from the config (undefined: never). */
   private forgotAtMs: number | undefined;
+  /** Per held market, its state and close time at its last read: what makes it hot. */
+  private readonly seen = new Map<string, MarketSeen>();
+  /** Held markets where a holder's mark was near an exit threshold when their holders were last read. */
+  private readonly nearExit = new Set<string>();
+  /** The hot cadence's reads it may still send (see `runHot`), when it last ran, and whose turn is next. */
+  private hotCredit = 0;
+  private hotAtMs: number | undefined;
+  private hotTurn = 0;
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -168,11 +245,77 @@ export class MarketWatcher {
     deps.events?.onWatched?.(held.size);
     if (held.size === 0) return cycle;
     const markets = await this.readMarkets(held, cycle);
-    const seenAtMs = deps.now?.() ?? Date.now();
     // A market no longer held is forgotten, so that these maps stay the size of what the fleet holds.
     for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
     for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
+    for (const marketId of this.seen.keys()) if (!held.has(marketId)) this.seen.delete(marketId);
+    for (const marketId of this.nearExit) if (!held.has(marketId)) this.nearExit.delete(marketId);
+    await this.act(markets, held, cycle);
+    deps.logger.debug(
+      { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
+      "markets watched",
+    );
+    return cycle;
+  }
+
+  /**
+   * The hot cadence, run between full cycles (every `watcher.hotIntervalMs`): reads only the events
+   * of held markets past their close time and not resolved yet, or near a holder's exit threshold
+   * and moving, one `GET /events/{eventId}/markets` each, and acts on them as a full cycle would.
+   * What is hot comes from the cycles' reads; at rest nothing is, and this sends nothing. At most
+   * `hot.eventsPerSecond` reads a second on average, taken in turn when more events are hot. Each
+   * scheduler replica knows what is hot from the cycles it ran itself.
+   */
+  async runHot(): Promise<WatchCycle> {
+    const deps = this.deps;
+    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
+    const hot = deps.settings.hot;
+    if (!hot || (await deps.pause.isPaused())) return cycle;
+    const nowMs = deps.now?.() ?? Date.now();
+    const events = hotEvents(this.seen, this.nearExit, nowMs, hot.seconds);
+    deps.events?.onHot?.(events.length);
+    // Credit for reads accrues with time, up to one second's worth (at least one read).
+    const elapsedMs = this.hotAtMs === undefined ? 1_000 : Math.max(0, nowMs - this.hotAtMs);
+    this.hotAtMs = nowMs;
+    this.hotCredit = Math.min(
+      Math.max(1, hot.eventsPerSecond),
+      this.hotCredit + (elapsedMs / 1000) * hot.eventsPerSecond,
+    );
+    if (events.length === 0) return cycle;
+    const count = Math.min(events.length, Math.floor(this.hotCredit));
+    if (count === 0) return cycle;
+    this.hotCredit -= count;
+    const start = this.hotTurn % events.length;
+    const chosen = [...events.slice(start), ...events.slice(0, start)].slice(0, count);
+    this.hotTurn = start + count;
+    const held = await deps.index.markets();
+    cycle.watched = held.size;
+    const markets = new Map<string, Market>();
+    for (const eventId of chosen) await this.readEvent(eventId, held, markets, cycle);
+    await this.act(markets, held, cycle);
+    return cycle;
+  }
+
+  /** Decides on the markets read, and polls the holders a change concerns. */
+  private async act(
+    markets: ReadonlyMap<string, Market>,
+    held: ReadonlyMap<string, string>,
+    cycle: WatchCycle,
+  ): Promise<void> {
+    const deps = this.deps;
+    const seenAtMs = deps.now?.() ?? Date.now();
+    for (const m of markets.values())
+      this.seen.set(m.marketId, {
+        eventId: held.get(m.marketId) ?? m.eventId ?? "",
+        status: m.status,
+        result: m.result,
+        closeTime: m.closeTime,
+      });
     const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
+    // A market near an exit whose prices sat still since it was last read costs the hot cadence
+    // nothing more until a cycle sees it move (a price resting near a threshold is at rest).
+    const dueIds = new Set(due);
+    for (const marketId of markets.keys()) if (!dueIds.has(marketId)) this.nearExit.delete(marketId);
     // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
     // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
     for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {
@@ -184,8 +327,17 @@ export class MarketWatcher {
         const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
         cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
         this.notePeaks(market, holdings);
+        const hot = deps.settings.hot;
+        if (hot && isNearExit(market, holdings, hot.bandPct)) this.nearExit.add(marketId);
+        else this.nearExit.delete(marketId);
       }
     }
+    await this.pollHolders(cycle, seenAtMs);
+  }
+
+  /** Queues one targeted poll per wallet a decision names, unless its cooldown for the market runs. */
+  private async pollHolders(cycle: WatchCycle, seenAtMs: number): Promise<void> {
+    const deps = this.deps;
     const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
     // One round trip for every decision's cooldown: a resolved market may have hundreds of holders.
     const cooldowns = deps.redis.pipeline();
@@ -234,11 +386,6 @@ export class MarketWatcher {
     const holders = [...perWallet];
     for (let from = 0; from < holders.length; from += ENQUEUES_AT_ONCE)
       await Promise.all(holders.slice(from, from + ENQUEUES_AT_ONCE).map(enqueue));
-    deps.logger.debug(
-      { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
-      "markets watched",
-    );
-    return cycle;
   }
 
   /**
@@ -325,21 +472,30 @@ export class MarketWatcher {
     }
     const missing = new Set<string>();
     for (const [marketId, eventId] of held) if (!found.has(marketId)) missing.add(eventId);
-    for (const eventId of missing) {
-      try {
-        const pages = paginate(
-          (range) => {
-            cycle.requests += 1;
-            events?.onRequest?.("listEventMarkets");
-            return client.prediction.listEventMarkets(eventId, range);
-          },
-          { pageSize: settings.pageSize },
-        );
-        for await (const market of pages) if (held.has(market.marketId)) found.set(market.marketId, market);
-      } catch (error) {
-        logger.warn({ eventId, err: (error as Error).message }, "market watcher: event's markets unreadable");
-      }
-    }
+    for (const eventId of missing) await this.readEvent(eventId, held, found, cycle);
     return found;
+  }
+
+  /** One held event's markets (one page is one request), into `found`; a failure is logged. */
+  private async readEvent(
+    eventId: string,
+    held: ReadonlyMap<string, string>,
+    found: Map<string, Market>,
+    cycle: WatchCycle,
+  ): Promise<void> {
+    const { client, settings, logger, events } = this.deps;
+    try {
+      const pages = paginate(
+        (range) => {
+          cycle.requests += 1;
+          events?.onRequest?.("listEventMarkets");
+          return client.prediction.listEventMarkets(eventId, range);
+        },
+        { pageSize: settings.pageSize },
+      );
+      for await (const market of pages) if (held.has(market.marketId)) found.set(market.marketId, market);
+    } catch (error) {
+      logger.warn({ eventId, err: (error as Error).message }, "market watcher: event's markets unreadable");
+    }
   }
 }

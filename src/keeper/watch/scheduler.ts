@@ -6,10 +6,15 @@ import type { RedisKeys } from "../names.js";
 import { jobIds, POLL_PRIORITY } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { KeeperQueues } from "../queues/queues.js";
+import { PollRecords } from "../state/poll-record.js";
+import { selectSweep } from "./sweep-selection.js";
 
-export type ScheduleKind = keyof KeeperConfig["schedules"];
-/** Why a tick did not enqueue a wallet's poll: paused, its poll runs, or its poll still waits in the queue. */
-export type PollSkipReason = "paused" | "poll_running" | "poll_queued";
+export type ScheduleKind = "pollPositions" | "pollOrders" | "housekeeping";
+/**
+ * Why a tick did not enqueue a wallet's poll: paused, its poll runs, its poll still waits in the
+ * queue, or the wallet is idle (nothing held, no orders) and not due this sweep.
+ */
+export type PollSkipReason = "paused" | "poll_running" | "poll_queued" | "idle";
 
 export interface SchedulerDeps {
   config: KeeperConfig;
@@ -26,6 +31,8 @@ export interface SchedulerDeps {
   housekeeping?: () => Promise<void>;
   /** One market watcher cycle, run by whichever scheduler wins the tick (on `watcher.schedule`). */
   watchMarkets?: () => Promise<void>;
+  /** One hot watcher cycle (every `watcher.hotIntervalMs`), run by whichever scheduler wins it. */
+  watchHot?: () => Promise<void>;
 }
 
 /**
@@ -35,6 +42,9 @@ export interface SchedulerDeps {
  */
 export class Scheduler {
   private readonly tasks: ScheduledTask[] = [];
+  private hotTimer: NodeJS.Timeout | undefined;
+  /** Per sweep schedule, the epoch second of its last tick: the interval idle wallets are counted in. */
+  private readonly lastTickEpoch = new Map<ScheduleKind, number>();
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -61,6 +71,29 @@ export class Scheduler {
           noOverlap: true,
         }),
       );
+      const hot = this.deps.watchHot;
+      const hotMs = this.deps.config.watcher.hotIntervalMs;
+      if (hot && hotMs > 0) {
+        let running = false;
+        this.hotTimer = setInterval(() => {
+          // A hot cycle still running skips this one, like the cron's noOverlap.
+          if (running) return;
+          running = true;
+          void this.hotTick(new Date(), hotMs, hot).finally(() => {
+            running = false;
+          });
+        }, hotMs);
+      }
+    }
+  }
+
+  /** One hot watcher cycle: once across scheduler replicas (its slot of `hotMs`), never while paused. */
+  async hotTick(date: Date, hotMs: number, watch: () => Promise<void>): Promise<void> {
+    const slot = Math.floor(date.getTime() / hotMs);
+    try {
+      if (await this.winsTick(`watch-hot-${slot}`, Math.max(1, Math.ceil((2 * hotMs) / 1000)))) await watch();
+    } catch (error) {
+      this.deps.logger.error({ err: (error as Error).message, slot }, "hot market watcher failed");
     }
   }
 
@@ -76,6 +109,8 @@ export class Scheduler {
   }
 
   async stop(): Promise<void> {
+    if (this.hotTimer) clearInterval(this.hotTimer);
+    this.hotTimer = undefined;
     await Promise.allSettled(this.tasks.map((t) => t.destroy()));
     this.tasks.length = 0;
   }
@@ -97,7 +132,10 @@ export class Scheduler {
       }
       let enqueued = 0;
       let skipped = 0;
-      for (const wallet of this.deps.wallets) {
+      const { due, idleSkipped } = await this.selectWallets(kind, tickEpoch);
+      for (const _ of idleSkipped) this.deps.onSkipped?.("idle");
+      skipped += idleSkipped.length;
+      for (const wallet of due) {
         if ((await this.deps.redis.exists(this.deps.keys.pollLock(wallet))) === 1) {
           skipped += 1;
           this.deps.onSkipped?.("poll_running");
@@ -129,6 +167,26 @@ export class Scheduler {
       log.error({ err: (error as Error).message }, "tick failed");
       return { enqueued: 0, skipped: 0 };
     }
+  }
+
+  /**
+   * The wallets a sweep tick polls: idle ones (their last poll saw nothing held and no orders) only
+   * every `schedules.idleSweepMultiple` sweeps of this schedule (see selectSweep).
+   */
+  private async selectWallets(kind: ScheduleKind, tickEpoch: number) {
+    const multiple = this.deps.config.schedules.idleSweepMultiple;
+    const last = this.lastTickEpoch.get(kind);
+    // A tick of an earlier second (a test, a clock step back) leaves the interval as it was.
+    if (last === undefined || tickEpoch > last) this.lastTickEpoch.set(kind, tickEpoch);
+    const wallets = this.deps.wallets;
+    if (multiple <= 1 || last === undefined || tickEpoch <= last)
+      return { due: [...wallets], idleSkipped: [] };
+    const activity = await new PollRecords(this.deps.redis, this.deps.keys).activity(wallets);
+    return selectSweep(wallets, activity, {
+      nowSeconds: tickEpoch,
+      intervalSeconds: tickEpoch - last,
+      multiple,
+    });
   }
 
   /** Only one scheduler replica runs a housekeeping tick. */

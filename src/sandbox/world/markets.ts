@@ -46,6 +46,11 @@ export interface MarketRecord {
   /** Set by `cancelMarket`: when the market was cancelled (no result; nothing to claim). */
   cancelledAt?: number;
   /**
+   * Set by `closeMarket`: closed ahead of its schedule, unresolved, and shown closing at this time
+   * (whatever the world's clock says, so a benchmark can show the keeper a close that just passed).
+   */
+  closedEarlyAt?: number;
+  /**
    * Set by `setPrice` with a spread: half the gap between buy and sell prices, around the mid (the
    * mark). A wide one is a thin book: the bid (what a sale fills at) sits far below the mark.
    */
@@ -109,12 +114,18 @@ export function walkPriceAt(market: MarketRecord, minute: number): number {
   return price;
 }
 
+/** When the market closes, or closed: its schedule's time, or the one `closeMarket` gave it. */
+export function closeTimeOf(market: MarketRecord): number {
+  return market.closedEarlyAt ?? market.closeTime;
+}
+
 /** Status, result and resolution time at an instant. */
 export function marketStateAt(market: MarketRecord, now: number, genesisSeconds: number): MarketState {
   if (market.resolution !== undefined)
     return { status: "closed", result: market.resolution.result, resolveAt: market.resolution.resolveAt };
   if (market.cancelledAt !== undefined) return { status: "cancelled", result: null, resolveAt: null };
-  if (now < market.closeTime) return { status: "open", result: null, resolveAt: null };
+  if (market.closedEarlyAt === undefined && now < market.closeTime)
+    return { status: "open", result: null, resolveAt: null };
   if (market.isCancelled) return { status: "cancelled", result: null, resolveAt: null };
   if (now < market.resolveTime) return { status: "closed", result: null, resolveAt: null };
   return { status: "closed", result: scheduledResult(market, genesisSeconds), resolveAt: market.resolveTime };
@@ -136,7 +147,7 @@ export function yesMidAt(
 ): number {
   if (state.result === "yes") return ONE_USD_MICRO;
   if (state.result === "no") return 0;
-  const until = state.status === "open" ? now : market.closeTime;
+  const until = state.status === "open" ? now : Math.min(now, closeTimeOf(market));
   return walkPriceAt(market, minuteOf(until, genesisSeconds));
 }
 

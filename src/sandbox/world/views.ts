@@ -8,7 +8,7 @@ import type {
 } from "../../core/schemas/prediction.js";
 import { contractFields, contractsTimes, microContractsOf, wholeContracts } from "./contract-units.js";
 import type { EventRecord } from "./events.js";
-import { type MarketRecord, ONE_USD_MICRO } from "./markets.js";
+import { closeTimeOf, type MarketRecord, ONE_USD_MICRO } from "./markets.js";
 import type { PositionRecord } from "./positions.js";
 import { derivePubkey, hashString, hexTag } from "./rng.js";
 import type { World } from "./world.js";
@@ -35,7 +35,7 @@ export function marketView(world: World, market: MarketRecord): Market {
     status: state.status,
     result: state.result,
     openTime: market.openTime,
-    closeTime: market.closeTime,
+    closeTime: closeTimeOf(market),
     resolveAt: state.result !== null && state.resolveAt !== null ? isoOf(state.resolveAt) : state.resolveAt,
     marketResultPubkey: market.resultPubkey,
     imageUrl: `https://sandbox.invalid/markets/${market.marketId}.png`,
@@ -171,7 +171,7 @@ export function marketMetadata(world: World, market: MarketRecord): MarketMetada
     title: market.title,
     status: state.status,
     result: state.result,
-    closeTime: market.closeTime,
+    closeTime: closeTimeOf(market),
     openTime: market.openTime,
     isTeamMarket: event.category === "sports" || event.category === "esports",
     rulesPrimary: rulesPrimary(market),

@@ -289,6 +289,14 @@ export class World {
     market.cancelledAt = this.now();
   }
 
+  /**
+   * Test hook: close a market ahead of its schedule; it stays unresolved until `resolveMarket` (or
+   * its scheduled resolution). It shows `atSeconds` as its close time (default: the world's now).
+   */
+  closeMarket(marketId: string, atSeconds: number = this.now()): void {
+    this.requireMarket(marketId).closedEarlyAt = Math.floor(atSeconds);
+  }
+
   /** A resolved market's claims are possible (its settlement lag, if any, has passed). */
   isSettled(market: MarketRecord): boolean {
     const settlesAt = market.resolution?.settlesAt;

@@ -110,6 +110,15 @@ describe("loadConfig", () => {
       "signer:\n  minPriorityFeeMicroLamports: 1.5",
       "signer.minPriorityFeeMicroLamports: Invalid input: expected int",
     ],
+    [
+      "watcher:\n  hotIntervalMs: 50",
+      "watcher.hotIntervalMs: expected milliseconds: 0 (off) or 100 to 60000",
+    ],
+    ["watcher:\n  hotSharePct: 80", "watcher.hotSharePct: expected a percent between 1 and 50"],
+    [
+      "schedules:\n  idleSweepMultiple: 0",
+      "schedules.idleSweepMultiple: expected a whole number from 1 to 100",
+    ],
     ["- just\n- a list", "expected a mapping of config keys"],
     ["mode: [unclosed", "not valid YAML"],
   ])("%j is refused: %s", async (text, expected) => {

@@ -84,6 +84,19 @@ describe("scheduler: each tick once, and never a second poll of a wallet behind 
     expect(await waitingIds()).toContain(`poll-positions-${WALLETS[0]}-${third.getTime() / 1000}`);
   });
 
+  it("a hot watcher cycle runs once across two schedulers in the same slot, and again in the next", async () => {
+    const [a, b] = [scheduler(), scheduler()];
+    let cycles = 0;
+    const hot = async () => {
+      cycles += 1;
+    };
+    const at = new Date(TICK.getTime() + 200);
+    await Promise.all([a.hotTick(at, 500, hot), b.hotTick(at, 500, hot)]);
+    expect(cycles).toBe(1);
+    await a.hotTick(new Date(TICK.getTime() + 700), 500, hot);
+    expect(cycles).toBe(2);
+  });
+
   it("skips a wallet whose poll is running (it holds the wallet's lock) and counts it", async () => {
     const keys = redisKeys(ctx.prefix, "live");
     await ctx.redis.set(keys.pollLock(WALLETS[1] as string), "running", "PX", 10_000);

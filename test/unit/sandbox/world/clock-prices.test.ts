@@ -29,6 +29,21 @@ describe("clocks", () => {
   });
 });
 
+describe("a market closed by hand", () => {
+  it("is closed and unresolved from then on, showing the close time given, its price frozen, until resolved", () => {
+    const world = createWorld();
+    const market = defined(world.markets.find((m) => world.marketState(m).status === "open"));
+    const before = world.pricing(market);
+    const shownClose = world.now() + 7_200;
+    world.closeMarket(market.marketId, shownClose);
+    expect(world.marketState(market)).toEqual({ status: "closed", result: null, resolveAt: null });
+    expect(marketView(world, market).closeTime).toBe(shownClose);
+    expect(world.pricing(market).buyYesPriceUsd).toBe(before.buyYesPriceUsd);
+    world.resolveMarket(market.marketId, "yes");
+    expect(world.marketState(market)).toMatchObject({ status: "closed", result: "yes" });
+  });
+});
+
 describe("a market cancelled by hand", () => {
   it("is cancelled from then on, with no result and nothing claimable", () => {
     const world = createWorld();
