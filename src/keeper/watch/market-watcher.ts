@@ -116,6 +116,13 @@ export interface WatcherDeps {
     /** The configured wallets: the index forgets the others, and only these are polled. */
     wallets: ReadonlySet<string>;
   };
+  /**
+   * Claims from the index: a resolved market's winners claimed from their entries, without a poll
+   * (see pipeline/index-claims.ts). False for a wallet it could not deal with: that one is polled.
+   */
+  claims?: {
+    claim(market: Market, winners: readonly Holding[], seenAtMs: number): Promise<boolean>;
+  };
   events?: {
     onWatched?(markets: number): void;
     onRequest?(endpoint: "listEvents" | "listEventMarkets"): void;
@@ -130,6 +137,8 @@ export interface WatchCycle {
   decisions: WatchDecision[];
   /** Wallets a targeted poll was enqueued (or moved ahead) for. */
   polled: string[];
+  /** Wallets whose winners of a resolved market were claimed from the index, without a poll. */
+  claimedFromIndex: string[];
 }
 
 /**
@@ -160,7 +169,7 @@ export class MarketWatcher {
 
   async run(): Promise<WatchCycle> {
     const deps = this.deps;
-    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
+    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [], claimedFromIndex: [] };
     if (await deps.pause.isPaused()) return cycle;
     await this.forgetUnconfigured();
     const held = await deps.index.markets();
@@ -173,6 +182,8 @@ export class MarketWatcher {
     for (const marketId of this.lastRead.keys()) if (!held.has(marketId)) this.lastRead.delete(marketId);
     for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
     const due = [...markets.values()].filter((m) => this.isDue(m, seenAtMs)).map((m) => m.marketId);
+    /** Per wallet and resolved market ("wallet marketId"), its holdings on the winning side. */
+    const winners = new Map<string, Holding[]>();
     // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
     // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
     for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {
@@ -184,9 +195,16 @@ export class MarketWatcher {
         const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
         cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
         this.notePeaks(market, holdings);
+        if (market.result !== null && market.status !== "cancelled")
+          for (const h of holdings)
+            if (h.side === market.result) {
+              const key = `${h.wallet} ${marketId}`;
+              winners.set(key, [...(winners.get(key) ?? []), h]);
+            }
       }
     }
     const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
+    const fromIndex: WatchDecision[] = [];
     // One round trip for every decision's cooldown: a resolved market may have hundreds of holders.
     const cooldowns = deps.redis.pipeline();
     for (const d of cycle.decisions)
@@ -202,11 +220,16 @@ export class MarketWatcher {
       const [error, answer] = cooled[i] ?? [null, null];
       if (error) throw error;
       if (answer !== "OK") return;
+      if (deps.claims && winners.has(`${d.wallet} ${d.marketId}`)) {
+        fromIndex.push(d);
+        return;
+      }
       const entry = perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
       entry.triggers.add(d.trigger);
       entry.marketIds.push(d.marketId);
       perWallet.set(d.wallet, entry);
     });
+    await this.claimFromIndex(fromIndex, { markets, winners, perWallet, seenAtMs, cycle });
     const enqueue = async ([wallet, { triggers, marketIds }]: [
       string,
       { triggers: Set<WatchTrigger>; marketIds: string[] },
@@ -239,6 +262,48 @@ export class MarketWatcher {
       "markets watched",
     );
     return cycle;
+  }
+
+  /**
+   * A resolved market's winners, claimed from their index entries (a few wallets at a time). A wallet
+   * the claims could not deal with (no strategy decides from the index, or the entry lacks what one
+   * needs) joins `perWallet`, to be polled as before; so does one whose claims failed to be recorded.
+   */
+  private async claimFromIndex(
+    decisions: readonly WatchDecision[],
+    ctx: {
+      markets: ReadonlyMap<string, Market>;
+      winners: ReadonlyMap<string, Holding[]>;
+      perWallet: Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>;
+      seenAtMs: number;
+      cycle: WatchCycle;
+    },
+  ): Promise<void> {
+    const claims = this.deps.claims;
+    if (!claims) return;
+    const one = async (d: WatchDecision) => {
+      const market = ctx.markets.get(d.marketId);
+      const winners = ctx.winners.get(`${d.wallet} ${d.marketId}`) ?? [];
+      let done = false;
+      try {
+        done = market !== undefined && (await claims.claim(market, winners, ctx.seenAtMs));
+      } catch (error) {
+        this.deps.logger.warn(
+          { wallet: d.wallet, market: d.marketId, err: (error as Error).message },
+          "claims from the index failed: the holder is polled",
+        );
+      }
+      if (done) {
+        ctx.cycle.claimedFromIndex.push(d.wallet);
+        return;
+      }
+      const entry = ctx.perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
+      entry.triggers.add(d.trigger);
+      entry.marketIds.push(d.marketId);
+      ctx.perWallet.set(d.wallet, entry);
+    };
+    for (let from = 0; from < decisions.length; from += ENQUEUES_AT_ONCE)
+      await Promise.all(decisions.slice(from, from + ENQUEUES_AT_ONCE).map(one));
   }
 
   /**
