@@ -4,8 +4,8 @@ import { type Intent, intentKeys } from "../src/core/intent.js";
 import { formatUsd } from "../src/core/money.js";
 import type { Market } from "../src/core/schemas/prediction.js";
 import type { Snapshot } from "../src/core/snapshot.js";
-import type { IndexClaim, IndexedWinner } from "../src/core/strategy-hooks.js";
 import { defineStrategy } from "../src/core/strategy.js";
+import type { IndexClaim, IndexedWinner } from "../src/core/strategy-hooks.js";
 
 /**
  * What a claim is taken to cost when the snapshot carries no estimate (a harness without the chain):

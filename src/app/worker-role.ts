@@ -102,7 +102,10 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
  * The process-wide estimate of a claim's cost, made only when a strategy needs it: the priority fee
  * Keeper would bid (recent fees on the chain) at the SOL price of the service's token search.
  */
-export function claimCostFor(shared: SharedInfrastructure, strategies: Strategies): ClaimCostEstimator | undefined {
+export function claimCostFor(
+  shared: SharedInfrastructure,
+  strategies: Strategies,
+): ClaimCostEstimator | undefined {
   if (!snapshotNeeds(strategies).claimCost) return undefined;
   const { config, connection, logger, clients } = shared;
   return new ClaimCostEstimator({

@@ -76,7 +76,11 @@ export class IndexClaims {
   }
 
   /** Every hooked strategy's intents for one winner; undefined when one of them cannot decide. */
-  private decide(market: Market, holding: Holding, claimCostMicroUsd: string | undefined): Intent[] | undefined {
+  private decide(
+    market: Market,
+    holding: Holding,
+    claimCostMicroUsd: string | undefined,
+  ): Intent[] | undefined {
     const entry: IndexedWinner = {
       wallet: holding.wallet,
       position: holding.position,
@@ -137,7 +141,8 @@ export class IndexClaims {
     deps.events?.onOutcome?.("claimed", intent.strategy);
     deps.events?.onClaimAdmitted?.(((deps.now?.() ?? Date.now()) - seenAtMs) / 1000);
     log.info({ mode: deps.mode }, "claim from the index recorded");
-    if (deps.mode === "live") await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1, BUILD_PRIORITY.first);
+    if (deps.mode === "live")
+      await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1, BUILD_PRIORITY.first);
   }
 }
 

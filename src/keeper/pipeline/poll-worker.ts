@@ -216,7 +216,10 @@ export function isLeftToService(intent: Intent): intent is Extract<Intent, { kin
 }
 
 /** How the ledger records an intent it admits: done at once when nothing is to be built. */
-export function admissionStatus(intent: Intent, mode: PollDeps["mode"]): "pending" | "dry-run" | "left_to_service" {
+export function admissionStatus(
+  intent: Intent,
+  mode: PollDeps["mode"],
+): "pending" | "dry-run" | "left_to_service" {
   if (isLeftToService(intent)) return "left_to_service";
   return mode === "dry-run" ? "dry-run" : "pending";
 }
