@@ -73,7 +73,8 @@ describe("claims from the index: one request per winner, no positions read", () 
     marketId = small.marketId;
     side = sideOf(small);
     // A Forecast position of a wallet that wins nothing here: bought through the service's execute endpoint.
-    const other = sandbox.wallets.findIndex((w) => !pick.some((p) => p.ownerPubkey === w));
+    const winning = new Set(pick.map((p) => p.ownerPubkey));
+    const other = sandbox.wallets.findIndex((w) => !winning.has(w));
     forecast = await openForecastPosition(sandbox, other);
     expect(isForecast(forecast)).toBe(true);
 
