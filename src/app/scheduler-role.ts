@@ -92,6 +92,8 @@ function indexClaimsFor(shared: SharedInfrastructure): IndexClaims | undefined {
         // As a poll's admitted intents are counted (a left claim is an intent recorded, too).
         if (strategy && (outcome === "claimed" || outcome === "left_to_service"))
           metrics.recordIntent(strategy, "claim");
+        if (outcome === "left_to_service")
+          metrics.claimsWithoutTransaction.inc({ status: "left_to_service" });
       },
       onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
       onClaimAdmitted: (seconds) => metrics.marketReaction.observe({ trigger: "resolved" }, seconds),
