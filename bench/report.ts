@@ -98,6 +98,16 @@ export function printReport(report: Report): void {
     row("    resolved → owner's positions read", p50p99(stages.toPollMs), "—");
     row("    that read → claim build request", p50p99(stages.toBuildMs), "—");
     row("    build request → confirmed", p50p99(stages.toConfirmedMs), "—");
+    row("    resolved → claim build request", p50p99(stages.changeToBuildMs), "—");
+    const { reads, builds } = stages.requests;
+    const winners = stages.toConfirmedMs.length;
+    row(
+      "  requests per confirmed winner (owners' positions reads + claim builds)",
+      winners > 0
+        ? `${((reads + builds) / winners).toFixed(2)} (${reads} reads + ${builds} builds / ${winners})`
+        : "—",
+      "—",
+    );
     row("  owners indexed at the change", p50p99(stages.indexedMs), "—");
     row("  owners not swept yet (sweep finds)", p50p99(stages.unindexedMs), "—");
   }

@@ -164,6 +164,13 @@ export interface ClaimStages {
   readonly indexedMs: number[];
   /** ...and of owners the first sweep had not reached yet: no watcher knows them, the sweep finds them. */
   readonly unindexedMs: number[];
+  /** From the resolution to the claim build request, whether a positions read came first or not. */
+  readonly changeToBuildMs: number[];
+  /**
+   * Requests for the confirmed claims, from each one's resolution to its confirmation: the owner's
+   * answered positions reads (a sweep's falling in that time included) and the claim builds.
+   */
+  readonly requests: { reads: number; builds: number };
 }
 
 export function claimStages(
@@ -183,7 +190,10 @@ export function claimStages(
     toConfirmedMs: [],
     indexedMs: [],
     unindexedMs: [],
+    changeToBuildMs: [],
+    requests: { reads: 0, builds: 0 },
   };
+  const counted = new Set<number>();
   for (const { ownerIndex, pubkey, resolvedAtMs: own } of owners) {
     const confirmed = confirmedAt.get(pubkey);
     if (confirmed === undefined) continue;
@@ -197,7 +207,19 @@ export function claimStages(
     if (poll) stages.toPollMs.push(poll[0] - from);
     if (poll && build) stages.toBuildMs.push(build[0] - poll[0]);
     if (build) stages.toConfirmedMs.push(confirmed - build[0]);
+    const firstBuild = ofOwner.find((e) => e[1] === REQUEST_KIND.claim && e[0] >= from);
+    if (firstBuild) stages.changeToBuildMs.push(firstBuild[0] - from);
+    // An owner of several sample winners: its reads counted once; builds are counted per claim below.
+    const during = ofOwner.filter((e) => e[0] >= from && e[0] <= confirmed);
+    if (!counted.has(ownerIndex)) stages.requests.reads += during.filter(isRead).length;
+    counted.add(ownerIndex);
   }
+  // Builds: every claim request of the sample's owners from the resolution to the last confirmation.
+  const last = Math.max(0, ...confirmedAt.values());
+  const owning = new Set(owners.map((o) => o.ownerIndex));
+  stages.requests.builds = sorted.filter(
+    (e) => e[1] === REQUEST_KIND.claim && owning.has(e[2]) && e[0] >= resolvedAtMs && e[0] <= last,
+  ).length;
   return stages;
 }
 
