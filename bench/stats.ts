@@ -170,7 +170,7 @@ export interface ClaimStages {
    * Requests for the confirmed claims, from each one's resolution to its confirmation: the owner's
    * answered positions reads (a sweep's falling in that time included) and the claim builds.
    */
-  readonly requests: { reads: number; builds: number };
+  readonly requests: { reads: number; builds: number; winners: number };
 }
 
 export function claimStages(
@@ -191,12 +191,13 @@ export function claimStages(
     indexedMs: [],
     unindexedMs: [],
     changeToBuildMs: [],
-    requests: { reads: 0, builds: 0 },
+    requests: { reads: 0, builds: 0, winners: 0 },
   };
   const counted = new Set<number>();
   for (const { ownerIndex, pubkey, resolvedAtMs: own } of owners) {
     const confirmed = confirmedAt.get(pubkey);
     if (confirmed === undefined) continue;
+    stages.requests.winners += 1;
     const from = own ?? resolvedAtMs;
     const ofOwner = sorted.filter((e) => e[2] === ownerIndex);
     const isRead = (e: RequestEvent) => e[1] === REQUEST_KIND.positions && e[3] === 200;
@@ -224,13 +225,16 @@ export function claimStages(
 }
 
 /**
- * The least time the rate limit allows for a burst of claims: each owner's positions read and each
- * claim's build request, at the plan's rate, and at the share Keeper aims at (it keeps a tenth free).
- * Markets resolved apart (`resolvedAtMs` set) are bursts of their own: the floor is the largest one's.
+ * The least time the rate limit allows for a burst of claims: each claim's build request, and each
+ * owner's positions read when the claims wait for a poll (`withReads`: the sweep finds them; the market
+ * watcher claims from the holdings index without one), at the plan's rate, and at the share Keeper
+ * aims at (it keeps a tenth free). Markets resolved apart (`resolvedAtMs` set) are bursts of their
+ * own: the floor is the largest one's.
  */
 export function burstFloorMs(
   owners: ReadonlyArray<{ readonly ownerIndex: number; readonly resolvedAtMs?: number }>,
   requestsPerSecond: number,
+  withReads = true,
 ): { requests: number; planMs: number; keeperMs: number } {
   const bursts = new Map<number | undefined, Set<number>>();
   const claims = new Map<number | undefined, number>();
@@ -239,7 +243,8 @@ export function burstFloorMs(
     claims.set(o.resolvedAtMs, (claims.get(o.resolvedAtMs) ?? 0) + 1);
   }
   let requests = 0;
-  for (const [at, wallets] of bursts) requests = Math.max(requests, wallets.size + (claims.get(at) ?? 0));
+  for (const [at, wallets] of bursts)
+    requests = Math.max(requests, (withReads ? wallets.size : 0) + (claims.get(at) ?? 0));
   return {
     requests,
     planMs: (requests / requestsPerSecond) * 1000,
