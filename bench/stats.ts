@@ -145,8 +145,10 @@ export function claimTimings(
     const from = own ?? resolvedAtMs;
     latenciesMs.push(confirmed - from);
     let polled: number | undefined;
+    // A read after the confirmation (the next sweep) did not lead to the claim.
     for (const [t, , wallet] of reads)
-      if (wallet === ownerIndex && t >= from && (polled === undefined || t < polled)) polled = t;
+      if (wallet === ownerIndex && t >= from && t <= confirmed && (polled === undefined || t < polled))
+        polled = t;
     if (polled !== undefined) afterPollMs.push(confirmed - polled);
   }
   return { latenciesMs, afterPollMs };
@@ -203,7 +205,7 @@ export function claimStages(
     const isRead = (e: RequestEvent) => e[1] === REQUEST_KIND.positions && e[3] === 200;
     const indexed = ofOwner.some((e) => isRead(e) && e[0] < from);
     (indexed ? stages.indexedMs : stages.unindexedMs).push(confirmed - from);
-    const poll = ofOwner.find((e) => isRead(e) && e[0] >= from);
+    const poll = ofOwner.find((e) => isRead(e) && e[0] >= from && e[0] <= confirmed);
     const build = ofOwner.find((e) => e[1] === REQUEST_KIND.claim && e[0] >= (poll?.[0] ?? from));
     if (poll) stages.toPollMs.push(poll[0] - from);
     if (poll && build) stages.toBuildMs.push(build[0] - poll[0]);
