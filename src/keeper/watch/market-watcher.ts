@@ -143,7 +143,8 @@ export interface WatchCycle {
 
 /**
  * Reads the state and prices of exactly the markets the fleet holds and polls just the holders a
- * change concerns, at high priority. Two ways to read them, the cheaper chosen each cycle: the events
+ * change concerns, at high priority; a resolution's winners are claimed from the index instead, when
+ * a configured strategy decides claims from it (`claims`). Two ways to read them, the cheaper chosen each cycle: the events
  * list with its markets (`GET /events?includeMarkets=true`, a page covers up to `pageSize` events of a
  * provider, whatever is held) or one `GET /events/{eventId}/markets` per held event. A held market the
  * list did not show (another provider, or an event the list leaves out once closed) is read through
