@@ -98,10 +98,19 @@ export function printReport(report: Report): void {
     row("    resolved → owner's positions read", p50p99(stages.toPollMs), "—");
     row("    that read → claim build request", p50p99(stages.toBuildMs), "—");
     row("    build request → confirmed", p50p99(stages.toConfirmedMs), "—");
+    row("    resolved → claim build request", p50p99(stages.changeToBuildMs), "—");
+    const { reads, builds, winners } = stages.requests;
+    row(
+      "  requests per winner (reads + builds)",
+      winners > 0
+        ? `${((reads + builds) / winners).toFixed(2)} (${reads} reads + ${builds} builds / ${winners})`
+        : "—",
+      "—",
+    );
     row("  owners indexed at the change", p50p99(stages.indexedMs), "—");
     row("  owners not swept yet (sweep finds)", p50p99(stages.unindexedMs), "—");
   }
-  const floor = burstFloorMs(keeper.sample.positions, options.rps);
+  const floor = burstFloorMs(keeper.sample.positions, options.rps, options.mode !== "markets");
   row(
     options.staggerMs > 0 ? "  rate-limit floor of the largest burst" : "  rate-limit floor of the burst",
     `${floor.requests} req: ${formatMs(floor.planMs)} (${formatMs(floor.keeperMs)} at 90 %)`,
@@ -137,8 +146,8 @@ export function printReport(report: Report): void {
     );
   row("phase duration", formatMs(keeper.durationMs), naive ? formatMs(naive.durationMs) : "—");
   out(
-    "note: the floor is what the rate limit alone allows the claim burst: one positions read per winning wallet " +
-      "and one build request per claim, at the plan's rate (and at the 90 % Keeper aims at); the slowest claim cannot beat it " +
+    "note: the floor is what the rate limit alone allows the claim burst: one build request per claim (and in wallets " +
+      "mode one positions read per winning wallet; in markets mode the claims come from the holdings index), at the plan's rate (and at the 90 % Keeper aims at); the slowest claim cannot beat it " +
       "when the window has no room left. Over a longer window (--window-seconds) the keeper spends at once what the paced " +
       "sweep left of the window, and a burst smaller than that beats the floor",
   );

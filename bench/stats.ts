@@ -145,8 +145,10 @@ export function claimTimings(
     const from = own ?? resolvedAtMs;
     latenciesMs.push(confirmed - from);
     let polled: number | undefined;
+    // A read after the confirmation (the next sweep) did not lead to the claim.
     for (const [t, , wallet] of reads)
-      if (wallet === ownerIndex && t >= from && (polled === undefined || t < polled)) polled = t;
+      if (wallet === ownerIndex && t >= from && t <= confirmed && (polled === undefined || t < polled))
+        polled = t;
     if (polled !== undefined) afterPollMs.push(confirmed - polled);
   }
   return { latenciesMs, afterPollMs };
@@ -164,6 +166,13 @@ export interface ClaimStages {
   readonly indexedMs: number[];
   /** ...and of owners the first sweep had not reached yet: no watcher knows them, the sweep finds them. */
   readonly unindexedMs: number[];
+  /** From the resolution to the claim build request, whether a positions read came first or not. */
+  readonly changeToBuildMs: number[];
+  /**
+   * Requests for the confirmed claims, from each one's resolution to its confirmation: the owner's
+   * answered positions reads (a sweep's falling in that time included) and the claim builds.
+   */
+  readonly requests: { reads: number; builds: number; winners: number };
 }
 
 export function claimStages(
@@ -183,32 +192,51 @@ export function claimStages(
     toConfirmedMs: [],
     indexedMs: [],
     unindexedMs: [],
+    changeToBuildMs: [],
+    requests: { reads: 0, builds: 0, winners: 0 },
   };
+  const counted = new Set<number>();
   for (const { ownerIndex, pubkey, resolvedAtMs: own } of owners) {
     const confirmed = confirmedAt.get(pubkey);
     if (confirmed === undefined) continue;
+    stages.requests.winners += 1;
     const from = own ?? resolvedAtMs;
     const ofOwner = sorted.filter((e) => e[2] === ownerIndex);
     const isRead = (e: RequestEvent) => e[1] === REQUEST_KIND.positions && e[3] === 200;
     const indexed = ofOwner.some((e) => isRead(e) && e[0] < from);
     (indexed ? stages.indexedMs : stages.unindexedMs).push(confirmed - from);
-    const poll = ofOwner.find((e) => isRead(e) && e[0] >= from);
+    const poll = ofOwner.find((e) => isRead(e) && e[0] >= from && e[0] <= confirmed);
     const build = ofOwner.find((e) => e[1] === REQUEST_KIND.claim && e[0] >= (poll?.[0] ?? from));
     if (poll) stages.toPollMs.push(poll[0] - from);
     if (poll && build) stages.toBuildMs.push(build[0] - poll[0]);
     if (build) stages.toConfirmedMs.push(confirmed - build[0]);
+    const firstBuild = ofOwner.find((e) => e[1] === REQUEST_KIND.claim && e[0] >= from);
+    if (firstBuild) stages.changeToBuildMs.push(firstBuild[0] - from);
+    // An owner of several sample winners: its reads counted once; builds are counted per claim below.
+    const during = ofOwner.filter((e) => e[0] >= from && e[0] <= confirmed);
+    if (!counted.has(ownerIndex)) stages.requests.reads += during.filter(isRead).length;
+    counted.add(ownerIndex);
   }
+  // Builds: every claim request of the sample's owners from the resolution to the last confirmation.
+  const last = Math.max(0, ...confirmedAt.values());
+  const owning = new Set(owners.map((o) => o.ownerIndex));
+  stages.requests.builds = sorted.filter(
+    (e) => e[1] === REQUEST_KIND.claim && owning.has(e[2]) && e[0] >= resolvedAtMs && e[0] <= last,
+  ).length;
   return stages;
 }
 
 /**
- * The least time the rate limit allows for a burst of claims: each owner's positions read and each
- * claim's build request, at the plan's rate, and at the share Keeper aims at (it keeps a tenth free).
- * Markets resolved apart (`resolvedAtMs` set) are bursts of their own: the floor is the largest one's.
+ * The least time the rate limit allows for a burst of claims: each claim's build request, and each
+ * owner's positions read when the claims wait for a poll (`withReads`: the sweep finds them; the market
+ * watcher claims from the holdings index without one), at the plan's rate, and at the share Keeper
+ * aims at (it keeps a tenth free). Markets resolved apart (`resolvedAtMs` set) are bursts of their
+ * own: the floor is the largest one's.
  */
 export function burstFloorMs(
   owners: ReadonlyArray<{ readonly ownerIndex: number; readonly resolvedAtMs?: number }>,
   requestsPerSecond: number,
+  withReads = true,
 ): { requests: number; planMs: number; keeperMs: number } {
   const bursts = new Map<number | undefined, Set<number>>();
   const claims = new Map<number | undefined, number>();
@@ -217,7 +245,8 @@ export function burstFloorMs(
     claims.set(o.resolvedAtMs, (claims.get(o.resolvedAtMs) ?? 0) + 1);
   }
   let requests = 0;
-  for (const [at, wallets] of bursts) requests = Math.max(requests, wallets.size + (claims.get(at) ?? 0));
+  for (const [at, wallets] of bursts)
+    requests = Math.max(requests, (withReads ? wallets.size : 0) + (claims.get(at) ?? 0));
   return {
     requests,
     planMs: (requests / requestsPerSecond) * 1000,

@@ -2,8 +2,10 @@ import { z } from "zod";
 import { contractsMicroOf } from "../src/core/contracts.js";
 import { type Intent, intentKeys } from "../src/core/intent.js";
 import { formatUsd } from "../src/core/money.js";
+import type { Market } from "../src/core/schemas/prediction.js";
 import type { Snapshot } from "../src/core/snapshot.js";
 import { defineStrategy } from "../src/core/strategy.js";
+import type { IndexClaim, IndexedWinner } from "../src/core/strategy-hooks.js";
 
 /**
  * What a claim is taken to cost when the snapshot carries no estimate (a harness without the chain):
@@ -47,16 +49,21 @@ export function isClaimCandidate(position: Position): boolean {
  */
 export function isForecastPosition(position: Position, snapshot?: Pick<Snapshot, "events">): boolean {
   const record = position as Record<string, unknown>;
-  const market = position.marketMetadata as Record<string, unknown>;
   const event = position.eventMetadata as Record<string, unknown>;
-  const providers = [
-    record.provider,
-    market.provider,
-    event.provider,
-    snapshot?.events?.[position.eventId]?.provider,
-  ];
-  if (providers.some((p) => typeof p === "string" && p.toLowerCase() === "bisonfi")) return true;
-  return typeof market.outcomeMint === "string" || typeof market.lifecycleStatus === "string";
+  const providers = [record.provider, event.provider, snapshot?.events?.[position.eventId]?.provider];
+  if (providers.some(isForecastProvider)) return true;
+  return isForecastMarket(position.marketMetadata);
+}
+
+function isForecastProvider(provider: unknown): boolean {
+  return typeof provider === "string" && provider.toLowerCase() === "bisonfi";
+}
+
+/** A Forecast market: its provider says so, or it carries the fields only Forecast markets have. */
+export function isForecastMarket(market: Market | Position["marketMetadata"]): boolean {
+  const fields = market as Record<string, unknown>;
+  if (isForecastProvider(fields.provider)) return true;
+  return typeof fields.outcomeMint === "string" || typeof fields.lifecycleStatus === "string";
 }
 
 /**
@@ -72,6 +79,66 @@ export function isWorthClaiming(payoutMicroUsd: bigint, costMicroUsd: bigint, ra
   // Ratios are compared in millionths so that a fractional ratio (2.5) stays exact.
   const ratioMicro = BigInt(Math.round(ratio * 1_000_000));
   return payoutMicroUsd * 1_000_000n > costMicroUsd * ratioMicro;
+}
+
+/** The price of one claim: the estimate, or the default when there is none. */
+function claimCostOf(estimate: string | undefined): bigint {
+  return estimate === undefined ? DEFAULT_CLAIM_COST_MICRO_USD : BigInt(estimate);
+}
+
+/**
+ * The one rule, for a poll's position and an index entry alike: nothing below `minPayoutUsd`; a claim
+ * when the payout is worth the fee; else the record that it is left to the service's free claim.
+ */
+function claimOf(
+  winner: { wallet: string; position: string; payout: bigint; reason: string },
+  config: AutoClaimConfig,
+  cost: bigint,
+): Intent | undefined {
+  if (winner.payout < BigInt(Math.round(config.minPayoutUsd * 1_000_000))) return undefined;
+  const base = {
+    kind: "claim" as const,
+    wallet: winner.wallet,
+    strategy: "auto-claim",
+    positionPubkey: winner.position,
+    expectedPayoutMicroUsd: winner.payout.toString(),
+  };
+  if (isWorthClaiming(winner.payout, cost, config.minPayoutToCostRatio))
+    return { ...base, key: intentKeys.claim(winner.position), reason: winner.reason };
+  return {
+    ...base,
+    key: intentKeys.leftToService(winner.position),
+    leaveToService: true,
+    reason: `left to the service's free claim: payout $${formatUsd(winner.payout)} is not worth more than ${config.minPayoutToCostRatio}x the claim's cost ($${formatUsd(cost)})`,
+  };
+}
+
+/**
+ * The same rule on an index entry, when the watcher sees its market resolve on the side held: the
+ * payout is the exact count at $1 a contract, so an entry without `contractsMicro` is left to a poll
+ * (undefined); a Forecast market's winner is settled by the service, never claimed.
+ */
+export function claimFromIndex(input: {
+  config: AutoClaimConfig;
+  entry: IndexedWinner;
+  market: Market;
+  claimCostMicroUsd?: string;
+}): IndexClaim | undefined {
+  const { config, entry, market } = input;
+  if (isForecastMarket(market)) return { reason: "a Forecast position settles without a claim" };
+  if (market.result !== entry.side) return { reason: "not the winning side" };
+  if (entry.contractsMicro === undefined) return undefined;
+  const intent = claimOf(
+    {
+      wallet: entry.wallet,
+      position: entry.position,
+      payout: BigInt(entry.contractsMicro),
+      reason: `market resolved ${market.result}, the side held (from the holdings index)`,
+    },
+    config,
+    claimCostOf(input.claimCostMicroUsd),
+  );
+  return intent ? { intent } : { reason: "payout below minPayoutUsd" };
 }
 
 interface LeftState {
@@ -94,12 +161,9 @@ export const autoClaim = defineStrategy<AutoClaimConfig>({
   description: "Claim the payout of every winning position worth its fee; leave the rest to the service",
   configSchema,
   needs: () => ({ claimCost: true }),
+  claimFromIndex,
   evaluate({ snapshot, state, config }) {
-    const minPayout = BigInt(Math.round(config.minPayoutUsd * 1_000_000));
-    const cost =
-      snapshot.claimCostMicroUsd === undefined
-        ? DEFAULT_CLAIM_COST_MICRO_USD
-        : BigInt(snapshot.claimCostMicroUsd);
+    const cost = claimCostOf(snapshot.claimCostMicroUsd);
     const inFlight = new Set(snapshot.inFlight.map((i) => i.key));
     const wasLeft = new Set((state as LeftState).left ?? []);
     const left: string[] = [];
@@ -108,31 +172,22 @@ export const autoClaim = defineStrategy<AutoClaimConfig>({
       if (!isClaimCandidate(position) || isForecastPosition(position, snapshot)) continue;
       const key = intentKeys.claim(position.pubkey);
       if (inFlight.has(key)) continue;
-      const payout = payoutMicroUsdOf(position);
-      if (payout < minPayout) continue;
-      const base = {
-        kind: "claim" as const,
-        wallet: snapshot.wallet,
-        strategy: "auto-claim",
-        positionPubkey: position.pubkey,
-        expectedPayoutMicroUsd: payout.toString(),
-      };
-      if (!isWorthClaiming(payout, cost, config.minPayoutToCostRatio)) {
+      const intent = claimOf(
+        {
+          wallet: snapshot.wallet,
+          position: position.pubkey,
+          payout: payoutMicroUsdOf(position),
+          reason: position.claimable ? "position is claimable" : "market resolved on the side held",
+        },
+        config,
+        cost,
+      );
+      if (!intent) continue;
+      if (intent.kind === "claim" && intent.leaveToService) {
         left.push(position.pubkey);
         if (wasLeft.has(position.pubkey)) continue;
-        intents.push({
-          ...base,
-          key: intentKeys.leftToService(position.pubkey),
-          leaveToService: true,
-          reason: `left to the service's free claim: payout $${formatUsd(payout)} is not worth more than ${config.minPayoutToCostRatio}x the claim's cost ($${formatUsd(cost)})`,
-        });
-        continue;
       }
-      intents.push({
-        ...base,
-        key,
-        reason: position.claimable ? "position is claimable" : "market resolved on the side held",
-      });
+      intents.push(intent);
     }
     return { intents, state: { ...state, left } };
   },

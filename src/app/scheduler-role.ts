@@ -1,7 +1,9 @@
 import { runHousekeeping } from "../keeper/pipeline/housekeeping.js";
+import { IndexClaims } from "../keeper/pipeline/index-claims.js";
 import { MarketWatcher } from "../keeper/watch/market-watcher.js";
 import { Scheduler } from "../keeper/watch/scheduler.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
+import { claimCostFor } from "./worker-role.js";
 
 export interface RunningSchedulerRole extends RunningRole {
   readonly scheduler: Scheduler;
@@ -13,8 +15,10 @@ export interface RunningSchedulerRole extends RunningRole {
  */
 export function startSchedulerRole(shared: SharedInfrastructure): RunningSchedulerRole {
   const { config, redis, keys, queues, pause, logger, metrics, wallets, notifier } = shared;
+  const claims = indexClaimsFor(shared);
   const watcher = new MarketWatcher({
     client: shared.clients.watcher,
+    ...(claims ? { claims } : {}),
     index: shared.holdings,
     redis,
     keys,
@@ -73,4 +77,35 @@ export function startSchedulerRole(shared: SharedInfrastructure): RunningSchedul
   shared.watchdog.register("scheduler", (config.ops.stalePollSeconds * 1000) / 2);
   scheduler.start();
   return { scheduler, workers: [], stop: () => scheduler.stop() };
+}
+
+/**
+ * Claims from the holdings index, when a configured strategy decides claims from an index entry
+ * (its `claimFromIndex` hook): the strategies as configured (the hook gets no token field resolved).
+ */
+function indexClaimsFor(shared: SharedInfrastructure): IndexClaims | undefined {
+  const { config, metrics, logger } = shared;
+  const strategies = config.strategies;
+  if (!strategies.some((s) => s.strategy.claimFromIndex !== undefined)) return undefined;
+  const claimCost = claimCostFor(shared, strategies);
+  return new IndexClaims({
+    mode: config.mode,
+    strategies,
+    ledger: shared.ledger,
+    actions: shared.queues.actions,
+    logger,
+    ...(claimCost ? { claimCost } : {}),
+    events: {
+      onOutcome: (outcome, strategy) => {
+        metrics.indexClaims.inc({ outcome });
+        // As a poll's admitted intents are counted (a left claim is an intent recorded, too).
+        if (strategy && (outcome === "claimed" || outcome === "left_to_service"))
+          metrics.recordIntent(strategy, "claim");
+        if (outcome === "left_to_service")
+          metrics.claimsWithoutTransaction.inc({ status: "left_to_service" });
+      },
+      onStrategyError: (strategy) => metrics.strategyErrors.inc({ strategy }),
+      onClaimAdmitted: (seconds) => metrics.marketReaction.observe({ trigger: "resolved" }, seconds),
+    },
+  });
 }

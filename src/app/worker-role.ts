@@ -98,20 +98,30 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
   return { workers, stop: () => closeWorkers(workers) };
 }
 
+/** One estimator a process: the worker's polls and the scheduler's claims from the index share it. */
+const claimCosts = new WeakMap<SharedInfrastructure, ClaimCostEstimator>();
+
 /**
  * The process-wide estimate of a claim's cost, made only when a strategy needs it: the priority fee
  * Keeper would bid (recent fees on the chain) at the SOL price of the service's token search.
  */
-function claimCostFor(shared: SharedInfrastructure, strategies: Strategies): ClaimCostEstimator | undefined {
+export function claimCostFor(
+  shared: SharedInfrastructure,
+  strategies: Strategies,
+): ClaimCostEstimator | undefined {
   if (!snapshotNeeds(strategies).claimCost) return undefined;
   const { config, connection, logger, clients } = shared;
-  return new ClaimCostEstimator({
-    recentFees: recentPriorityFeesOn(connection, logger),
-    settings: priorityFeeSettings(config.signer),
-    // Prices kept as long as the estimate, so a minute costs at most one token search.
-    solPrice: solPriceFrom(new TokenPrices(clients.targeted.tokens.search, CLAIM_COST_TTL_MS)),
-    logger,
-  });
+  const made =
+    claimCosts.get(shared) ??
+    new ClaimCostEstimator({
+      recentFees: recentPriorityFeesOn(connection, logger),
+      settings: priorityFeeSettings(config.signer),
+      // Prices kept as long as the estimate, so a minute costs at most one token search.
+      solPrice: solPriceFrom(new TokenPrices(clients.targeted.tokens.search, CLAIM_COST_TTL_MS)),
+      logger,
+    });
+  claimCosts.set(shared, made);
+  return made;
 }
 
 /** What every poll shares: the strategies, the stores and the protections. */

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { EventDetails } from "./event-details.js";
+import type { Intent } from "./intent.js";
+import type { Market } from "./schemas/prediction.js";
 import type { Snapshot } from "./snapshot.js";
 
 /**
@@ -191,6 +193,46 @@ export interface CloseCheck {
 
 export const closeCheckSchema = z.strictObject({ isDue: z.boolean(), reason: z.string().max(500) });
 
+/**
+ * One winning position as the holdings index keeps it, for a claim decided without reading the
+ * wallet's positions again. Amounts are integer strings.
+ */
+export interface IndexedWinner {
+  readonly wallet: string;
+  readonly position: string;
+  readonly marketId: string;
+  readonly eventId: string;
+  /** The side held: the market's result. */
+  readonly side: "yes" | "no";
+  /** The exact count held (micro-contracts), when the service sent one; absent otherwise. */
+  readonly contractsMicro?: string;
+  /** What the position cost (micro-USD). */
+  readonly costUsd: string;
+}
+
+/**
+ * What a strategy is asked when the market watcher sees a market resolve on the side a wallet holds:
+ * the index's entry, the market as the watcher read it (its result, and the fields of its provider),
+ * and what one claim costs now when the strategy needs it (`needs().claimCost`).
+ */
+export interface IndexClaimInput<C> {
+  readonly config: C;
+  readonly entry: IndexedWinner;
+  readonly market: Market;
+  readonly claimCostMicroUsd?: string;
+  readonly nowSeconds: number;
+}
+
+/**
+ * The answer: `intent` (a claim of `entry.position`, or the record of one left to the service) is
+ * admitted and built like a poll's; without one, nothing is to be claimed (`reason` says why). An
+ * answer of `undefined` means the entry does not say enough: the wallet is polled, as without the hook.
+ */
+export interface IndexClaim {
+  readonly intent?: Intent;
+  readonly reason?: string;
+}
+
 /** The hooks, all optional; the engine uses a default for each one a strategy leaves out. */
 export interface StrategyHooks<C> {
   /** Default: nothing beyond positions and pending orders. */
@@ -218,6 +260,12 @@ export interface StrategyHooks<C> {
    * Default: still due.
    */
   closeStillDue?(input: CloseCheckInput<C>): CloseCheck;
+  /**
+   * A claim from the holdings index: when a market resolves, the claim of each indexed winner is
+   * decided from its entry, with no read of the wallet's positions. Default: the winner's wallet is
+   * polled, and `evaluate` decides.
+   */
+  claimFromIndex?(input: IndexClaimInput<C>): IndexClaim | undefined;
 }
 
 /** The hook names, for checking a user module's exports. */
@@ -229,4 +277,5 @@ export const STRATEGY_HOOK_NAMES = [
   "priceThresholds",
   "statusView",
   "closeStillDue",
+  "claimFromIndex",
 ] as const satisfies ReadonlyArray<keyof StrategyHooks<unknown>>;

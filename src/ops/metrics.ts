@@ -351,13 +351,27 @@ function watcherMetrics(registers: Registry[]) {
     buckets: [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60],
     registers,
   });
+  const indexClaims = new Counter({
+    name: "keeper_index_claims_total",
+    help: "Winners of a resolved market decided from the holdings index, by outcome (claimed, left_to_service, not_admitted, nothing, polled)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   const eventLookups = new Counter({
     name: "keeper_event_lookups_total",
     help: "Event details looked up for snapshots, by outcome (cached, fetched, failed)",
     labelNames: ["outcome"] as const,
     registers,
   });
-  return { watchedMarkets, hotEvents, watcherRequests, targetedPolls, marketReaction, eventLookups };
+  return {
+    watchedMarkets,
+    hotEvents,
+    watcherRequests,
+    targetedPolls,
+    marketReaction,
+    indexClaims,
+    eventLookups,
+  };
 }
 
 /** How fresh every wallet's last poll is, summarised at each scrape. */

@@ -15,10 +15,10 @@ import {
 import { testRedis } from "../helpers/redis.js";
 
 /**
- * The sweeps are set to once a day, so after the sweep at start only the market watcher can poll a
- * wallet: a claim that confirms while the test runs was found by a poll the watcher asked for.
+ * The sweeps are set to once a day, so after the sweep at start only the market watcher can act: a
+ * claim that confirms while the test runs was asked for by the watcher (from the index, or by a poll).
  */
-describe("market watcher end to end: a market resolves, only its winners are polled and claim", () => {
+describe("market watcher end to end: a market resolves, only its winners claim, from the index", () => {
   let sandbox: RunningSandbox;
   let keeper: RunningKeeper;
   let redis: Awaited<ReturnType<typeof testRedis>>;
@@ -58,7 +58,7 @@ describe("market watcher end to end: a market resolves, only its winners are pol
     return out;
   }
 
-  it("polls just the holders of the winning side, ahead of the daily sweep, and their claims land", async () => {
+  it("claims the winning side's positions from the index, ahead of the daily sweep, polling nobody", async () => {
     // The sweep at start fills the index and claims the genesis winners.
     await eventually(
       "every wallet swept once and every genesis claim done",
@@ -121,22 +121,15 @@ describe("market watcher end to end: a market resolves, only its winners are pol
       expect((await usdcBalance(sandbox, wallet, usdc)) - (before.get(wallet) ?? 0n)).toBe(paid);
     }
 
-    // The winners were polled by the watcher for that market; nobody else was polled at all.
+    // The winners' claims came from the holdings index (auto-claim's claimFromIndex): nobody was
+    // polled, and nobody else received anything.
     const pollsAfter = await pollsByWallet();
-    for (const wallet of winnerWallets) {
-      const targeted = (pollsAfter.get(wallet) ?? []).filter(
-        (d) => d.target?.trigger === "resolved" && d.target.marketIds.includes(marketId),
-      );
-      expect(targeted.length).toBeGreaterThan(0);
-      expect((pollsAfter.get(wallet) ?? []).length).toBeGreaterThan((pollsBefore.get(wallet) ?? []).length);
-    }
-    for (const wallet of others) {
+    for (const wallet of sandbox.wallets)
       expect((pollsAfter.get(wallet) ?? []).length).toBe((pollsBefore.get(wallet) ?? []).length);
-      expect(await usdcBalance(sandbox, wallet, usdc)).toBe(before.get(wallet));
-    }
+    for (const wallet of others) expect(await usdcBalance(sandbox, wallet, usdc)).toBe(before.get(wallet));
 
     const metrics = await keeper.metrics.render();
-    expect(metrics).toMatch(/keeper_targeted_polls_total\{trigger="resolved"\} [1-9]/);
+    expect(metrics).toMatch(/keeper_index_claims_total\{outcome="claimed"\} [1-9]/);
     expect(metrics).toMatch(/keeper_watched_markets [1-9]/);
     expect(metrics).toMatch(/keeper_watcher_requests_total\{endpoint="list\w+"\} [1-9]/);
     expect(metrics).toMatch(/keeper_market_reaction_seconds_count\{trigger="resolved"\} [1-9]/);

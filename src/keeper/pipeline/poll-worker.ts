@@ -211,12 +211,15 @@ export async function processPoll(
 }
 
 /** A claim not made: its payout is left to the service's free claim (see the claim intent). */
-function isLeftToService(intent: Intent): intent is Extract<Intent, { kind: "claim" }> {
+export function isLeftToService(intent: Intent): intent is Extract<Intent, { kind: "claim" }> {
   return intent.kind === "claim" && intent.leaveToService === true;
 }
 
 /** How the ledger records an intent it admits: done at once when nothing is to be built. */
-function admissionStatus(intent: Intent, mode: PollDeps["mode"]): "pending" | "dry-run" | "left_to_service" {
+export function admissionStatus(
+  intent: Intent,
+  mode: PollDeps["mode"],
+): "pending" | "dry-run" | "left_to_service" {
   if (isLeftToService(intent)) return "left_to_service";
   return mode === "dry-run" ? "dry-run" : "pending";
 }

@@ -18,6 +18,11 @@ export interface Holding {
   side: "yes" | "no";
   sizeUsd: string;
   costUsd: string;
+  /**
+   * The exact count held (micro-contracts), when the service sent one: a winner's payout at $1 a
+   * contract, so its claim can be decided from the index (`claimFromIndex`).
+   */
+  contractsMicro?: string;
   /** The service said a claim is possible (winner of a settled market, or a cancelled market's refund). */
   claimable: boolean;
   /** The poll that wrote it saw the market resolved or cancelled already (its strategies had their turn). */
@@ -89,6 +94,7 @@ export function holdingsOf(
       side: p.isYes ? "yes" : "no",
       sizeUsd: p.sizeUsd,
       costUsd: p.totalCostUsd,
+      ...(p.contractsMicro !== undefined ? { contractsMicro: p.contractsMicro } : {}),
       claimable: p.claimable,
       resolvedSeen:
         (p.marketMetadata.result !== undefined && p.marketMetadata.result !== null) ||

@@ -183,6 +183,13 @@ export interface WatcherDeps {
     /** The hot cadence (`runHot`); without it nothing is hot. */
     hot?: HotSettings;
   };
+  /**
+   * Claims from the index: a resolved market's winners claimed from their entries, without a poll
+   * (see pipeline/index-claims.ts). False for a wallet it could not deal with: that one is polled.
+   */
+  claims?: {
+    claim(market: Market, winners: readonly Holding[], seenAtMs: number): Promise<boolean>;
+  };
   events?: {
     onWatched?(markets: number): void;
     /** Held events the hot cadence reads (a market past close and unresolved, or near an exit threshold). */
@@ -199,11 +206,14 @@ export interface WatchCycle {
   decisions: WatchDecision[];
   /** Wallets a targeted poll was enqueued (or moved ahead) for. */
   polled: string[];
+  /** Wallets whose winners of a resolved market were claimed from the index, without a poll. */
+  claimedFromIndex: string[];
 }
 
 /**
  * Reads the state and prices of exactly the markets the fleet holds and polls just the holders a
- * change concerns, at high priority. Two ways to read them, the cheaper chosen each cycle: the events
+ * change concerns, at high priority; a resolution's winners are claimed from the index instead, when
+ * a configured strategy decides claims from it (`claims`). Two ways to read them, the cheaper chosen each cycle: the events
  * list with its markets (`GET /events?includeMarkets=true`, a page covers up to `pageSize` events of a
  * provider, whatever is held) or one `GET /events/{eventId}/markets` per held event. A held market the
  * list did not show (another provider, or an event the list leaves out once closed) is read through
@@ -237,7 +247,7 @@ export class MarketWatcher {
 
   async run(): Promise<WatchCycle> {
     const deps = this.deps;
-    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
+    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [], claimedFromIndex: [] };
     if (await deps.pause.isPaused()) return cycle;
     await this.forgetUnconfigured();
     const held = await deps.index.markets();
@@ -268,7 +278,7 @@ export class MarketWatcher {
    */
   async runHot(): Promise<WatchCycle> {
     const deps = this.deps;
-    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [] };
+    const cycle: WatchCycle = { watched: 0, requests: 0, decisions: [], polled: [], claimedFromIndex: [] };
     const hot = deps.settings.hot;
     if (!hot || (await deps.pause.isPaused())) return cycle;
     const nowMs = deps.now?.() ?? Date.now();
@@ -316,6 +326,8 @@ export class MarketWatcher {
     // nothing more until a cycle sees it move (a price resting near a threshold is at rest).
     const dueIds = new Set(due);
     for (const marketId of markets.keys()) if (!dueIds.has(marketId)) this.nearExit.delete(marketId);
+    /** Per wallet and resolved market ("wallet marketId"), its holdings on the winning side. */
+    const winners = new Map<string, Holding[]>();
     // A few markets' holders at a time: once per retriggerSeconds every market is due, and the whole
     // index read at once (three holdings per wallet in the benchmark) would be held in memory together.
     for (let from = 0; from < due.length; from += HOLDERS_PER_READ) {
@@ -330,15 +342,27 @@ export class MarketWatcher {
         const hot = deps.settings.hot;
         if (hot && isNearExit(market, holdings, hot.bandPct)) this.nearExit.add(marketId);
         else this.nearExit.delete(marketId);
+        if (market.result !== null && market.status !== "cancelled")
+          for (const h of holdings)
+            if (h.side === market.result) {
+              const key = `${h.wallet} ${marketId}`;
+              winners.set(key, [...(winners.get(key) ?? []), h]);
+            }
       }
     }
-    await this.pollHolders(cycle, seenAtMs);
+    await this.pollHolders(cycle, seenAtMs, markets, winners);
   }
 
   /** Queues one targeted poll per wallet a decision names, unless its cooldown for the market runs. */
-  private async pollHolders(cycle: WatchCycle, seenAtMs: number): Promise<void> {
+  private async pollHolders(
+    cycle: WatchCycle,
+    seenAtMs: number,
+    markets: ReadonlyMap<string, Market>,
+    winners: ReadonlyMap<string, Holding[]>,
+  ): Promise<void> {
     const deps = this.deps;
     const perWallet = new Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>();
+    const fromIndex: WatchDecision[] = [];
     // One round trip for every decision's cooldown: a resolved market may have hundreds of holders.
     const cooldowns = deps.redis.pipeline();
     for (const d of cycle.decisions)
@@ -354,11 +378,16 @@ export class MarketWatcher {
       const [error, answer] = cooled[i] ?? [null, null];
       if (error) throw error;
       if (answer !== "OK") return;
+      if (deps.claims && winners.has(`${d.wallet} ${d.marketId}`)) {
+        fromIndex.push(d);
+        return;
+      }
       const entry = perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
       entry.triggers.add(d.trigger);
       entry.marketIds.push(d.marketId);
       perWallet.set(d.wallet, entry);
     });
+    await this.claimFromIndex(fromIndex, { markets, winners, perWallet, seenAtMs, cycle });
     const enqueue = async ([wallet, { triggers, marketIds }]: [
       string,
       { triggers: Set<WatchTrigger>; marketIds: string[] },
@@ -386,6 +415,48 @@ export class MarketWatcher {
     const holders = [...perWallet];
     for (let from = 0; from < holders.length; from += ENQUEUES_AT_ONCE)
       await Promise.all(holders.slice(from, from + ENQUEUES_AT_ONCE).map(enqueue));
+  }
+
+  /**
+   * A resolved market's winners, claimed from their index entries (a few wallets at a time). A wallet
+   * the claims could not deal with (no strategy decides from the index, or the entry lacks what one
+   * needs) joins `perWallet`, to be polled as before; so does one whose claims failed to be recorded.
+   */
+  private async claimFromIndex(
+    decisions: readonly WatchDecision[],
+    ctx: {
+      markets: ReadonlyMap<string, Market>;
+      winners: ReadonlyMap<string, Holding[]>;
+      perWallet: Map<string, { triggers: Set<WatchTrigger>; marketIds: string[] }>;
+      seenAtMs: number;
+      cycle: WatchCycle;
+    },
+  ): Promise<void> {
+    const claims = this.deps.claims;
+    if (!claims) return;
+    const one = async (d: WatchDecision) => {
+      const market = ctx.markets.get(d.marketId);
+      const winners = ctx.winners.get(`${d.wallet} ${d.marketId}`) ?? [];
+      let done = false;
+      try {
+        done = market !== undefined && (await claims.claim(market, winners, ctx.seenAtMs));
+      } catch (error) {
+        this.deps.logger.warn(
+          { wallet: d.wallet, market: d.marketId, err: (error as Error).message },
+          "claims from the index failed: the holder is polled",
+        );
+      }
+      if (done) {
+        ctx.cycle.claimedFromIndex.push(d.wallet);
+        return;
+      }
+      const entry = ctx.perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
+      entry.triggers.add(d.trigger);
+      entry.marketIds.push(d.marketId);
+      ctx.perWallet.set(d.wallet, entry);
+    };
+    for (let from = 0; from < decisions.length; from += ENQUEUES_AT_ONCE)
+      await Promise.all(decisions.slice(from, from + ENQUEUES_AT_ONCE).map(one));
   }
 
   /**
