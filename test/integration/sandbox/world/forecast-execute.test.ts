@@ -260,13 +260,17 @@ describe("Forecast markets and the execute endpoints", () => {
         .filter((p) => unclaimedBefore.has(p.index) && p.claimedAt !== undefined && p.index !== forecastIndex)
         .reduce((sum, p) => sum + BigInt(p.claimedMicro ?? 0), 0n);
     const expected = () => before + payout + paidByService();
-    for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== expected(); i++)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(await usdcOf(owner.publicKey)).toBe(expected());
+    // The world records a service claim when it lands; the balance read may trail it a moment.
+    const balanceSettles = async () => {
+      for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== expected(); i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await usdcOf(owner.publicKey)).toBe(expected());
+    };
+    await balanceSettles();
     // Read again: paid once.
     await ok("GET", path);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await usdcOf(owner.publicKey)).toBe(expected());
+    await balanceSettles();
     expect((await ok("GET", path)).data[0]).toMatchObject({ claimed: true, claimable: false });
   });
 });
