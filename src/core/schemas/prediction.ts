@@ -423,14 +423,7 @@ export const closePositionBody = z.strictObject({ ownerPubkey: pubkey });
 export const positionPathParams = z.strictObject({ positionPubkey: pubkey });
 export const claimBody = z.strictObject({ ownerPubkey: pubkey });
 /** A count of contracts in one of its three forms; an order body takes at most one (api-live). */
-const orderCounts = {
-  contracts: z.string().regex(/^\d+$/, "expected an integer string of contracts").optional(),
-  contractsMicro: z.string().regex(/^\d+$/, "expected an integer string of micro-contracts").optional(),
-  contractsDecimal: z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, "expected a decimal string of contracts")
-    .optional(),
-};
+const orderCounts = { contracts: contractCount.optional(), ...exactContracts };
 const integerMicroUsd = z.string().regex(/^\d+$/, "expected an integer string of micro-USD");
 /** POST /orders: open (or add to) a position. `depositAmount` is micro-USD of `depositMint`. */
 export const createOrderBody = z

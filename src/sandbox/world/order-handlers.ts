@@ -1,5 +1,6 @@
 import { PublicKey } from "@solana/web3.js";
 import type { z } from "zod";
+import { MICRO_PER_CONTRACT } from "../../core/contracts.js";
 import type * as s from "../../core/schemas/index.js";
 import type { WorldChainPort } from "./chain-port.js";
 import { contractFields, contractsTimes, floorToHundredth } from "./contract-units.js";
@@ -18,22 +19,21 @@ type Out<S extends z.ZodType> = z.output<S>;
 /** The smallest order on every market and the largest on Forecast, in micro-USD (api-live). */
 export const MIN_ORDER_MICRO = 5_000_000;
 export const MAX_FORECAST_ORDER_MICRO = 250_000_000;
-const ONE_CONTRACT_MICRO = 1_000_000n;
 /** The buy fee, in basis points of the cost. */
 const BUY_FEE_BPS = 100;
 
 /** Whole contracts of the count the body gave (any one of its three forms), or undefined. */
 function requestedContracts(body: Out<typeof s.createOrderBody>): number | undefined {
   let micro: bigint | undefined;
-  if (body.contracts !== undefined) micro = BigInt(body.contracts) * ONE_CONTRACT_MICRO;
+  if (body.contracts !== undefined) micro = BigInt(body.contracts) * MICRO_PER_CONTRACT;
   if (body.contractsMicro !== undefined) micro = BigInt(body.contractsMicro);
   if (body.contractsDecimal !== undefined) {
     const [whole = "0", fraction = ""] = body.contractsDecimal.split(".");
-    micro = BigInt(whole) * ONE_CONTRACT_MICRO + BigInt(fraction.padEnd(6, "0").slice(0, 6));
+    micro = BigInt(whole) * MICRO_PER_CONTRACT + BigInt(fraction.padEnd(6, "0").slice(0, 6));
   }
   if (micro === undefined) return undefined;
   // Fills are floored to 0.01 contract (api-live).
-  return floorToHundredth(Number(micro) / Number(ONE_CONTRACT_MICRO));
+  return floorToHundredth(Number(micro) / Number(MICRO_PER_CONTRACT));
 }
 
 /** The order's checks (side, mint, size, price), then the position it would open. */
