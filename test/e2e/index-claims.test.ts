@@ -33,9 +33,9 @@ const isOpenHeld = (p: Position) =>
 /**
  * Claims from the holdings index. The keeper talks to the sandbox through a proxy that writes down
  * every request; its sweeps run once a day, so after the sweep at start only the market watcher acts.
- * When a market with several indexed winners resolves, each winner costs one claim build and no read
- * of its wallet's positions; the smallest payout is left to the service (auto-claim's fee rule), and
- * a Forecast winner is not claimed at all.
+ * When a market with several indexed winners resolves (it was closed and unresolved at the sweep),
+ * each winner costs one claim build and no read of its wallet's positions; the smallest payout is left
+ * to the service (auto-claim's fee rule), and a Forecast winner is not claimed at all.
  */
 describe("claims from the index: one request per winner, no positions read", () => {
   let sandbox: RunningSandbox;
@@ -91,6 +91,10 @@ describe("claims from the index: one request per winner, no positions read", () 
     const [a, b] = [Number(contractsMicroOf(small)), Number(contractsMicroOf(claimed[0] as Position))];
     const ratio = Math.round(Math.sqrt(a * b) / Number(cost));
     expect(ratio).toBeGreaterThan(0);
+
+    // A real market closes before its result comes: the keeper's one sweep sees it closed and
+    // unresolved, and must keep its holders indexed for the watcher to claim from when it resolves.
+    sandbox.world.closeMarket(marketId);
 
     const file = await writeKeeperConfig(sandbox, redis.prefix, {
       pollPositions: "0 0 3 * * *",

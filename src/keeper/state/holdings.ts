@@ -39,16 +39,18 @@ export interface Holding {
 }
 
 /**
- * A position is held while something may still be done with it: open with contracts left, or waiting
- * for its claim (claimable, or on the winning side of a resolved market not yet settled). A claimed,
- * sold or lost position leaves the index.
+ * A position is held while something may still be done with it: open with contracts left, in a market
+ * closed and waiting for its result (the watcher must see that result to claim from the index), or
+ * waiting for its claim (claimable, or on the winning side of a resolved market not yet settled). A
+ * claimed, sold or lost position leaves the index.
  */
 export function isHeld(p: Position): boolean {
   if (p.claimed) return false;
   if (p.claimable) return true;
   const result = p.marketMetadata.result;
   if (result !== undefined && result !== null) return result === (p.isYes ? "yes" : "no");
-  return p.marketMetadata.status === "open" && hasContractsLeft(p);
+  const status = p.marketMetadata.status;
+  return (status === "open" || status === "closed") && hasContractsLeft(p);
 }
 
 /**

@@ -101,13 +101,16 @@ describe("holdings of a wallet", () => {
     const loser = position({ marketMetadata: marketMetadata({ status: "closed", result: "no" }) });
     const claimed = position({ claimed: true, claimable: false });
     const sold = position({ sizeUsd: "0", contracts: "0" });
-    expect([open, claimable, unsettledWinner, loser, claimed, sold].map(isHeld)).toEqual([
+    // Closed and waiting for its result: the watcher must see the result to claim it from the index.
+    const awaitingResult = position({ marketMetadata: marketMetadata({ status: "closed", result: null }) });
+    expect([open, claimable, unsettledWinner, loser, claimed, sold, awaitingResult].map(isHeld)).toEqual([
       true,
       true,
       true,
       false,
       false,
       false,
+      true,
     ]);
     // Exact counts decide where the service sends them: 0.4 contract (floored to 0) of a position
     // whose size reads 0 is still held; a position with no contracts left is not, whatever its size.
