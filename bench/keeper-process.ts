@@ -151,7 +151,8 @@ async function start(message: KeeperStart): Promise<void> {
   progressTimer = setInterval(() => {
     const events = pending;
     pending = [];
-    void send({ type: "progress", events, rssBytes: sampleRss() });
+    const cpu = process.cpuUsage();
+    void send({ type: "progress", events, rssBytes: sampleRss(), cpuMicros: cpu.user + cpu.system });
   }, PROGRESS_MS);
   await send({ type: "ready", startupMs: Math.round(performance.now() - started) });
 }

@@ -1,3 +1,4 @@
+import type { ClaimCpu } from "./cpu-per-claim.js";
 import type { MemoryAtPeak, RequestEvent } from "./protocol.js";
 import type { ClaimStages, Sweep } from "./stats.js";
 import type { ClaimSample } from "./world-sample.js";
@@ -31,4 +32,6 @@ export interface PhaseResult {
   readonly closeLatenciesMs?: readonly number[];
   /** Keeper only: requests a minute over the quiet time at the end of the phase. */
   readonly idleRequestsPerMinute?: number;
+  /** Keeper only: its process's CPU time over the claim burst and at rest (see cpu-per-claim.ts). */
+  readonly cpu?: ClaimCpu;
 }

@@ -63,6 +63,8 @@ export interface KeeperProgress {
   readonly type: "progress";
   readonly events: RequestEvent[];
   readonly rssBytes: number;
+  /** CPU time the keeper's process used since it started (user + system), in microseconds. */
+  readonly cpuMicros: number;
 }
 
 export interface KeeperStopped {

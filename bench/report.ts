@@ -1,3 +1,4 @@
+import { claimCpuCell } from "./cpu-per-claim.js";
 import type { BenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
 import { boundEfficiency, burstFloorMs, formatMs, formatRatio, percentile, type Sweep } from "./stats.js";
@@ -129,6 +130,7 @@ export function printReport(report: Report): void {
     keeper.idleRequestsPerMinute === undefined ? "—" : keeper.idleRequestsPerMinute.toFixed(0),
     "—",
   );
+  row("keeper CPU a claim (in all / above rest)", claimCpuCell(keeper.cpu), "—");
   const rss = keeper.maxRssBytes;
   row(
     "keeper peak RSS (maxRSS / sampled)",

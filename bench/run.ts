@@ -13,6 +13,7 @@ import { Redis } from "ioredis";
 import { intentKeys } from "../src/core/intent.js";
 import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
+import { type CpuReading, claimCpu, formatClaimCpu } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
@@ -173,6 +174,7 @@ async function runKeeperPhase(
   let stopped: Extract<FromKeeper, { type: "stopped" }> | undefined;
   let failure: string | undefined;
   let rss = 0;
+  const cpuReadings: CpuReading[] = [];
   const logFile = join(tmpdir(), `${prefix}-keeper.log`);
   const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -187,6 +189,7 @@ async function runKeeperPhase(
       events.push(...message.events);
       progress.add(message.events);
       rss = message.rssBytes;
+      cpuReadings.push([Date.now(), message.cpuMicros]);
     } else if (message.type === "cpu-profile") {
       log(`${since(phaseStart)}  keeper's CPU profile:\n${message.summary}`);
     } else if (message.type === "stopped") {
@@ -222,6 +225,7 @@ async function runKeeperPhase(
   let closes: LedgerWatcher | undefined;
   let closeSample: ClaimSample = { marketIds: [], positions: [], resolvedAtMs: Date.now() };
   let idleRequestsPerMinute: number | undefined;
+  let quietWindow: { fromMs: number; toMs: number } | undefined;
   let sample: ClaimSample = { marketIds: [], positions: [], resolvedAtMs: Date.now() };
   let timedOut = false;
   const status = () =>
@@ -319,6 +323,7 @@ async function runKeeperPhase(
     await sleep(2_000);
     const quiet = events.filter((e) => e[0] >= quietFrom && e[0] < quietTo).length;
     idleRequestsPerMinute = (quiet * 60_000) / (quietTo - quietFrom);
+    quietWindow = { fromMs: quietFrom, toMs: quietTo };
     log(`${since(phaseStart)}  idle: ${quiet} requests in ${options.idleSeconds} s`);
   } finally {
     watcher?.stop();
@@ -341,6 +346,16 @@ async function runKeeperPhase(
     watcher?.confirmedAt ?? new Map(),
     events,
   );
+  const confirmedTimes = [...(watcher?.confirmedAt.values() ?? [])];
+  const cpu =
+    confirmedTimes.length > 0
+      ? claimCpu(
+          cpuReadings,
+          { fromMs: sample.resolvedAtMs, toMs: Math.max(...confirmedTimes), claims: confirmedTimes.length },
+          quietWindow,
+        )
+      : undefined;
+  if (cpu) log(`keeper CPU over the claim burst: ${formatClaimCpu(cpu)}`);
   const notes: string[] = [];
   if (watcher && watcher.failed.size > 0)
     notes.push(`${watcher.failed.size} sample claims failed or refused`);
@@ -370,6 +385,7 @@ async function runKeeperPhase(
     closeSample,
     closeLatenciesMs: [...(closes?.confirmedAt.values() ?? [])].map((t) => t - closeSample.resolvedAtMs),
     ...(idleRequestsPerMinute === undefined ? {} : { idleRequestsPerMinute }),
+    ...(cpu ? { cpu } : {}),
   };
 }
 

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { claimCpu, claimCpuCell, cpuAt } from "../../../bench/cpu-per-claim.js";
+
+describe("the keeper's CPU per claim", () => {
+  // Readings every 500 ms: 100 ms of CPU a second at rest, 600 a second from 2.0 s to 4.0 s.
+  const readings: [number, number][] = [
+    [1_000, 0],
+    [1_500, 50_000],
+    [2_000, 100_000],
+    [2_500, 400_000],
+    [3_000, 700_000],
+    [3_500, 1_000_000],
+    [4_000, 1_300_000],
+    [4_500, 1_350_000],
+    [5_000, 1_400_000],
+  ];
+
+  it("reads the CPU used at any time between two readings, and nothing outside them", () => {
+    expect(cpuAt(readings, 1_250)).toBe(25_000);
+    expect(cpuAt(readings, 2_750)).toBe(550_000);
+    expect(cpuAt(readings, 999)).toBeUndefined();
+    expect(cpuAt(readings, 5_001)).toBeUndefined();
+  });
+
+  it("divides the burst's CPU by its claims, and takes out what the rest would have spent", () => {
+    const cpu = claimCpu(
+      readings,
+      { fromMs: 2_000, toMs: 4_000, claims: 10 },
+      { fromMs: 4_000, toMs: 5_000 },
+    );
+    expect(cpu).toEqual({ claims: 10, burstMs: 2_000, burstCpuMs: 1_200, restCpuMsPerSecond: 100 });
+    // 120 ms a claim in all; (1,200 - 100 × 2) / 10 = 100 ms above the rest.
+    expect(claimCpuCell(cpu)).toBe("120.0 ms / 100.0 ms");
+    expect(claimCpu(readings, { fromMs: 2_000, toMs: 9_000, claims: 10 })).toBeUndefined();
+    expect(claimCpuCell(claimCpu(readings, { fromMs: 2_000, toMs: 4_000, claims: 4 }))).toBe("300.0 ms / —");
+  });
+});
