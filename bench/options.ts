@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { KEEPER_NODE_FLAGS } from "../src/cli/node-flags.js";
 
 export interface BenchOptions {
   /**
@@ -20,6 +21,8 @@ export interface BenchOptions {
   readonly keeperRps: number;
   /** --max-old-space-size for the keeper's process, when given. */
   readonly keeperHeapMb: number | undefined;
+  /** Node flags of the keeper's process (default: the image's, KEEPER_NODE_FLAGS). */
+  readonly keeperNodeFlags: readonly string[];
   /** Write a V8 heap snapshot of the keeper here once the change's claims confirmed (after the peak was read). */
   readonly heapSnapshot: string | undefined;
   /** Profile the keeper and the benchmark's process from the change until its samples confirmed, to PREFIX-keeper/-bench.cpuprofile. */
@@ -74,6 +77,8 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --rps R              API rate limit, requests a second (default 100); the keeper is set to the same
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
+  --keeper-node-flags "F ..."  the keeper process's Node flags (default: the image's, ${KEEPER_NODE_FLAGS.join(" ")};
+                       "" runs it with none, as before they were set)
   --heap-snapshot FILE write a heap snapshot of the keeper's process to FILE when the sample has
                        confirmed (a snapshot takes memory: the peak RSS printed is read before it)
   --cpu-profile PREFIX CPU profiles from the change until the samples confirmed: the keeper's process to
@@ -150,6 +155,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       rps: { type: "string" },
       "keeper-rps": { type: "string" },
       "keeper-heap-mb": { type: "string" },
+      "keeper-node-flags": { type: "string" },
       "heap-snapshot": { type: "string" },
       "cpu-profile": { type: "string" },
       concurrency: { type: "string" },
@@ -203,6 +209,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     keeperRps: positiveNumber(values["keeper-rps"], "keeper-rps", rps),
     heapSnapshot: values["heap-snapshot"],
     cpuProfile: values["cpu-profile"],
+    keeperNodeFlags:
+      values["keeper-node-flags"] === undefined
+        ? KEEPER_NODE_FLAGS
+        : values["keeper-node-flags"].split(/\s+/).filter((flag) => flag !== ""),
     keeperHeapMb:
       values["keeper-heap-mb"] === undefined
         ? undefined

@@ -142,8 +142,12 @@ class LedgerWatcher {
   }
 }
 
-function forkKeeper(runtime: BenchOptions["keeperRuntime"], heapMb: number | undefined): ChildProcess {
-  const heap = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
+function forkKeeper(
+  runtime: BenchOptions["keeperRuntime"],
+  heapMb: number | undefined,
+  nodeFlags: readonly string[],
+): ChildProcess {
+  const heap = [...nodeFlags, ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`])];
   const built = join(REPO_DIR, "dist", "bench", "keeper-process.js");
   if (runtime === "dist" && !existsSync(built))
     throw new Error(
@@ -176,7 +180,7 @@ async function runKeeperPhase(
   let rss = 0;
   const cpuReadings: CpuReading[] = [];
   const logFile = join(tmpdir(), `${prefix}-keeper.log`);
-  const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb);
+  const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb, options.keeperNodeFlags);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.once("exit", (code) => {
     if (!stopped) failure ??= `keeper process exited (code ${code}) before it was stopped`;

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // Entry point for `npx keeper`: runs the TypeScript CLI through tsx so a checkout needs no build step.
 import { register } from "tsx/esm/api";
 

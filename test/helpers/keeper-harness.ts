@@ -6,6 +6,7 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import pino from "pino";
 import { collectAll, createApiClient, iteratePositions } from "../../src/api/index.js";
 import { ALL_ROLES, type Role, type RunningKeeper, startKeeper } from "../../src/app/start-keeper.js";
+import { KEEPER_NODE_FLAGS } from "../../src/cli/node-flags.js";
 import { type KeeperConfig, loadConfig } from "../../src/config/load-config.js";
 import type { Position } from "../../src/core/schemas/prediction.js";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
@@ -191,10 +192,15 @@ export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}, arg
 
 /** Runs `keeper ARGS` (bin/keeper.js, through tsx) as a separate process; `env` goes over this one's. */
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, logName = "cli") {
-  const child = spawn(process.execPath, [join(process.cwd(), "bin/keeper.js"), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // With the flags of bin/keeper.js's first line, as `npx keeper` runs it.
+  const child = spawn(
+    process.execPath,
+    [...KEEPER_NODE_FLAGS, join(process.cwd(), "bin/keeper.js"), ...args],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   let stdout = "";
   let stderr = "";
