@@ -28,28 +28,26 @@ export function recordFileName(atSeconds: number): string {
 }
 
 /**
- * Appends JSON lines to a gzip file a day, each line its own gzip member (a reader inflates the
- * members one after another, and a crash loses at most the line being written). `write` returns at
- * once: lines are written one after another in the background, in the order given, and a failure is
- * reported and counted, never thrown, so a poll is never slowed or broken by its recording.
+ * Appends JSON lines to a gzip file a day. `write` returns at once: lines wait in memory and are
+ * written in the background, in the order given, those waiting together as one gzip member (a reader
+ * inflates the members one after another; together they compress far better than one by one, and a
+ * crash loses at most the member being written). A failure is reported and counted, never thrown,
+ * so a poll is never slowed or broken by its recording.
  */
 export class RecordWriter {
   private chain: Promise<void> = Promise.resolve();
+  /** Lines not yet handed to the disk, by file, in the order written. */
+  private waiting = new Map<string, string[]>();
   private pending = 0;
+  /** A drain is queued and has not yet taken the waiting lines. */
+  private isDrainQueued = false;
   private madeDir = false;
 
   constructor(private readonly options: RecordWriterOptions) {}
 
   write(line: RecordedLine): void {
-    const outcome = (o: RecordOutcome) => {
-      try {
-        this.options.onOutcome?.(o);
-      } catch {
-        // A metric that throws must not reach the poll either.
-      }
-    };
-    if (this.pending >= (this.options.maxPending ?? 1_000)) {
-      outcome("dropped");
+    if (this.pending >= (this.options.maxPending ?? 10_000)) {
+      this.tell("dropped", 1);
       return;
     }
     let text: string;
@@ -58,31 +56,53 @@ export class RecordWriter {
       text = `${JSON.stringify(line)}\n`;
     } catch (error) {
       this.report("(not serialisable)", error);
-      outcome("failed");
+      this.tell("failed", 1);
       return;
     }
     const file = join(this.options.dir, recordFileName(line.at));
+    const lines = this.waiting.get(file);
+    if (lines) lines.push(text);
+    else this.waiting.set(file, [text]);
     this.pending += 1;
-    this.chain = this.chain.then(async () => {
+    // One drain queued at a time: it takes every line waiting when it runs.
+    if (!this.isDrainQueued) {
+      this.isDrainQueued = true;
+      this.chain = this.chain.then(() => this.drain());
+    }
+  }
+
+  /** Resolves once every line given so far is written (or has failed): for a clean stop and tests. */
+  async flush(): Promise<void> {
+    while (this.pending > 0) await this.chain;
+  }
+
+  private async drain(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = new Map();
+    this.isDrainQueued = false;
+    for (const [file, lines] of batch) {
       try {
         if (!this.madeDir) {
           await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
           this.madeDir = true;
         }
-        await appendFile(file, await gzipAsync(text), { mode: 0o600 });
-        outcome("written");
+        await appendFile(file, await gzipAsync(lines.join("")), { mode: 0o600 });
+        this.tell("written", lines.length);
       } catch (error) {
         this.report(file, error);
-        outcome("failed");
+        this.tell("failed", lines.length);
       } finally {
-        this.pending -= 1;
+        this.pending -= lines.length;
       }
-    });
+    }
   }
 
-  /** Resolves once every line given so far is written (or has failed): for a clean stop and tests. */
-  flush(): Promise<void> {
-    return this.chain;
+  private tell(outcome: RecordOutcome, lines: number): void {
+    try {
+      for (let i = 0; i < lines; i += 1) this.options.onOutcome?.(outcome);
+    } catch {
+      // A metric that throws must not reach the poll either.
+    }
   }
 
   private report(file: string, error: unknown): void {
