@@ -45,7 +45,7 @@ export class RecordWriter {
 
   constructor(private readonly options: RecordWriterOptions) {}
 
-  write(line: RecordedLine): void {
+  write<T extends RecordedLine>(line: T): void {
     if (this.pending >= (this.options.maxPending ?? 10_000)) {
       this.tell("dropped", 1);
       return;
