@@ -11,8 +11,9 @@ import { formatTable, isoTime } from "./output.js";
 
 const usd = (micro: bigint) => `$${formatUsd(micro)}`;
 const signedUsd = (micro: bigint) => (micro < 0n ? `-$${formatUsd(-micro)}` : `+$${formatUsd(micro)}`);
-const byKey = <T>(entries: Iterable<[string, T]>) =>
-  [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/** Code-unit order, the same on every machine (no locale). */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byKey = <T>(entries: Iterable<[string, T]>) => [...entries].sort(([a], [b]) => compareText(a, b));
 
 export interface ExitTotals {
   readonly exits: number;
@@ -70,9 +71,12 @@ export function formatReplay(result: ReplayResult, dir: string): string {
   }
   if (result.exits.length === 0 && result.claims.length === 0)
     lines.push("", "no rule fired over the recording");
-  for (const u of [...result.unfilled].sort(
-    (a, b) => a.firstAt - b.firstAt || (a.position < b.position ? -1 : 1),
-  ))
+  const unfilledKey = (u: ReplayResult["unfilled"][number]) =>
+    `${u.wallet} ${u.position} ${u.strategy} ${u.rule}`;
+  const unfilled = [...result.unfilled].sort(
+    (a, b) => a.firstAt - b.firstAt || compareText(unfilledKey(a), unfilledKey(b)),
+  );
+  for (const u of unfilled)
     lines.push(
       `not filled: ${u.strategy} / ${u.rule} on position ${u.position} from ${isoTime(u.firstAt)}: ${u.why} (${u.polls} polls)`,
     );

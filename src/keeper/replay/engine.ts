@@ -82,15 +82,8 @@ interface WalletState {
  * ones: nothing recorded later. Only `heldValue`, for the report, looks at a position's last line.
  */
 export function replay(input: ReplayInput): ReplayResult {
-  const lastSeen = lastLineOfEachPosition(input.polls);
+  const book = new FillBook(lastLineOfEachPosition(input.polls));
   const wallets = new Map<string, WalletState>();
-  const result = {
-    exits: [] as ReplayExit[],
-    claims: [] as ReplayClaim[],
-    unfilled: new Map<string, ReplayUnfilled>(),
-    notSimulated: {} as Record<string, number>,
-    errors: {} as Record<string, number>,
-  };
   for (const { line } of input.polls) {
     let wallet = wallets.get(line.wallet);
     if (wallet === undefined) {
@@ -98,95 +91,124 @@ export function replay(input: ReplayInput): ReplayResult {
       wallets.set(line.wallet, wallet);
     }
     const positions = line.positions.filter((p) => !wallet.gone.has(p.pubkey));
-    const snapshot: Snapshot = {
-      wallet: line.wallet,
-      takenAt: line.at,
-      positions,
-      openOrders: [],
-      inFlight: [],
-      balances: {},
-      ...(line.events ? { events: line.events } : {}),
-    };
     const report = runStrategies({
-      snapshot,
+      snapshot: snapshotOf(line, positions),
       strategies: input.strategies,
       states: wallet.states,
       now: new Date(line.at * 1000),
       logger: input.logger,
     });
     for (const [name, state] of report.states) wallet.states.set(name, state);
-    for (const { strategy, error } of report.errors) count(result.errors, `${strategy}: ${error}`);
-    const fill = (intent: Intent, position: Position, rule: string, reason: string) => {
-      const filled = sellFill(position);
-      if (!filled.filled) {
-        const key = `${line.wallet} ${position.pubkey} ${intent.strategy} ${rule}`;
-        const seen = result.unfilled.get(key);
-        if (seen) seen.polls += 1;
-        else
-          result.unfilled.set(key, {
-            firstAt: line.at,
-            wallet: line.wallet,
-            strategy: intent.strategy,
-            rule,
-            position: position.pubkey,
-            why: filled.why,
-            polls: 1,
-          });
-        return;
-      }
-      wallet.gone.add(position.pubkey);
-      result.exits.push({
-        at: line.at,
-        wallet: line.wallet,
-        strategy: intent.strategy,
-        rule,
-        reason,
-        position: position.pubkey,
-        marketId: position.marketId,
-        isYes: position.isYes,
-        contractsMicro: contractsMicroOf(position),
-        bid: filled.bid,
-        gross: filled.gross,
-        fees: filled.fees,
-        net: filled.net,
-        cost: /^\d+$/.test(position.totalCostUsd) ? BigInt(position.totalCostUsd) : 0n,
-        held: heldValue(lastSeen.get(position.pubkey) ?? position),
-      });
-    };
-    for (const intent of report.intents) {
-      if (intent.kind === "close") {
-        const position = positions.find((p) => p.pubkey === intent.positionPubkey);
-        if (position && !wallet.gone.has(position.pubkey))
-          fill(intent, position, intent.exitRule ?? "close", intent.reason ?? "close");
-      } else if (intent.kind === "closeAll") {
-        for (const position of positions.filter(isSellable))
-          if (!wallet.gone.has(position.pubkey))
-            fill(intent, position, "close-all", intent.reason ?? "close-all");
-      } else if (intent.kind === "claim") {
-        const position = positions.find((p) => p.pubkey === intent.positionPubkey);
-        if (position === undefined || wallet.gone.has(position.pubkey)) continue;
-        wallet.gone.add(position.pubkey);
-        result.claims.push({
-          at: line.at,
-          wallet: line.wallet,
-          strategy: intent.strategy,
-          position: position.pubkey,
-          payout: claimPayout(position),
-        });
-      } else count(result.notSimulated, `${intent.strategy} ${intent.kind}`);
-    }
+    for (const { strategy, error } of report.errors) count(book.errors, `${strategy}: ${error}`);
+    for (const intent of report.intents)
+      book.fill(intent, { at: line.at, wallet: line.wallet, positions, gone: wallet.gone });
   }
   const times = input.polls.map(({ line }) => line.at);
   return {
     polls: input.polls.length,
     wallets: [...wallets.keys()].sort(),
     ...(times.length > 0 ? { from: times[0], to: times[times.length - 1] } : {}),
-    exits: result.exits,
-    claims: result.claims,
-    unfilled: [...result.unfilled.values()],
-    notSimulated: result.notSimulated,
-    errors: result.errors,
+    exits: book.exits,
+    claims: book.claims,
+    unfilled: [...book.unfilled.values()],
+    notSimulated: book.notSimulated,
+    errors: book.errors,
   };
+}
+
+/** A recorded poll as the snapshot a live poll would have handed its strategies; nothing in flight. */
+function snapshotOf(line: RecordedPoll["line"], positions: readonly Position[]): Snapshot {
+  return {
+    wallet: line.wallet,
+    takenAt: line.at,
+    positions,
+    openOrders: [],
+    inFlight: [],
+    balances: {},
+    ...(line.events ? { events: line.events } : {}),
+  };
+}
+
+/** The poll an intent is filled at: its time, wallet, the positions its strategies saw. */
+interface FillContext {
+  readonly at: number;
+  readonly wallet: string;
+  readonly positions: readonly Position[];
+  /** The wallet's positions already sold or claimed; a fill adds to it. */
+  readonly gone: Set<string>;
+}
+
+/** What the fill model made of the strategies' intents, in the order they were asked for. */
+class FillBook {
+  readonly exits: ReplayExit[] = [];
+  readonly claims: ReplayClaim[] = [];
+  readonly unfilled = new Map<string, ReplayUnfilled>();
+  readonly notSimulated: Record<string, number> = {};
+  readonly errors: Record<string, number> = {};
+
+  constructor(private readonly lastSeen: ReadonlyMap<string, Position>) {}
+
+  fill(intent: Intent, ctx: FillContext): void {
+    const held = (pubkey: string) => ctx.positions.find((p) => p.pubkey === pubkey && !ctx.gone.has(pubkey));
+    if (intent.kind === "close") {
+      const position = held(intent.positionPubkey);
+      if (position) this.sell(intent, position, intent.exitRule ?? "close", intent.reason ?? "close", ctx);
+    } else if (intent.kind === "closeAll") {
+      for (const position of ctx.positions.filter(isSellable))
+        if (!ctx.gone.has(position.pubkey))
+          this.sell(intent, position, "close-all", intent.reason ?? "close-all", ctx);
+    } else if (intent.kind === "claim") {
+      const position = held(intent.positionPubkey);
+      if (position === undefined) return;
+      ctx.gone.add(position.pubkey);
+      const { at, wallet } = ctx;
+      this.claims.push({
+        at,
+        wallet,
+        strategy: intent.strategy,
+        position: position.pubkey,
+        payout: claimPayout(position),
+      });
+    } else count(this.notSimulated, `${intent.strategy} ${intent.kind}`);
+  }
+
+  private sell(intent: Intent, position: Position, rule: string, reason: string, ctx: FillContext): void {
+    const filled = sellFill(position);
+    if (!filled.filled) {
+      const key = `${ctx.wallet} ${position.pubkey} ${intent.strategy} ${rule}`;
+      const seen = this.unfilled.get(key);
+      if (seen) seen.polls += 1;
+      else
+        this.unfilled.set(key, {
+          firstAt: ctx.at,
+          wallet: ctx.wallet,
+          strategy: intent.strategy,
+          rule,
+          position: position.pubkey,
+          why: filled.why,
+          polls: 1,
+        });
+      return;
+    }
+    ctx.gone.add(position.pubkey);
+    this.exits.push({
+      at: ctx.at,
+      wallet: ctx.wallet,
+      strategy: intent.strategy,
+      rule,
+      reason,
+      position: position.pubkey,
+      marketId: position.marketId,
+      isYes: position.isYes,
+      contractsMicro: contractsMicroOf(position),
+      bid: filled.bid,
+      gross: filled.gross,
+      fees: filled.fees,
+      net: filled.net,
+      cost: /^\d+$/.test(position.totalCostUsd) ? BigInt(position.totalCostUsd) : 0n,
+      held: heldValue(this.lastSeen.get(position.pubkey) ?? position),
+    });
+  }
 }
 
 /** Each position's last recorded line (its resolution, when the recording reached it). */
