@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import pino from "pino";
+import { UsageError } from "../core/errors.js";
 import { replay } from "../keeper/replay/engine.js";
 import { exitRulesAt, gridPoints, parseGrid } from "../keeper/replay/grid.js";
 import { readRecording } from "../keeper/replay/read-recording.js";
@@ -9,6 +10,7 @@ import { exitTotals, formatGrid, formatReplay } from "./replay-report.js";
 
 interface ReplayOptions {
   from: string;
+  wallet?: string[];
   grid?: string[];
   json?: boolean;
 }
@@ -31,12 +33,19 @@ export function registerReplayCommand(
       "--grid <settings...>",
       "exit-rules settings to compare, one key=v1,v2,... each (e.g. takeProfitPct=10,20,30 stopLossPct=5,10)",
     )
+    .option(
+      "--wallet <pubkey>",
+      "replay only this wallet's polls (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option("--json", "print JSON")
     .action(async (opts: ReplayOptions) => {
       // Checked before any file is read: a bad grid is the command line's fault, said first.
       const axes = opts.grid === undefined ? undefined : parseGrid(opts.grid);
       const config = await ctx.config();
-      const polls = await readRecording(opts.from);
+      const polls = await readRecording(opts.from, opts.wallet ? { wallets: new Set(opts.wallet) } : {});
+      if (polls.length === 0 && opts.wallet)
+        throw new UsageError(`--wallet: no poll of ${opts.wallet.join(", ")} in ${opts.from}`);
       // Strategies log through their engine; a replay prints its report and nothing else.
       const logger = pino({ level: "silent" });
       if (axes === undefined) {

@@ -11,6 +11,8 @@ import { formatTable, isoTime } from "./output.js";
 
 const usd = (micro: bigint) => `$${formatUsd(micro)}`;
 const signedUsd = (micro: bigint) => (micro < 0n ? `-$${formatUsd(-micro)}` : `+$${formatUsd(micro)}`);
+/** "1 exit", "2 exits". */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 /** Code-unit order, the same on every machine (no locale). */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byKey = <T>(entries: Iterable<[string, T]>) => [...entries].sort(([a], [b]) => compareText(a, b));
@@ -39,7 +41,7 @@ function heldNote(totals: ExitTotals): string {
 
 export function formatReplay(result: ReplayResult, dir: string): string {
   const lines = [
-    `replay of ${dir}: ${result.polls} polls of ${result.wallets.length} wallets, ${isoTime(result.from)} to ${isoTime(result.to)}`,
+    `replay of ${dir}: ${count(result.polls, "poll")} of ${count(result.wallets.length, "wallet")}, ${isoTime(result.from)} to ${isoTime(result.to)}`,
     "sells fill at the recorded bid less 0.5% protocol + 1% venue fees ($5 smallest order); claims pay $1 a winning contract",
     "held: the same position kept to its market's resolution, or to the recording's end at its last bid",
   ];
@@ -52,7 +54,7 @@ export function formatReplay(result: ReplayResult, dir: string): string {
     const totals = exitTotals(exits);
     lines.push(
       "",
-      `${rule}: ${totals.exits} exits, realized ${usd(totals.realized)}, held ${usd(totals.held)}, vs held ${signedUsd(totals.realized - totals.held)}${heldNote(totals)}`,
+      `${rule}: ${count(totals.exits, "exit")}, realized ${usd(totals.realized)}, held ${usd(totals.held)}, vs held ${signedUsd(totals.realized - totals.held)}${heldNote(totals)}`,
     );
     for (const e of exits)
       lines.push(
@@ -78,12 +80,12 @@ export function formatReplay(result: ReplayResult, dir: string): string {
   );
   for (const u of unfilled)
     lines.push(
-      `not filled: ${u.strategy} / ${u.rule} on position ${u.position} from ${isoTime(u.firstAt)}: ${u.why} (${u.polls} polls)`,
+      `not filled: ${u.strategy} / ${u.rule} on position ${u.position} from ${isoTime(u.firstAt)}: ${u.why} (${count(u.polls, "poll")})`,
     );
   for (const [what, n] of byKey(Object.entries(result.notSimulated)))
     lines.push(`not simulated: ${what} x${n} (replay fills sells and claims only)`);
   for (const [what, n] of byKey(Object.entries(result.errors)))
-    lines.push(`strategy failed: ${what} (${n} polls)`);
+    lines.push(`strategy failed: ${what} (${count(n, "poll")})`);
   return lines.join("\n");
 }
 
@@ -104,7 +106,7 @@ export function formatGrid(
   });
   const first = rows[0]?.result;
   return [
-    `replay grid of exit-rules over ${dir}: ${first?.polls ?? 0} polls of ${first?.wallets.length ?? 0} wallets, ${isoTime(first?.from)} to ${isoTime(first?.to)}`,
+    `replay grid of exit-rules over ${dir}: ${count(first?.polls ?? 0, "poll")} of ${count(first?.wallets.length ?? 0, "wallet")}, ${isoTime(first?.from)} to ${isoTime(first?.to)}`,
     "held: the exited positions kept instead (unresolved: valued at their last recorded bid)",
     formatTable(table),
   ].join("\n");

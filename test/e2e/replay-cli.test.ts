@@ -80,13 +80,22 @@ describe("keeper replay over a recording of the sandbox world", () => {
     expect(first.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     expect(first.stdout).toMatch(
-      /^exit-rules \/ take-profit: \d+ exits, realized \$[\d.]+, held \$[\d.]+, vs held [+-]\$[\d.]+/m,
+      /^exit-rules \/ take-profit: \d+ exits?, realized \$[\d.]+, held \$[\d.]+, vs held [+-]\$[\d.]+/m,
     );
     expect(first.stdout).toMatch(
       /^ {2}2026-01-01T\d\d:\d\d:00Z {2}wallet \w+ {2}position \w+ {2}market \S+ (YES|NO)$/m,
     );
     expect(first.stdout).toMatch(/held \$[\d.]+ \((resolved won|resolved lost|unresolved, last bid)\)/);
     expect(first.stdout).toMatch(/^claims: \d+, paid \$[\d.]+$/m);
+
+    // One wallet of the recording: only its polls, only its exits.
+    const wallet = (await readRecording(recording))[0]?.line.wallet ?? "";
+    const one = await runCli([...args, "--wallet", wallet]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^replay of .*: 181 polls of 1 wallet, /);
+    const exitWallets = [...one.stdout.matchAll(/ {2}wallet (\w+) {2}position/g)].map((m) => m[1]);
+    expect(exitWallets.length).toBeGreaterThan(0);
+    expect(new Set(exitWallets)).toEqual(new Set([wallet]));
   }, 60_000);
 
   it("refuses bad input with the argument or file:line and the rule, exit 2, no stack trace", async () => {
@@ -122,6 +131,7 @@ describe("keeper replay over a recording of the sandbox world", () => {
         /--from: .* holds no recording \(expected files named YYYY-MM-DD\.jsonl\.gz\)/,
       ],
       [["replay"], /required option '--from <dir>' not specified/],
+      [["replay", "--from", recording, "--wallet", "nobody"], /--wallet: no poll of nobody in /],
       [
         ["replay", "--from", recording, "--grid", "takeProfitPct"],
         /--grid: takeProfitPct: expected key=value,value/,

@@ -18,10 +18,14 @@ export interface RecordedPoll {
  * the same second in the order written (a stable sort). A file that is not gzip, a line that is not
  * JSON or not a recorded poll stops the read with `file:line` and the rule it breaks.
  */
-export async function readRecording(dir: string): Promise<RecordedPoll[]> {
+export async function readRecording(
+  dir: string,
+  options: { wallets?: ReadonlySet<string> } = {},
+): Promise<RecordedPoll[]> {
   const names = await dayFilesIn(dir);
   const polls: RecordedPoll[] = [];
-  for (const name of names) polls.push(...parseDayFile(join(dir, name), await readFile(join(dir, name))));
+  for (const name of names)
+    polls.push(...parseDayFile(join(dir, name), await readFile(join(dir, name)), options.wallets));
   return polls
     .map((poll, order) => ({ poll, order }))
     .sort((a, b) => a.poll.line.at - b.poll.line.at || a.order - b.order)
@@ -40,8 +44,11 @@ async function dayFilesIn(dir: string): Promise<string[]> {
   return names;
 }
 
-/** One day file's polls; gzip members one after another are read as one stream. */
-export function parseDayFile(file: string, bytes: Buffer): RecordedPoll[] {
+/**
+ * One day file's polls; gzip members one after another are read as one stream. With `wallets`, the
+ * lines of other wallets are left out before they are checked (a fleet's recording, one wallet's replay).
+ */
+export function parseDayFile(file: string, bytes: Buffer, wallets?: ReadonlySet<string>): RecordedPoll[] {
   let text: string;
   try {
     text = gunzipSync(bytes).toString("utf8");
@@ -59,6 +66,8 @@ export function parseDayFile(file: string, bytes: Buffer): RecordedPoll[] {
     } catch {
       throw new UsageError(`${where}: not a JSON line (each line is one recorded poll)`);
     }
+    const wallet = (value as { wallet?: unknown } | null)?.wallet;
+    if (wallets !== undefined && typeof wallet === "string" && !wallets.has(wallet)) continue;
     const parsed = recordLineSchema.safeParse(value);
     if (!parsed.success) throw new UsageError(`${where}: ${formatIssues(parsed.error).join("; ")}`);
     polls.push({ line: parsed.data as RecordLine, where });
