@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { collectUnique, createApiClient, iteratePositions } from "../api/index.js";
 import { UsageError } from "../core/errors.js";
@@ -28,7 +28,11 @@ export async function recordSandbox(
   options: SandboxRecordOptions,
   print: (line: string) => void,
 ): Promise<void> {
-  const existing = await readdir(options.out).catch(() => [] as string[]);
+  // Checked before the sandbox starts: a directory it cannot write is the command line's fault.
+  await mkdir(options.out, { recursive: true, mode: 0o700 }).catch((error: Error) => {
+    throw new UsageError(`--out: cannot write to ${options.out}: ${error.message}`);
+  });
+  const existing = await readdir(options.out);
   if (existing.some((name) => name.endsWith(".jsonl.gz")))
     throw new UsageError(`--out: ${options.out} already holds a recording; give a new or empty directory`);
   const { startSandbox } = await import("../sandbox/index.js");

@@ -141,6 +141,7 @@ describe("keeper replay over a recording of the sandbox world", () => {
         /--grid stopLossPct=500: exit-rules stopLossPct: expected a number between 0 and 100/,
       ],
       [["sandbox", "record", "--out", recording], /--out: .* already holds a recording/],
+      [["sandbox", "record", "--out", configFile], /--out: cannot write to .*keeper\.yaml: EEXIST/],
       [
         ["sandbox", "record", "--out", join(base, "x"), "--minutes", "0"],
         /--minutes.*must be an integer from 1/,
