@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
@@ -86,7 +86,7 @@ export class RecordWriter {
           await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
           this.madeDir = true;
         }
-        await appendFile(file, await gzipAsync(lines.join("")), { mode: 0o600 });
+        await appendMember(file, await gzipAsync(lines.join("")));
         this.tell("written", lines.length);
       } catch (error) {
         this.report(file, error);
@@ -111,5 +111,24 @@ export class RecordWriter {
     } catch {
       // As above: the recording never throws into its caller.
     }
+  }
+}
+
+/**
+ * Appends one gzip member, all or nothing: a write cut short (a full disk) is cut back off, so the
+ * members after it, once there is room again, still follow a whole one and the day stays readable.
+ */
+async function appendMember(file: string, member: Buffer): Promise<void> {
+  const handle = await open(file, "a", 0o600);
+  try {
+    const { size } = await handle.stat();
+    try {
+      await handle.appendFile(member);
+    } catch (error) {
+      await handle.truncate(size).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await handle.close();
   }
 }
