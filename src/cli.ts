@@ -4,6 +4,8 @@ import { reportError } from "./cli/errors.js";
 import { registerOpsCommands } from "./cli/ops-commands.js";
 import { registerProtectionCommands } from "./cli/protection-commands.js";
 import { registerReadCommands } from "./cli/read-commands.js";
+import { registerReplayCommand } from "./cli/replay-command.js";
+import { registerSandboxRecordCommand } from "./cli/sandbox-record.js";
 import { registerStartCommand } from "./cli/start-command.js";
 import { registerSandboxCommand } from "./sandbox/main.js";
 
@@ -24,9 +26,11 @@ const ctx = createCliContext(() => program.opts<{ config?: string }>().config ??
 // The demo embeds the sandbox: loaded only when it runs, so a keeper against a real service never holds it.
 registerStartCommand(program, async () => (await import("./cli/demo.js")).runDemo(print));
 registerSandboxCommand(program, print);
+registerSandboxRecordCommand(program, print);
 registerOpsCommands(program, ctx);
 registerProtectionCommands(program, ctx);
 registerReadCommands(program, ctx);
+registerReplayCommand(program, ctx, print);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,7 +12,9 @@ import type { PollJobData } from "../keeper/queues/queues.js";
 import { CLAIM_COST_TTL_MS, ClaimCostEstimator, solPriceFrom } from "../keeper/reads/claim-cost.js";
 import { eventDetailsFor, serviceSnapshotSource } from "../keeper/reads/service-snapshot-source.js";
 import { type SnapshotSource, snapshotNeeds } from "../keeper/reads/snapshot.js";
+import { recordLineOf } from "../keeper/replay/recording.js";
 import { StrategyStateStore } from "../keeper/state/strategy-state.js";
+import { RecordWriter } from "../ops/record-writer.js";
 import { TokenPrices } from "../signer/token-prices.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
 import { closeWorkers, failIntentWhenExhausted, trackWorker, workerOptionsFor } from "./workers.js";
@@ -42,6 +44,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
       ...(claimCost ? { claimCost } : {}),
     });
   const pollDeps = pollDepsFor(shared, strategies);
+  const recorder = recorderFor(shared);
   const readBeforeClose: ReadBeforeCloseDeps = {
     readPosition: positionReader(clients.targeted.prediction.getPosition),
     strategies,
@@ -71,7 +74,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
         processPoll(job, {
           ...pollDeps,
           source: job.data.target ? targetedSource : sweepSource,
-          events: pollEvents(shared, job),
+          events: pollEvents(shared, job, recorder),
         });
       const result = job.data.target ? await shared.budget.acting(poll) : await poll();
       // The wallet's other poll may have read its positions before the market changed: a
@@ -95,7 +98,25 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
   failIntentWhenExhausted(builds, shared.ledger);
   trackWorker(builds, QUEUES.actions, metrics, logger);
   const workers = [polls, builds];
-  return { workers, stop: () => closeWorkers(workers) };
+  return {
+    workers,
+    stop: async () => {
+      await closeWorkers(workers);
+      await recorder?.flush();
+    },
+  };
+}
+
+/** The recording for `keeper replay`, when `record.dir` is set: a line per poll, never in its way. */
+function recorderFor(shared: SharedInfrastructure): RecordWriter | undefined {
+  const dir = shared.config.record.dir;
+  if (dir === undefined) return undefined;
+  shared.logger.info({ dir }, "recording what each poll sees for keeper replay");
+  return new RecordWriter({
+    dir,
+    onOutcome: (outcome) => shared.metrics.recordLines.inc({ outcome }),
+    onError: (file, message) => shared.logger.warn({ file, err: message }, "recording line not written"),
+  });
 }
 
 /** One estimator a process: the worker's polls and the scheduler's claims from the index share it. */
@@ -149,9 +170,14 @@ function pollDepsFor(
 }
 
 /** A poll's events as metrics, the poll tracker's freshness and breaker notifications. */
-function pollEvents(shared: SharedInfrastructure, job: Job<PollJobData>): PollEvents {
+function pollEvents(
+  shared: SharedInfrastructure,
+  job: Job<PollJobData>,
+  recorder: RecordWriter | undefined,
+): PollEvents {
   const { metrics, notifier } = shared;
   return {
+    ...(recorder ? { onSnapshot: (snapshot) => recorder.write(recordLineOf(snapshot)) } : {}),
     onPollSucceeded: (wallet, ms) => {
       shared.polls.recordSuccess(wallet);
       metrics.pollDuration.observe({ kind: job.data.kind }, ms / 1000);

@@ -320,6 +320,16 @@ export const configSchema = z.strictObject({
       logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     })
     .prefault({}),
+  /**
+   * Recording for `keeper replay` (docs/replay.md): with `dir` set, each poll appends what it saw (the
+   * wallet's positions with their markets' state and prices, and the time) to a gzip file a day there.
+   * Off unless set.
+   */
+  record: z
+    .strictObject({
+      dir: z.string({ error: "expected a directory path" }).min(1, "expected a directory path").optional(),
+    })
+    .prefault({}),
   /** The safety gate every token named in a strategy passes (resolved once through token search). */
   tokens: z
     .strictObject({

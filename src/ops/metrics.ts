@@ -357,6 +357,12 @@ function watcherMetrics(registers: Registry[]) {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const recordLines = new Counter({
+    name: "keeper_record_lines_total",
+    help: "Poll lines for the replay recording (record.dir), by outcome (written, failed, dropped)",
+    labelNames: ["outcome"] as const,
+    registers,
+  });
   const eventLookups = new Counter({
     name: "keeper_event_lookups_total",
     help: "Event details looked up for snapshots, by outcome (cached, fetched, failed)",
@@ -371,6 +377,7 @@ function watcherMetrics(registers: Registry[]) {
     marketReaction,
     indexClaims,
     eventLookups,
+    recordLines,
   };
 }
 

@@ -21,7 +21,9 @@
  * (replacing the documented 8787 and 8899, the machine's and everyone's), and the demo (`start` with no
  * config) gets free ports through KEEPER_SERVICE_URL and KEEPER_RPC_URL. The commands that drive a
  * sandbox (`sandbox resolve|price|advance|fund`) run to their end against the test sandbox
- * (KEEPER_SANDBOX_URL, or `--url URL`), each resolve or price on a market still open.
+ * (KEEPER_SANDBOX_URL, or `--url URL`), each resolve or price on a market still open. `sandbox
+ * record` runs to its end on a sandbox of its own, into a new directory each run; `replay` reads a
+ * recording of the sandbox's world made in beforeAll (`<recording>`).
  *
  * Lines that need what this machine lacks are not run here, and are checked where they can be:
  * `docker compose ...` (no Docker engine) by test/e2e/compose-stack.test.ts, against compose.yaml.
@@ -34,6 +36,7 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../src/api/index.js";
+import { recordSandbox } from "../../src/cli/sandbox-record.js";
 import { redisKeys } from "../../src/keeper/names.js";
 import { Ledger } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
@@ -141,8 +144,11 @@ const DOCUMENTED_OUTCOMES: Record<string, { exit: number; stderr: RegExp; withCo
   "close-all": { exit: 2, stderr: /refusing without confirmation; no terminal to ask on/, withConfig: true },
 };
 
-/** `sandbox` subcommands that act on a running sandbox and end (the plain `sandbox` runs until stopped). */
-const SANDBOX_DRIVE = new Set(["resolve", "price", "advance", "fund"]);
+/**
+ * `sandbox` subcommands that end: those that act on a running sandbox, and `record`, which runs a
+ * sandbox of its own on free ports (the plain `sandbox` runs until stopped).
+ */
+const SANDBOX_DRIVE = new Set(["resolve", "price", "advance", "fund", "record"]);
 
 /** Commands that run until stopped, and the output that says they are up. */
 const RUNS_UNTIL_STOPPED: Record<string, RegExp> = {
@@ -194,6 +200,8 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
     await writeFile(apiKeyFile, `${sandbox.apiKey}\n`, { mode: 0o600 });
     const configFile = join(dir, "keeper.yaml");
     await writeFile(configFile, await writeWalletKeyFiles(sandbox));
+    const recording = join(dir, "recording");
+    await recordSandbox({ out: recording, minutes: 60, everySeconds: 60, seed: 1 }, () => {});
     env = {
       KEEPER_CONFIG: "",
       KEEPER_SERVICE_URL: sandbox.url,
@@ -224,6 +232,9 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       "<intent-key>": refusedIntent,
       // A fresh directory each run: the sandbox writes key files there.
       DIR: async () => join(await mkdtemp(join(tmpdir(), "keeper-docs-keys-")), "keys"),
+      // What `replay` reads: made here, so no replay depends on the order of the docs' lines (each
+      // `sandbox record` writes a new one instead, see the run below).
+      "<recording>": recording,
       URL: sandbox.url,
       // Each resolve or price gets a market nobody resolved yet.
       "<marketId>": async () => openMarkets.shift() ?? "",
@@ -251,8 +262,15 @@ describe("docs are tests: every keeper command line in the READMEs runs and exit
       const missing = form.filter((word) => isPlaceholder(word) && values[word] === undefined);
       expect(missing, "placeholders without a value in `values` (beforeAll)").toEqual([]);
       let args: string[] = [];
+      const isRecord = form[0] === "sandbox" && form[1] === "record";
       for (const word of form) {
-        const value = isPlaceholder(word) ? values[word] : word;
+        // `sandbox record` refuses a directory that holds a recording: each run writes a new one.
+        const fresh = async () => join(await mkdtemp(join(tmpdir(), "keeper-docs-rec-")), "recording");
+        const value = isPlaceholder(word)
+          ? isRecord && word === "<recording>"
+            ? fresh
+            : values[word]
+          : word;
         args.push(typeof value === "function" ? await value() : (value ?? word));
       }
       const runEnv = { ...env };

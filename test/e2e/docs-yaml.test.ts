@@ -15,8 +15,9 @@
  *
  * 1. DOC_VALUES below: values the docs use as examples are replaced by the sandbox's in the block's
  *    text: the README's example wallet and key file by sandbox wallet 0 and a keypair file of it,
- *    and a `module: ./...` path (relative to a config file at the checkout's root, as the docs
- *    assume) by the same path under the checkout. Mints are used as written: the sandbox's USDC,
+ *    a `module: ./...` path (relative to a config file at the checkout's root, as the docs
+ *    assume) by the same path under the checkout, and the recording directory of docs/replay.md by
+ *    one of the test's own. Mints are used as written: the sandbox's USDC,
  *    USDT and wrapped SOL live at their mainnet addresses, as the docs give them.
  * 2. A block with no wallets (a fragment such as `protections:`, or `wallets: []`) gets the
  *    sandbox's wallets.
@@ -46,6 +47,8 @@ import { REDIS_URL, testRedis } from "../helpers/redis.js";
 const ROOT = process.cwd();
 const README_WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 const README_KEY_FILE = "/keys/wallet.json";
+/** docs/replay.md's `record.dir`. */
+const DOC_RECORD_DIR = "/var/lib/keeper/recording";
 
 interface DocBlock {
   /** Where it is: `file:line` of its first line. */
@@ -113,6 +116,8 @@ describe("docs are tests: every YAML config in the docs is checked and runs one 
       [README_WALLET, sandbox.wallets[0] ?? ""],
       [README_KEY_FILE, wallet0KeyFile],
       [/^(\s*module:\s*)\.\//gm, `$1${ROOT}/`],
+      // A recording goes to the test's own directory, not the machine's.
+      [DOC_RECORD_DIR, join(dir, `recording-${index}`)],
     ];
     let text = docBlock.text;
     for (const [doc, value] of DOC_VALUES)

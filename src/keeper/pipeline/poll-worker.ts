@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { ConfiguredStrategy } from "../../config/load-config.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
 import { formatUsd } from "../../core/money.js";
+import type { Snapshot } from "../../core/snapshot.js";
 import type { StrategyState } from "../../core/strategy.js";
 import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
@@ -35,6 +36,11 @@ export interface PollEvents {
   onHeldBack?(intent: Intent): void;
   /** A claim recorded as left to the service's own free claim (once per position). */
   onLeftToService?(intent: Intent): void;
+  /**
+   * What the poll read, as soon as it is read (the recording for `keeper replay`). Called
+   * synchronously: it must return at once; what it throws is logged and the poll goes on.
+   */
+  onSnapshot?(snapshot: Snapshot): void;
   /** An intent admitted by a poll the market watcher asked for: seconds since it saw the change. */
   onTargetedIntent?(trigger: NonNullable<PollJobData["target"]>["trigger"], seconds: number): void;
 }
@@ -113,6 +119,7 @@ export async function processPoll(
       triggerOrders,
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
+    tellSnapshot(snapshot, deps, log);
     await indexHoldings(wallet, snapshot, deps, log);
     await recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log);
     const states = new Map<string, StrategyState>(
@@ -222,6 +229,15 @@ export function admissionStatus(
 ): "pending" | "dry-run" | "left_to_service" {
   if (isLeftToService(intent)) return "left_to_service";
   return mode === "dry-run" ? "dry-run" : "pending";
+}
+
+/** The snapshot to whoever listens (the recording); its failure is never the poll's. */
+function tellSnapshot(snapshot: Snapshot, deps: PollDeps, log: Logger): void {
+  try {
+    deps.events?.onSnapshot?.(snapshot);
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "snapshot listener failed");
+  }
 }
 
 /**

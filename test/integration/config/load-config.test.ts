@@ -154,6 +154,15 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("record.dir is off unless set, and a directory path when it is", async () => {
+    expect((await loadConfig({ env: {} })).record.dir).toBeUndefined();
+    const path = await file("record.yaml", "record:\n  dir: /var/lib/keeper/recording\n");
+    expect((await loadConfig({ file: path, env: {} })).record.dir).toBe("/var/lib/keeper/recording");
+    expect(await problemsOf('record:\n  dir: ""\n')).toEqual(["record.dir: expected a directory path"]);
+    expect(await problemsOf("record:\n  dir: 7\n")).toEqual(["record.dir: expected a directory path"]);
+    expect(await problemsOf("record:\n  directory: /x\n")).toEqual(["record.directory: unknown key"]);
+  });
+
   it("reads ops.allowedHosts from the file or KEEPER_OPS_ALLOWED_HOSTS (comma-separated), names only", async () => {
     const defaults = await loadConfig({ env: {} });
     expect(defaults.ops.allowedHosts).toEqual([]);
