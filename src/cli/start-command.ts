@@ -48,7 +48,7 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
         );
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = scrubberFor(checked);
-      const logger = createLogger({ level: checked.ops.logLevel, scrubber });
+      const logger = createLogger({ level: checked.ops.logLevel, format: checked.ops.logFormat, scrubber });
       (await connectRedis(redisTargetOf(checked))).disconnect();
       if (roles.has("worker"))
         await checkServiceReachable(
