@@ -39,8 +39,12 @@ const WELL_KNOWN_MINTS: Readonly<Record<string, { symbol: string; decimals: numb
 
 /** "1.5 SOL" for a well-known mint; "1500 raw of Abcd…wxyz" for any other. */
 export function tokenAmount(raw: string, mint: string): string {
-  const known = WELL_KNOWN_MINTS[mint];
-  if (known === undefined || !/^\d+$/.test(raw)) return `${raw} raw of ${mint.slice(0, 4)}…${mint.slice(-4)}`;
+  // A config as written may name the token by its symbol instead of its mint.
+  const known =
+    WELL_KNOWN_MINTS[mint] ?? Object.values(WELL_KNOWN_MINTS).find((k) => k.symbol === mint.toUpperCase());
+  if (known === undefined || !/^\d+$/.test(raw))
+    // Another name is shown whole; a mint is shortened.
+    return mint.length < 32 ? `${raw} raw ${mint}` : `${raw} raw of ${mint.slice(0, 4)}…${mint.slice(-4)}`;
   const scale = 10n ** BigInt(known.decimals);
   const amount = BigInt(raw);
   const fraction = (amount % scale).toString().padStart(known.decimals, "0").replace(/0+$/, "");

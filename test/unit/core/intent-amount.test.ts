@@ -68,3 +68,10 @@ describe("an intent's amount in the ledger table", () => {
     expect(tokenAmount("123456789012345678901", USDC)).toBe("123456789012345.678901 USDC");
   });
 });
+
+describe("a token amount of a config as written", () => {
+  it("reads a well-known symbol as its mint, and shows any other name whole", () => {
+    expect(tokenAmount("200000000", "usdc")).toBe("200 USDC");
+    expect(tokenAmount("5", "BONK")).toBe("5 raw BONK");
+  });
+});
