@@ -16,7 +16,7 @@ export function positionState(p: Position): PositionState {
   if (p.claimable) return "claimable";
   if (p.marketMetadata.status === "open") return "open";
   // A winner has a claim time once its market resolved; a resolved market without one was lost.
-  if (p.claimableAt !== null) return "won, settling";
+  if (p.claimableAt !== null && p.claimableAt > 0) return "won, settling";
   const result = p.marketMetadata.result;
   return result !== null && result !== undefined && result !== "" ? "lost" : "closed, awaiting result";
 }
