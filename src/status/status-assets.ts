@@ -53,6 +53,7 @@ ul.next { padding-left: 1.2rem; margin: 0.3rem 0; } ul.next time { font-family: 
   /* Every other table scrolls inside its own box: the page itself never scrolls sideways. */
   table:not(.cards) { display: block; overflow-x: auto; max-width: 100%; }
   h3 .mono { word-break: break-all; }
+  label { display: inline-block; max-width: 100%; } select, input { max-width: 100%; box-sizing: border-box; }
 }
 `;
 
