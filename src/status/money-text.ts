@@ -1,13 +1,12 @@
-import { formatUsd } from "../core/money.js";
+import { formatUsd, formatUsdCents } from "../core/money.js";
 import { type Html, html } from "../ops/html.js";
 
 /** Micro-USD as dollars and cents, rounded half away from zero, with thousands separators: "-$1,234.57". */
 export function centsText(microUsd: bigint): string {
-  const negative = microUsd < 0n;
-  const cents = ((negative ? -microUsd : microUsd) + 5_000n) / 10_000n;
-  const whole = (cents / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const text = `$${whole}.${(cents % 100n).toString().padStart(2, "0")}`;
-  return negative && cents > 0n ? `-${text}` : text;
+  const cents = formatUsdCents(microUsd);
+  const negative = cents.startsWith("-");
+  const [whole = "0", fraction = "00"] = (negative ? cents.slice(1) : cents).split(".");
+  return `${negative ? "-" : ""}$${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${fraction}`;
 }
 
 /** The exact figure, every micro-dollar: what the hover shows. */

@@ -49,6 +49,7 @@ ul.next { padding-left: 1.2rem; margin: 0.3rem 0; } ul.next time { font-family: 
   table.cards td::before { content: attr(data-label); float: left; color: #57606a; font-size: 12px; padding-right: 0.5rem; }
   table.cards td.market { text-align: left; font-weight: bold; }
   table.cards td.market::before { content: none; }
+  table.cards td:empty { display: none; }
   .mono.short { max-width: 8rem; }
   /* Every other table scrolls inside its own box: the page itself never scrolls sideways. */
   table:not(.cards) { display: block; overflow-x: auto; max-width: 100%; }

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ConfiguredStrategy, KeeperConfig } from "../config/load-config.js";
-import { formatUsd } from "../core/money.js";
+import { formatUsdCents } from "../core/money.js";
 import type { Order, Position } from "../core/schemas/prediction.js";
 import { type NextStep, type StatusView, statusViewSchema } from "../core/strategy-hooks.js";
 import type { RedisKeys } from "../keeper/names.js";
@@ -173,7 +173,7 @@ export function withFigures(view: WalletView, recent: readonly LedgerRow[], nowS
   const claims: NextStep[] = lines
     .filter((l) => l.state === "claimable")
     .map((l) => ({
-      text: `claim: $${formatUsd(l.realizableMicroUsd ?? 0n)} for ${l.contracts} ${l.side} of "${l.title}" waits for a claim`,
+      text: `claim: $${formatUsdCents(l.realizableMicroUsd ?? 0n)} for ${l.contracts} ${l.side} of "${l.title}" waits for a claim`,
     }));
   const next = [...views.flatMap((v) => v.next ?? []), ...claims].sort(
     (a, b) => (a.at ?? nowSeconds) - (b.at ?? nowSeconds),

@@ -1,6 +1,6 @@
 import { contractsText } from "../../src/core/contracts.js";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
-import { formatUsd } from "../../src/core/money.js";
+import { formatUsdCents } from "../../src/core/money.js";
 import type { Position } from "../../src/core/schemas/prediction.js";
 import { defineStrategy, type StrategyState } from "../../src/core/strategy.js";
 import type { NextStep, PositionOutlook } from "../../src/core/strategy-hooks.js";
@@ -74,7 +74,7 @@ function outlookOf(
   };
   if (nearest === undefined) return { outlook };
   const what = `${contractsText(position)} ${position.isYes ? "YES" : "NO"} of "${position.marketMetadata.title ?? position.marketId}"`;
-  const proceeds = realizable === null ? "no bid now" : `about $${formatUsd(realizable)} now`;
+  const proceeds = realizable === null ? "no bid now" : `about $${formatUsdCents(realizable)} now`;
   const closeTime = position.marketMetadata.closeTime;
   const at =
     nearest.rule === "close-before" && closeTime !== undefined && rules.closeBeforeSeconds !== undefined

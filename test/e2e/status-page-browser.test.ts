@@ -22,6 +22,10 @@ import { TEST_ADMIN_TOKEN } from "../helpers/test-secrets.js";
 /** Where the screenshots land (gitignored), stable so a person can open them after a run. */
 const SCREENSHOT = resolve("test-results/status-page.png");
 const PHONE_SCREENSHOT = resolve("test-results/status-page-phone.png");
+/** The phone's first screen only: what a glance sees. */
+const PHONE_FIRST_SCREEN = resolve("test-results/status-page-phone-first-screen.png");
+/** The phone's view of the first wallet: its totals and its positions as cards. */
+const PHONE_WALLET = resolve("test-results/status-page-phone-wallet.png");
 /** A common phone's CSS width and height. */
 const PHONE = { width: 390, height: 844 };
 const QUEUES_SCREENSHOT = resolve("test-results/queues.png");
@@ -200,7 +204,12 @@ describe("status page in a browser", () => {
         expect((box?.x ?? 0) + (box?.width ?? PHONE.width + 1)).toBeLessThanOrEqual(PHONE.width);
       }
       await phone.screenshot({ path: PHONE_SCREENSHOT, fullPage: true });
-      process.stdout.write(`status page phone screenshot: ${PHONE_SCREENSHOT}\n`);
+      await phone.evaluate("window.scrollTo(0, 0)");
+      await phone.screenshot({ path: PHONE_FIRST_SCREEN });
+      await phone.locator("article.wallet").first().screenshot({ path: PHONE_WALLET });
+      process.stdout.write(
+        `status page phone screenshots: ${PHONE_SCREENSHOT}, ${PHONE_FIRST_SCREEN}, ${PHONE_WALLET}\n`,
+      );
     } finally {
       await phone.close();
     }
