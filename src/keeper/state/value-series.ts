@@ -23,10 +23,13 @@ export interface ValueSample {
 }
 
 // KEYS: wallets hash, total, samples list (newest first). ARGV: wallet, value, bucket, cap.
+// Amounts stay strings: Redis adds them as 64-bit integers, where a Lua number would round past 2^53.
 const RECORD = `
 local old = redis.call('HGET', KEYS[1], ARGV[1]) or '0'
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local total = redis.call('INCRBY', KEYS[2], tonumber(ARGV[2]) - tonumber(old))
+redis.call('INCRBY', KEYS[2], ARGV[2])
+redis.call('DECRBY', KEYS[2], old)
+local total = redis.call('GET', KEYS[2])
 local entry = ARGV[3] .. ':' .. total
 local head = redis.call('LINDEX', KEYS[3], 0)
 if head and string.sub(head, 1, string.len(ARGV[3]) + 1) == ARGV[3] .. ':' then
@@ -45,7 +48,7 @@ for _, w in ipairs(ARGV) do keep[w] = true end
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
   if not keep[all[i]] then
-    redis.call('INCRBY', KEYS[2], -tonumber(all[i + 1]))
+    redis.call('DECRBY', KEYS[2], all[i + 1])
     redis.call('HDEL', KEYS[1], all[i])
   end
 end
@@ -72,7 +75,7 @@ export class ValueSeries {
       String(bucket),
       String(SAMPLE_CAP),
     );
-    return BigInt(total as number);
+    return BigInt(total as string);
   }
 
   /** Drops wallets no longer run from the total (their samples so far stay as they were). */
