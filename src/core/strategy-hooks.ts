@@ -181,10 +181,7 @@ export const statusViewSchema = z.strictObject({
       }),
     )
     .optional(),
-  next: z
-    .array(z.strictObject({ text: z.string().max(500), at: z.number().int().optional() }))
-    .max(200)
-    .optional(),
+  next: z.array(z.strictObject({ text: z.string().max(500), at: z.number().int().optional() })).optional(),
   positionColumns: z
     .array(
       z.strictObject({

@@ -86,12 +86,18 @@ ${columns.map((c) => {
 </tbody></table>`;
 }
 
+/** Steps shown a wallet: a wallet of many positions lists the soonest, and says how many more. */
+export const NEXT_SHOWN = 20;
+
 /** What Keeper will do next, soonest first; a step without a time is due at the next poll. */
 export function nextList(steps: readonly NextStep[], now: number): Html {
   if (steps.length === 0)
     return html`<p class="next-none">Nothing planned: no rule, plan or claim is pending.</p>`;
-  return html`<ul class="next">${steps.map(
-    (s) =>
-      html`<li>${s.at === undefined ? "" : html`<time datetime="${iso(s.at)}">${s.at <= now ? "now" : iso(s.at)}</time> `}${s.text}</li>`,
-  )}</ul>`;
+  const more = steps.length - NEXT_SHOWN;
+  return html`<ul class="next">${steps
+    .slice(0, NEXT_SHOWN)
+    .map(
+      (s) =>
+        html`<li>${s.at === undefined ? "" : html`<time datetime="${iso(s.at)}">${s.at <= now ? "now" : iso(s.at)}</time> `}${s.text}</li>`,
+    )}${more > 0 ? html`<li class="more">and ${more} more</li>` : ""}</ul>`;
 }

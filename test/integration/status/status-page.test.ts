@@ -277,6 +277,10 @@ describe("status page on the ops server", () => {
     );
     expect(first).toMatch(/<td>old-plan<\/td><td>1<\/td>.*<td>no \(stopped\)<\/td>/);
     expect(first).toContain("TriggerOrder1111</td><td>limit order (limit-buy-1)</td>");
+    // And what is next: the running round's end, through the strategy's statusView.
+    expect(first).toContain(
+      '<time datetime="2027-01-17T08:00:00Z">2027-01-17T08:00:00Z</time> plan weekly-sol: round 2, its last, runs until then</li>',
+    );
     // The other wallets have no round yet: the configured plan shows as not started.
     expect(body.split('<article class="wallet"')[2]).toContain("<td>weekly-sol</td><td>not started</td>");
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { centsText, money, priceText, signedMoney } from "../../../src/status/money-text.js";
+import { NEXT_SHOWN, nextList } from "../../../src/status/status-figures.js";
 import { activityChart, niceCeiling, valueChart } from "../../../src/status/svg-charts.js";
 
 describe("money on the page", () => {
@@ -55,5 +56,19 @@ describe("charts drawn on the server", () => {
     ]).text;
     expect(svg).toMatch(/<polyline [^>]*points="64,12 628,82"/);
     expect(svg).toContain("UTC: $5.00</title>");
+  });
+});
+
+describe("next steps", () => {
+  it("lists the soonest, says how many more, and a due step as now", () => {
+    const steps = Array.from({ length: NEXT_SHOWN + 3 }, (_, i) => ({
+      text: `step ${i}`,
+      at: 1_800_000_000 + i,
+    }));
+    const text = nextList(steps, 1_800_000_000).text;
+    expect(text.match(/<li>/g)).toHaveLength(NEXT_SHOWN);
+    expect(text).toContain('<li class="more">and 3 more</li>');
+    expect(text).toContain('<time datetime="2027-01-15T08:00:00Z">now</time> step 0</li>');
+    expect(nextList([], 0).text).toContain("Nothing planned");
   });
 });
