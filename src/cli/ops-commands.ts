@@ -28,6 +28,7 @@ const LEDGER_COLUMNS = [
   "reason",
   "error",
   "amountMicroUsd",
+  "feeMicroUsd",
   "tries",
   "builds",
   "createdAt",

@@ -21,6 +21,8 @@ export interface Totals {
   exitsPnl7dMicroUsd: bigint;
   /** The fees the service says the positions held have paid (buys and sells). */
   feesPaidMicroUsd: bigint;
+  /** The sell fees of the exits of the last 7 days (the service's estimate at their build). */
+  exitFees7dMicroUsd: bigint;
   /** Winners not claimed yet: claimable now, or won and settling. */
   awaitingClaim: number;
   awaitingClaimMicroUsd: bigint;
@@ -35,8 +37,10 @@ export const dayStart = (seconds: number) =>
 /** When a confirmed row's effect landed (older records have no confirmedAt: their last update). */
 const landedAt = (row: LedgerRow) => row.confirmedAt ?? row.updatedAt;
 
-const amountOf = (row: LedgerRow) =>
-  row.amountMicroUsd !== undefined && /^\d+$/.test(row.amountMicroUsd) ? BigInt(row.amountMicroUsd) : 0n;
+/** A ledger amount (micro-USD string), 0 where there is none. */
+const micro = (value: string | undefined) =>
+  value !== undefined && /^\d+$/.test(value) ? BigInt(value) : 0n;
+const amountOf = (row: LedgerRow) => micro(row.amountMicroUsd);
 
 /** A confirmed close's realized pnl: proceeds less what the position cost; 0 when either is unknown. */
 export function exitPnlMicroUsd(row: LedgerRow): bigint {
@@ -56,6 +60,7 @@ export function emptyTotals(): Totals {
     exits7d: 0,
     exitsPnl7dMicroUsd: 0n,
     feesPaidMicroUsd: 0n,
+    exitFees7dMicroUsd: 0n,
     awaitingClaim: 0,
     awaitingClaimMicroUsd: 0n,
   };
@@ -90,6 +95,7 @@ export function walletTotals(
     } else if (row.kind === "close") {
       totals.exits7d += 1;
       totals.exitsPnl7dMicroUsd += exitPnlMicroUsd(row);
+      totals.exitFees7dMicroUsd += micro(row.feeMicroUsd);
     }
   }
   return totals;
@@ -108,6 +114,7 @@ export function sumTotals(all: readonly Totals[]): Totals {
       exits7d: a.exits7d + t.exits7d,
       exitsPnl7dMicroUsd: a.exitsPnl7dMicroUsd + t.exitsPnl7dMicroUsd,
       feesPaidMicroUsd: a.feesPaidMicroUsd + t.feesPaidMicroUsd,
+      exitFees7dMicroUsd: a.exitFees7dMicroUsd + t.exitFees7dMicroUsd,
       awaitingClaim: a.awaitingClaim + t.awaitingClaim,
       awaitingClaimMicroUsd: a.awaitingClaimMicroUsd + t.awaitingClaimMicroUsd,
     }),

@@ -26,7 +26,12 @@ ${figure(
 )}
 ${figure("claimed", "claimed today", money(t.claimedTodayMicroUsd), html`7 days: ${money(t.claimed7dMicroUsd)}`)}
 ${figure("exits", "realized pnl of exits, 7 days", signedMoney(t.exitsPnl7dMicroUsd), `${t.exits7d} exit(s)`)}
-${figure("fees", "fees paid", money(t.feesPaidMicroUsd), "by the positions held")}
+${figure(
+  "fees",
+  "fees paid",
+  money(t.feesPaidMicroUsd + t.exitFees7dMicroUsd),
+  html`positions held ${money(t.feesPaidMicroUsd)}, exits (7 days) ${money(t.exitFees7dMicroUsd)}`,
+)}
 ${figure("awaiting", "waits for a claim", money(t.awaitingClaimMicroUsd), `${t.awaitingClaim} winner(s)`)}
 </div>`;
 }

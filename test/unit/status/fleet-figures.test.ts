@@ -142,9 +142,12 @@ describe("totals", () => {
     row("claim", "confirmed", TODAY - 3_600, "1000000"),
     row("claim", "confirmed", NOW - 8 * 86_400, "9000000"),
     row("claim", "failed", NOW - 60, "7000000"),
-    row("close", "confirmed", NOW - 2 * 86_400, "5910000", {
-      costBasisMicroUsd: "6600000",
-    } as Partial<Intent>),
+    {
+      ...row("close", "confirmed", NOW - 2 * 86_400, "5910000", {
+        costBasisMicroUsd: "6600000",
+      } as Partial<Intent>),
+      feeMicroUsd: "90000",
+    },
     { ...row("claim", "confirmed", NOW - 60, "3000000"), wallet: OTHER },
   ];
 
@@ -159,6 +162,7 @@ describe("totals", () => {
       exits7d: 1,
       exitsPnl7dMicroUsd: -690_000n,
       feesPaidMicroUsd: 300_000n,
+      exitFees7dMicroUsd: 90_000n,
       awaitingClaim: 1,
       awaitingClaimMicroUsd: 10_000_000n,
     });
