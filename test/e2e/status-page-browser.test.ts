@@ -21,6 +21,8 @@ import { TEST_ADMIN_TOKEN } from "../helpers/test-secrets.js";
 
 /** Where the screenshots land (gitignored), stable so a person can open them after a run. */
 const SCREENSHOT = resolve("test-results/status-page.png");
+/** The desktop's fleet section alone: the totals and the charts. */
+const FLEET_SCREENSHOT = resolve("test-results/status-page-fleet.png");
 const PHONE_SCREENSHOT = resolve("test-results/status-page-phone.png");
 /** The phone's first screen only: what a glance sees. */
 const PHONE_FIRST_SCREEN = resolve("test-results/status-page-phone-first-screen.png");
@@ -179,7 +181,8 @@ describe("status page in a browser", () => {
     await mkdir(resolve("test-results"), { recursive: true });
     await showsAtAGlance(page, "desktop");
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    process.stdout.write(`status page screenshot: ${SCREENSHOT}\n`);
+    await page.locator("#fleet").screenshot({ path: FLEET_SCREENSHOT });
+    process.stdout.write(`status page screenshots: ${SCREENSHOT}, ${FLEET_SCREENSHOT}\n`);
   }, 150_000);
 
   it("reads at a glance on a phone: the totals, a chart and every position's realizable pnl, nothing sideways", async () => {
