@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { Intent } from "../src/core/intent.js";
+import { tokenAmount } from "../src/core/intent-amount.js";
 import { formatUsd } from "../src/core/money.js";
 import { isFinished, type ListedOrder } from "../src/core/service-orders.js";
 import { defineStrategy, type StrategyNotice, type StrategyState } from "../src/core/strategy.js";
-import type { ConfigProblem, TokenFacts } from "../src/core/strategy-hooks.js";
+import type { ConfigProblem, NextStep, TokenFacts } from "../src/core/strategy-hooks.js";
 import {
   expectedObject,
   mint,
@@ -255,6 +256,37 @@ function plansTable(config: DcaConfig, state: StrategyState) {
   };
 }
 
+/** Which round of each running plan is due, and when: the status page's "next". */
+export function nextRounds(config: DcaConfig, state: StrategyState, nowSeconds: number): NextStep[] {
+  const { plans: rounds, unmatched } = readState(state);
+  const steps: NextStep[] = [];
+  for (const plan of config.plans) {
+    if (plan.stopAt !== undefined && nowSeconds >= plan.stopAt) continue;
+    const round = rounds[plan.id];
+    const what = `${tokenAmount(plan.inAmountRaw, plan.inputMint)} in ${plan.numberOfOrders} orders`;
+    const waiting = unmatched[plan.id] ? `, waiting on order ${unmatched[plan.id]?.order} to close` : "";
+    if (round === undefined) {
+      const at = Math.max(plan.startAt ?? nowSeconds, nowSeconds);
+      steps.push({
+        text: `plan ${plan.id}: round 1 (${what}) starts at the first poll from then${waiting}`,
+        at,
+      });
+    } else if (round.endedAt === undefined)
+      steps.push({
+        text: plan.repeat
+          ? `plan ${plan.id}: round ${round.round} runs until then; round ${round.round + 1} (${what}) is due then${waiting}`
+          : `plan ${plan.id}: round ${round.round}, its last, runs until then`,
+        at: round.endsAt,
+      });
+    else if (plan.repeat)
+      steps.push({
+        text: `plan ${plan.id}: round ${round.round + 1} (${what}) starts at the next poll${waiting}`,
+        at: nowSeconds,
+      });
+  }
+  return steps;
+}
+
 export function dcaKey(wallet: string, planId: string, round: number): string {
   return `dca-${wallet}-${planId}-${round}`;
 }
@@ -434,7 +466,10 @@ export const dca = defineStrategy<DcaConfig>({
   checkTokens: checkPlanTokens,
   spends: (config) =>
     config.plans.map((plan) => ({ kind: "createRecurring", input: plan.inputMint, output: plan.outputMint })),
-  statusView: ({ config, state }) => ({ tables: [plansTable(config, state)] }),
+  statusView: ({ config, state, nowSeconds }) => ({
+    tables: [plansTable(config, state)],
+    next: nextRounds(config, state, nowSeconds),
+  }),
   evaluate({ snapshot, state, config, now }) {
     const saved = readState(state);
     const listed = snapshot.listedRecurringOrders;

@@ -1,5 +1,6 @@
 import { runHousekeeping } from "../keeper/pipeline/housekeeping.js";
 import { IndexClaims } from "../keeper/pipeline/index-claims.js";
+import { ValueSeries } from "../keeper/state/value-series.js";
 import { MarketWatcher } from "../keeper/watch/market-watcher.js";
 import { Scheduler } from "../keeper/watch/scheduler.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
@@ -16,6 +17,10 @@ export interface RunningSchedulerRole extends RunningRole {
 export function startSchedulerRole(shared: SharedInfrastructure): RunningSchedulerRole {
   const { config, redis, keys, queues, pause, logger, metrics, wallets, notifier } = shared;
   const claims = indexClaimsFor(shared);
+  // The fleet value series counts only the wallets this keeper runs (one taken out leaves the total).
+  new ValueSeries(redis, keys)
+    .forget(wallets)
+    .catch((error: Error) => logger.warn({ err: error.message }, "fleet value series not trimmed"));
   const watcher = new MarketWatcher({
     client: shared.clients.watcher,
     ...(claims ? { claims } : {}),

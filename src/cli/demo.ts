@@ -114,6 +114,7 @@ export async function runDemo(print: (line: string) => void): Promise<void> {
   };
   const logger = createLogger({
     level: process.env.KEEPER_LOG_LEVEL === undefined ? "warn" : base.ops.logLevel,
+    format: base.ops.logFormat,
     scrubber: scrubberFor(config),
   });
   const keeper = await startKeeper({ config, roles: new Set(ALL_ROLES), logger, wallets });

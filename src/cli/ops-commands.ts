@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Redis } from "ioredis";
 import type { KeeperConfig } from "../config/load-config.js";
 import { hasTokenFields, resolveStrategyTokens } from "../config/resolve-tokens.js";
+import { intentAmountText } from "../core/intent-amount.js";
 import { redisKeysOf } from "../keeper/names.js";
 import {
   pauseKeeper,
@@ -27,6 +28,7 @@ const LEDGER_COLUMNS = [
   "reason",
   "error",
   "amountMicroUsd",
+  "feeMicroUsd",
   "tries",
   "builds",
   "createdAt",
@@ -41,6 +43,17 @@ async function withRedis<T>(config: KeeperConfig, work: (redis: Redis) => Promis
   } finally {
     redis.disconnect();
   }
+}
+
+/** The ledger as a person reads it: what each intent moves sits beside its status. */
+const LEDGER_TABLE_COLUMNS = ["key", "kind", "status", "amount", "signature", "reason", "error", "updatedAt"];
+
+export function ledgerTableRow(row: LedgerRow): Record<string, unknown> {
+  return {
+    ...ledgerRecord(row),
+    amount: intentAmountText(row.intent, row.amountMicroUsd),
+    updatedAt: isoTime(row.updatedAt),
+  };
 }
 
 export function ledgerRecord(row: LedgerRow): Record<string, unknown> {
@@ -120,20 +133,11 @@ function registerLedgerCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean; csv?: boolean; limit: number }) => {
       const config = await ctx.config();
       await withRedis(config, async (redis) => {
-        const rows = (await new Ledger(redis, redisKeysOf(config)).list(opts)).map(ledgerRecord);
+        const listed = await new Ledger(redis, redisKeysOf(config)).list(opts);
+        const rows = listed.map(ledgerRecord);
         if (opts.json) console.log(formatJson(rows));
         else if (opts.csv) console.log(formatCsv(rows, LEDGER_COLUMNS));
-        else
-          console.log(
-            formatTable(
-              rows.map((r) => ({
-                ...r,
-                createdAt: isoTime(r.createdAt as number),
-                updatedAt: isoTime(r.updatedAt as number),
-              })),
-              ["key", "kind", "status", "signature", "reason", "error", "updatedAt"],
-            ),
-          );
+        else console.log(formatTable(listed.map(ledgerTableRow), LEDGER_TABLE_COLUMNS));
       });
     });
 }

@@ -52,7 +52,9 @@ function registerPositionsCommand(program: Command, ctx: CliContext): void {
       );
       const rows = positions.map((p) => ({
         position: p.pubkey,
-        market: p.marketMetadata.title ?? p.marketId,
+        // The id `keeper sandbox price|resolve` and `orders --market` take, beside what a person reads.
+        marketId: p.marketId,
+        market: p.marketMetadata.title ?? "",
         side: p.isYes ? "YES" : "NO",
         contracts: contractsText(p),
         valueUsd: usd(p.valueUsd),

@@ -49,7 +49,7 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
         );
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = scrubberFor(checked);
-      const logger = createLogger({ level: checked.ops.logLevel, scrubber });
+      const logger = createLogger({ level: checked.ops.logLevel, format: checked.ops.logFormat, scrubber });
       const missing = missingNodeFlags();
       if (missing.length > 0)
         logger.warn(

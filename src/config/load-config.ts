@@ -59,6 +59,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{
   { env: "KEEPER_REDIS_CLUSTER", path: ["redis", "cluster"], type: "list" },
   { env: "KEEPER_REDIS_PASSWORD_FILE", path: ["redis", "passwordFile"], type: "string" },
   { env: "KEEPER_LOG_LEVEL", path: ["ops", "logLevel"], type: "string" },
+  { env: "KEEPER_LOG_FORMAT", path: ["ops", "logFormat"], type: "string" },
   { env: "KEEPER_OPS_HOST", path: ["ops", "host"], type: "string" },
   { env: "KEEPER_OPS_PORT", path: ["ops", "port"], type: "number" },
   { env: "KEEPER_OPS_ALLOWED_HOSTS", path: ["ops", "allowedHosts"], type: "list" },

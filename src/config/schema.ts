@@ -318,6 +318,10 @@ export const configSchema = z.strictObject({
       /** A wallet whose last successful poll is older than this is stale (readyz, notification). */
       stalePollSeconds: z.number().int().min(1).default(120),
       logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+      /** `auto`: readable lines on a terminal, JSON lines otherwise; `json` or `pretty` always. */
+      logFormat: z
+        .enum(["auto", "json", "pretty"], { error: 'expected "auto", "json" or "pretty"' })
+        .default("auto"),
     })
     .prefault({}),
   /**

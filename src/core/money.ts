@@ -23,6 +23,14 @@ export function formatUsd(microUsd: bigint): string {
   return `${negative ? "-" : ""}${whole}.${fraction}`;
 }
 
+/** Formats micro-USD as dollars and cents, rounded half away from zero: 18601282n -> "18.60". */
+export function formatUsdCents(microUsd: bigint): string {
+  const negative = microUsd < 0n;
+  const cents = ((negative ? -microUsd : microUsd) + 5_000n) / 10_000n;
+  const text = `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
+  return negative && cents > 0n ? `-${text}` : text;
+}
+
 /** Converts dollars given as a decimal string ("12.5") to micro-USD without floats. */
 export function usdToMicro(dollars: string): bigint {
   const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(dollars.trim());

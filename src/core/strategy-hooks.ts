@@ -112,8 +112,37 @@ export interface StatusCell {
   readonly isAlert?: boolean;
 }
 
+/**
+ * A strategy's figures for one position, which the page puts in its own columns and totals (so a
+ * trader reads every position the same way, whichever strategy watches it).
+ */
+export interface PositionOutlook {
+  /**
+   * What selling the position now would bring in, after the sell's estimated fee (micro-USD, an
+   * integer string): the figure the strategy's own rules read. Absent: no one bids.
+   */
+  readonly realizableMicroUsd?: string;
+  /** The rule nearest to firing, in one unit and a few words, e.g. "take-profit in +4.2 %". */
+  readonly nearestRule?: string;
+  /** The same rule's figures in full, shown on hover. */
+  readonly nearestDetail?: string;
+  /** Worth a look: the rule has entered, or a close it asked for is held back. */
+  readonly isAlert?: boolean;
+}
+
+/** What Keeper will do next for a wallet, as a strategy sees it (e.g. a DCA round due, an exit's sale). */
+export interface NextStep {
+  readonly text: string;
+  /** Unix seconds it is due at, when it is due at a time; the page sorts by it. */
+  readonly at?: number;
+}
+
 /** How a strategy shows on the status page, for one wallet. */
 export interface StatusView {
+  /** By position pubkey: realizable value and the nearest rule, shown in the page's own columns. */
+  readonly positions?: Readonly<Record<string, PositionOutlook>>;
+  /** What the strategy will do next for the wallet, each in a line. */
+  readonly next?: ReadonlyArray<NextStep>;
   /** Columns added to the wallet's positions table; a position without a cell shows an empty one. */
   readonly positionColumns?: ReadonlyArray<{
     /** A short lowercase name, the cells' CSS class (e.g. `exit`). */
@@ -138,6 +167,21 @@ const statusCellSchema = z.strictObject({
 });
 /** What the engine accepts from a `statusView` hook. */
 export const statusViewSchema = z.strictObject({
+  positions: z
+    .record(
+      z.string(),
+      z.strictObject({
+        realizableMicroUsd: z
+          .string()
+          .regex(/^\d{1,18}$/, "expected micro-USD as an integer string")
+          .optional(),
+        nearestRule: z.string().max(100).optional(),
+        nearestDetail: z.string().max(500).optional(),
+        isAlert: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+  next: z.array(z.strictObject({ text: z.string().max(500), at: z.number().int().optional() })).optional(),
   positionColumns: z
     .array(
       z.strictObject({

@@ -42,6 +42,10 @@ export interface RedisKeys {
   watchCooldown(wallet: string, marketId: string): string;
   /** The signer's tally of what it signed per UTC day and input mint (src/signer/day-tally.ts). */
   readonly signerSpent: string;
+  /** The fleet value series: each wallet's last value, their total, the capped samples. */
+  readonly valueWallets: string;
+  readonly valueTotal: string;
+  readonly valueSamples: string;
 }
 
 /**
@@ -67,6 +71,7 @@ export function redisKeys(
   const protections = of("protections");
   const holdings = of("holdings");
   const watch = of("watch");
+  const value = of("value");
   return {
     bullPrefix: `${p}-bull`,
     queuePrefix: (queue) => (isCluster ? `{${p}-bull:${queue}}` : `${p}-bull`),
@@ -94,6 +99,9 @@ export function redisKeys(
     watchStates: `${watch}:states`,
     watchCooldown: (wallet, marketId) => `${watch}:cooldown:${wallet}:${marketId}`,
     signerSpent: of("signer:spent"),
+    valueWallets: `${value}:wallets`,
+    valueTotal: `${value}:total`,
+    valueSamples: `${value}:samples`,
   };
 }
 

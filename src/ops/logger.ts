@@ -46,10 +46,20 @@ function buildRedactPaths(): string[] {
 /** Every redaction path, configured once here for every logger Keeper creates. */
 export const REDACT_PATHS: readonly string[] = buildRedactPaths();
 
+/** How lines are written: `pretty` readable lines, `json` one JSON object a line, `auto` by the terminal. */
+export type LogFormat = "auto" | "json" | "pretty";
+
+/** Whether a format writes readable lines: `auto` does when stdout is a terminal (a person reads it). */
+export function isPrettyFormat(format: LogFormat, isTerminal: boolean): boolean {
+  return format === "pretty" || (format === "auto" && isTerminal);
+}
+
 export interface CreateLoggerOptions {
   level: LogLevel;
-  /** Human-readable output; defaults to whether stdout is a terminal. */
+  /** Human-readable output; defaults to `format`, and that to whether stdout is a terminal. */
   pretty?: boolean;
+  /** ops.logFormat; `auto` when omitted. Ignored when `pretty` is given. */
+  format?: LogFormat;
   /** Where lines go; stdout when omitted. */
   destination?: DestinationStream;
   /** Fields on every line, in addition to pid and hostname. */
@@ -59,7 +69,7 @@ export interface CreateLoggerOptions {
 }
 
 export function createLogger(options: CreateLoggerOptions): Logger {
-  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  const pretty = options.pretty ?? isPrettyFormat(options.format ?? "auto", process.stdout.isTTY === true);
   const loggerOptions: LoggerOptions = {
     level: options.level,
     base: { pid: process.pid, hostname: hostname(), ...options.base },

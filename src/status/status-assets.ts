@@ -21,6 +21,41 @@ span.bad, p.bad { font-weight: bold; padding: 0 4px; }
 .admin label { margin-right: 0.8rem; }
 #admin-message { margin-left: 1rem; font-weight: bold; }
 article.wallet { border-left: 3px solid #d0d7de; padding-left: 0.8rem; margin-bottom: 1.2rem; }
+.totals { display: grid; grid-template-columns: repeat(auto-fill, minmax(10.5rem, 1fr)); gap: 0.5rem; margin: 0.6rem 0; }
+.figure { border: 1px solid #d0d7de; border-radius: 6px; padding: 0.4rem 0.6rem; background: #f6f8fa; }
+.figure .label { display: block; font-size: 12px; color: #57606a; }
+.figure .value { display: block; font-size: 1.35rem; font-variant-numeric: tabular-nums; }
+.figure .note { display: block; font-size: 12px; color: #57606a; }
+#fleet-totals .value { font-size: 1.6rem; }
+.money { font-variant-numeric: tabular-nums; }
+.up { color: #116329; } .down { color: #82071e; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.market .id { display: block; color: #57606a; font-size: 11px; }
+.pct { color: #57606a; font-size: 12px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1rem; }
+.charts figure { margin: 0; }
+.charts figcaption { font-size: 12px; color: #57606a; }
+svg.chart { width: 100%; height: auto; max-height: 14rem; background: #fff; border: 1px solid #d0d7de; border-radius: 6px; }
+ul.next { padding-left: 1.2rem; margin: 0.3rem 0; } ul.next time { font-family: ui-monospace, monospace; font-size: 12px; color: #57606a; }
+.scroll { overflow-x: auto; max-width: 100%; }
+@media (max-width: 700px) {
+  body { margin: 0 0.6rem 1.5rem; }
+  .summary span { display: inline-block; margin-right: 0.6rem; }
+  .scroll { overflow-x: auto; }
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; box-sizing: border-box; }
+  table.cards thead { display: none; }
+  table.cards tr { border: 1px solid #d0d7de; border-radius: 6px; margin-bottom: 0.5rem; padding: 0.3rem 0.5rem; }
+  table.cards td { border: none; padding: 1px 0; text-align: right; white-space: normal; }
+  table.cards td::before { content: attr(data-label); float: left; color: #57606a; font-size: 12px; padding-right: 0.5rem; }
+  table.cards td.market { text-align: left; font-weight: bold; }
+  table.cards td.market::before { content: none; }
+  table.cards td:empty { display: none; }
+  .mono.short { max-width: 8rem; }
+  /* Every other table scrolls inside its own box: the page itself never scrolls sideways. */
+  table:not(.cards) { display: block; overflow-x: auto; max-width: 100%; }
+  h3 .mono { word-break: break-all; }
+  label { display: inline-block; max-width: 100%; } select, input { max-width: 100%; box-sizing: border-box; }
+}
 `;
 
 /**

@@ -1,11 +1,15 @@
 import type { Redis } from "ioredis";
 import type { ConfiguredStrategy, KeeperConfig } from "../config/load-config.js";
+import { formatUsdCents } from "../core/money.js";
 import type { Order, Position } from "../core/schemas/prediction.js";
-import { type StatusView, statusViewSchema } from "../core/strategy-hooks.js";
+import { type NextStep, type StatusView, statusViewSchema } from "../core/strategy-hooks.js";
 import type { RedisKeys } from "../keeper/names.js";
 import { Ledger, type LedgerRow } from "../keeper/state/ledger.js";
 import { type PollRecord, PollRecords } from "../keeper/state/poll-record.js";
 import { StrategyStateStore } from "../keeper/state/strategy-state.js";
+import { type ValueSample, ValueSeries } from "../keeper/state/value-series.js";
+import { type DayActivity, dailyActivity, sumTotals, type Totals, walletTotals } from "./fleet-totals.js";
+import { type PositionLine, positionLine } from "./position-lines.js";
 import { type KeeperStatus, readKeeperStatus } from "./status-report.js";
 
 /** Ledger rows per page of the status page. */
@@ -37,6 +41,11 @@ export interface WalletView {
   triggerOrders: Array<{ key: string; order: string }>;
   /** Columns and tables the strategies add for this wallet, in config order. */
   strategies: StrategyView[];
+  /** The positions as the page shows them, with the strategies' figures. */
+  lines: PositionLine[];
+  totals: Totals;
+  /** What Keeper will do next for the wallet: the strategies' steps, then the claims waiting; by time. */
+  next: NextStep[];
 }
 
 export interface StatusPageData {
@@ -49,6 +58,12 @@ export interface StatusPageData {
   stalePollSeconds: number;
   /** Values seen in the ledger, for the filter's choices. */
   kinds: string[];
+  /** Every wallet's totals, added. */
+  fleet: Totals;
+  /** Claims and exits that landed, a UTC day each, oldest first. */
+  activity: DayActivity[];
+  /** The fleet's value over time, as the polls recorded it (oldest first). */
+  valueSeries: ValueSample[];
   generatedAt: number;
 }
 
@@ -95,6 +110,9 @@ export async function readStatusPage(
     needsLook: status.recent.filter((r) => r.status === "refused" || r.status === "failed"),
     stalePollSeconds: deps.config.ops.stalePollSeconds,
     kinds: [...new Set(status.recent.map((r) => r.kind))].sort(),
+    fleet: sumTotals(wallets.map((w) => w.totals)),
+    activity: dailyActivity(status.recent, nowSeconds),
+    valueSeries: await new ValueSeries(deps.redis, deps.keys).samples(),
     generatedAt: nowSeconds,
   };
 }
@@ -119,6 +137,9 @@ async function readWallet(
     ...(record?.ordersAt === undefined ? {} : { ordersAt: record.ordersAt }),
     triggerOrders: await new Ledger(redis, keys).triggerOrders(wallet),
     strategies: [],
+    lines: [],
+    totals: walletTotals(wallet, [], [], nowSeconds),
+    next: [],
   };
   if (record) {
     view.positionsAt = record.positionsAt;
@@ -134,7 +155,30 @@ async function readWallet(
       }),
     ),
   );
-  return view;
+  return withFigures(view, status.recent, nowSeconds);
+}
+
+/** The wallet's position lines, totals and next steps, from its positions and what its strategies said. */
+export function withFigures(view: WalletView, recent: readonly LedgerRow[], nowSeconds: number): WalletView {
+  const views = view.strategies.flatMap((s) => ("view" in s ? [s.view] : []));
+  const lines = view.positions.map((p) =>
+    positionLine(
+      p,
+      views.flatMap((v) => {
+        const outlook = v.positions?.[p.pubkey];
+        return outlook === undefined ? [] : [outlook];
+      }),
+    ),
+  );
+  const claims: NextStep[] = lines
+    .filter((l) => l.state === "claimable")
+    .map((l) => ({
+      text: `claim: $${formatUsdCents(l.realizableMicroUsd ?? 0n)} for ${l.contracts} ${l.side} of "${l.title}" waits for a claim`,
+    }));
+  const next = [...views.flatMap((v) => v.next ?? []), ...claims].sort(
+    (a, b) => (a.at ?? nowSeconds) - (b.at ?? nowSeconds),
+  );
+  return { ...view, lines, totals: walletTotals(view.wallet, lines, recent, nowSeconds), next };
 }
 
 /** One strategy's view of a wallet, checked: a hook that throws or answers something else shows why. */

@@ -1,11 +1,13 @@
-import { contractsMicroOf, contractsText, contractsValueMicroUsd } from "../core/contracts.js";
-import { formatUsd } from "../core/money.js";
-import type { Position } from "../core/schemas/prediction.js";
+import { contractsText } from "../core/contracts.js";
+import { intentAmountText } from "../core/intent-amount.js";
 import type { StatusCell, StatusView } from "../core/strategy-hooks.js";
 import { LEDGER_STATUSES, type LedgerRow } from "../keeper/state/ledger.js";
 import { type Html, html } from "../ops/html.js";
+import { moneyOf } from "./money-text.js";
+import { nextList, positionsTable, totalsBlock } from "./status-figures.js";
 import type { LedgerFilter, StatusPageData, WalletView } from "./status-page-data.js";
 import { LEDGER_SCAN_LIMIT } from "./status-report.js";
+import { activityChart, valueChart } from "./svg-charts.js";
 
 export interface StatusPageOptions {
   /** The operator token is configured: show pause, resume, retry and the link to /queues. */
@@ -14,22 +16,6 @@ export interface StatusPageOptions {
 
 const iso = (seconds: number | undefined) =>
   seconds ? new Date(seconds * 1000).toISOString().replace(".000Z", "Z") : "";
-
-function usd(micro: string | null | undefined): string {
-  if (micro === null || micro === undefined || !/^-?\d+$/.test(micro)) return "";
-  const amount = BigInt(micro);
-  return amount < 0n ? `-$${formatUsd(-amount)}` : `$${formatUsd(amount)}`;
-}
-
-/**
- * What the position would sell for at the bid (exact contracts x `sellPriceUsd`), before the sell's
- * fees; "no bid" when no one bids on an open market. Exits decide on this, less the estimated fee.
- */
-function bidValue(p: Position): string {
-  if (p.sellPriceUsd !== null)
-    return usd(contractsValueMicroUsd(contractsMicroOf(p), BigInt(p.sellPriceUsd)).toString());
-  return p.marketMetadata.status === "open" && !p.claimable ? "no bid" : "";
-}
 
 function ago(seconds: number | undefined, now: number): string {
   if (seconds === undefined) return "never";
@@ -79,7 +65,11 @@ ${options.isAdmin ? html`<script src="/status.js" defer></script>` : ""}
 </header>
 ${options.isAdmin ? adminBar(paused.paused) : ""}
 <main>
+${fleetSection(data)}
 ${needsLookSection(data.needsLook, options)}
+<section id="wallets"><h2>Wallets</h2>
+${data.wallets.map((w) => walletSection(w, now, data))}
+</section>
 <section id="breakers"><h2>Circuit breakers</h2>
 <table><thead><tr><th>breaker</th><th>state</th><th>until</th><th>detail</th></tr></thead><tbody>
 ${status.protections.breakers.map(
@@ -89,9 +79,6 @@ ${status.protections.breakers.map(
     }</td><td>${iso(b.until)}</td><td>${b.detail}</td></tr>`,
 )}
 </tbody></table></section>
-<section id="wallets"><h2>Wallets</h2>
-${data.wallets.map((w) => walletSection(w, now, data))}
-</section>
 <section id="queues"><h2>Queues</h2>
 <table><thead><tr><th>queue</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th></tr></thead><tbody>
 ${Object.entries(status.queues).map(
@@ -107,6 +94,21 @@ ${ledgerSection(data, options)}
 </html>
 `;
   return page.text;
+}
+
+/** The fleet at a glance: every wallet's totals added, and the charts over time. */
+function fleetSection(data: StatusPageData): Html {
+  return html`<section id="fleet"><h2>Fleet: ${data.wallets.length} wallet(s)</h2>
+${totalsBlock(data.fleet, "fleet-totals")}
+<div class="charts">
+<figure><figcaption>Claims and exits a day (UTC), in dollars brought in</figcaption>${activityChart(data.activity)}</figure>
+<figure><figcaption>Fleet value at the mark${
+    data.valueSeries.length < 2
+      ? " (fills as polls record it: a sample every 10 minutes, 7 days kept)"
+      : ", a sample every 10 minutes"
+  }</figcaption>${valueChart(data.valueSeries)}</figure>
+</div>
+</section>`;
 }
 
 function adminBar(isPaused: boolean): Html {
@@ -126,7 +128,7 @@ function intentRow(r: LedgerRow, options: StatusPageOptions, withRetry: boolean)
   const why = [r.reason, r.error].filter(Boolean).join(" · ");
   return html`<tr class="${NEEDS_LOOK.has(r.status) ? "bad" : r.status === "confirmed" ? "good" : ""}" data-key="${r.key}">
 <td class="mono">${r.key}</td><td>${r.kind}</td><td class="mono short">${r.wallet}</td><td>${r.strategy}</td>
-<td class="status">${r.status}</td><td>${usd(r.amountMicroUsd)}</td><td>${r.tries}</td>
+<td class="status">${r.status}</td><td class="amount" title="${intentAmountText(r.intent, r.amountMicroUsd)}">${moneyOf(r.amountMicroUsd)}</td><td>${r.tries}</td>
 <td class="mono short">${r.signature ?? ""}</td><td class="why">${why}</td><td>${iso(r.updatedAt)}</td>${
     withRetry
       ? html`<td>${
@@ -164,29 +166,16 @@ function walletSection(
 <p class="${isStale ? "bad" : ""}">last successful poll: <b class="last-poll">${
     w.lastPollAt ? `${iso(w.lastPollAt)} (${ago(w.lastPollAt, now)})` : "never"
   }</b>${isStale ? html` · STALE (none within ${stalePollSeconds}s)` : ""}</p>
+${totalsBlock(w.totals)}
 <h4>Positions (${w.positions.length})</h4>
 <p class="seen">${
     w.positionsAt === undefined
       ? "No poll has recorded this wallet's positions yet."
       : html`As the last poll saw them, ${iso(w.positionsAt)} (${ago(w.positionsAt, now)}); the page asks the service nothing.`
   }</p>
-${
-  w.positions.length === 0
-    ? html`<p>none</p>`
-    : html`<table><thead><tr><th>market</th><th>side</th><th>contracts</th><th>size</th><th title="contracts x the mark price: the service's valueUsd">value at mark</th><th title="contracts x the bid (sellPriceUsd): what a sale would bring in before its fees">value at bid</th><th>pnl</th><th>pnl %</th><th>state</th>${columns.map((c) => html`<th>${c.label}</th>`)}</tr></thead><tbody>
-${w.positions.map((p) => {
-  const state = p.claimable ? "claimable" : (p.marketMetadata.status ?? "");
-  return html`<tr data-position="${p.pubkey}"><td>${p.marketMetadata.title ?? p.marketId}</td><td>${
-    p.isYes ? "YES" : "NO"
-  }</td><td>${contractsText(p)}</td><td>${usd(p.sizeUsd)}</td><td>${usd(p.valueUsd)}</td><td>${bidValue(p)}</td><td>${usd(p.pnlUsd)}</td><td>${
-    p.pnlUsdPercent === null ? "" : p.pnlUsdPercent.toFixed(2)
-  }</td><td>${state}</td>${columns.map((c) => {
-    const cell = c.cells[p.pubkey];
-    return html`<td class="${c.key} ${cell?.isAlert ? "warn" : ""}">${cellText(cell)}</td>`;
-  })}</tr>`;
-})}
-</tbody></table>`
-}
+${w.lines.length === 0 ? html`<p>none</p>` : html`<div class="scroll">${positionsTable(w.lines, columns, cellText)}</div>`}
+<h4>Next</h4>
+${nextList(w.next, now)}
 <h4>Open orders (${w.orders.length + w.triggerOrders.length})</h4>
 <p class="seen">${
     w.ordersAt === undefined

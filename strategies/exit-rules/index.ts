@@ -1,8 +1,10 @@
+import { contractsText } from "../../src/core/contracts.js";
 import { type Intent, intentKeys } from "../../src/core/intent.js";
-import { formatUsd } from "../../src/core/money.js";
-import { defineStrategy } from "../../src/core/strategy.js";
-import type { StatusCell } from "../../src/core/strategy-hooks.js";
-import { configSchema, type ExitRulesConfig } from "./config.js";
+import { formatUsdCents } from "../../src/core/money.js";
+import type { Position } from "../../src/core/schemas/prediction.js";
+import { defineStrategy, type StrategyState } from "../../src/core/strategy.js";
+import type { NextStep, PositionOutlook } from "../../src/core/strategy-hooks.js";
+import { configSchema, type ExitRulesConfig, type Rules } from "./config.js";
 import { closeStillDue } from "./recheck.js";
 import {
   checkRules,
@@ -45,14 +47,41 @@ export { type ExitThresholds, exitThresholds } from "./thresholds.js";
 
 export const STRATEGY_NAME = "exit-rules";
 
-/** What the rules read as the position's value on its basis, for the status page. */
-function realizableText(position: Parameters<typeof isOpen>[0], config: ExitRulesConfig): string {
-  const rules = rulesFor(config, position);
-  const { value } = valuationOf(position, rules);
-  if (rules.priceBasis === "mark") return value === null ? "" : `$${formatUsd(value)} (mark basis)`;
-  return value === null ? "no bid" : `$${formatUsd(value)}`;
+/**
+ * What a sale would bring in now, at the bid less the estimated sell fee: the realizable basis's own
+ * figure, whatever basis the position's rules decide on (a trader reads what selling would give).
+ */
+function realizableOf(position: Position, rules: Rules): bigint | null {
+  return valuationOf(position, { ...rules, priceBasis: "realizable" }).value;
 }
 
+/** The status page's figures for one open position, and what Keeper would do when its rule fires. */
+function outlookOf(
+  position: Position,
+  config: ExitRulesConfig,
+  state: StrategyState,
+  nowSeconds: number,
+): { outlook: PositionOutlook; next?: NextStep } {
+  const rules = rulesFor(config, position);
+  const realizable = realizableOf(position, rules);
+  const nearest = nearestExitRule(config, position, state, nowSeconds);
+  const withheld = readState(state)[position.pubkey]?.withheld;
+  const outlook: PositionOutlook = {
+    ...(realizable === null ? {} : { realizableMicroUsd: realizable.toString() }),
+    ...(nearest === undefined ? {} : { nearestRule: nearest.short, nearestDetail: nearest.detail }),
+    ...(withheld === undefined ? {} : { nearestDetail: withheld, isAlert: true }),
+    ...(nearest?.isEntered ? { isAlert: true } : {}),
+  };
+  if (nearest === undefined) return { outlook };
+  const what = `${contractsText(position)} ${position.isYes ? "YES" : "NO"} of "${position.marketMetadata.title ?? position.marketId}"`;
+  const proceeds = realizable === null ? "no bid now" : `about $${formatUsdCents(realizable)} now`;
+  const closeTime = position.marketMetadata.closeTime;
+  const at =
+    nearest.rule === "close-before" && closeTime !== undefined && rules.closeBeforeSeconds !== undefined
+      ? { at: closeTime - rules.closeBeforeSeconds }
+      : {};
+  return { outlook, next: { text: `${nearest.short}: sells ${what} at the bid (${proceeds})`, ...at } };
+}
 export const exitRules = defineStrategy<ExitRulesConfig>({
   name: STRATEGY_NAME,
   contractVersion: 1,
@@ -70,22 +99,15 @@ export const exitRules = defineStrategy<ExitRulesConfig>({
   // Read before selling: the rule that fired is checked again on the position as read now.
   closeStillDue,
   statusView({ config, state, positions, nowSeconds }) {
-    const cells: Record<string, StatusCell> = {};
-    const realizable: Record<string, StatusCell> = {};
-    const saved = readState(state);
+    const outlooks: Record<string, PositionOutlook> = {};
+    const next: NextStep[] = [];
     for (const position of positions) {
-      const withheld = saved[position.pubkey]?.withheld;
-      const outlook = nearestExitRule(config, position, state, nowSeconds);
-      if (withheld !== undefined) cells[position.pubkey] = { text: withheld, isAlert: true };
-      else if (outlook) cells[position.pubkey] = { text: outlook.detail, isAlert: outlook.isEntered };
-      if (isOpen(position)) realizable[position.pubkey] = { text: realizableText(position, config) };
+      if (!isOpen(position)) continue;
+      const seen = outlookOf(position, config, state, nowSeconds);
+      outlooks[position.pubkey] = seen.outlook;
+      if (seen.next) next.push(seen.next);
     }
-    return {
-      positionColumns: [
-        { key: "exit", label: "exit rule nearest to firing", cells },
-        { key: "realizable", label: "realizable (bid less est. sell fee)", cells: realizable },
-      ],
-    };
+    return { positions: outlooks, next };
   },
   evaluate({ snapshot, state, config, now }) {
     const nowSeconds = Math.floor(now.getTime() / 1000);

@@ -55,6 +55,12 @@ interface RuleCheck {
    * rules, percent of the threshold for the price rules; the time rule is not comparable (Infinity).
    */
   gap: number;
+  /**
+   * How far the price the rules read (the bid net of fees, or the mark) must move for the rule to
+   * enter, in percent of that price: one unit for every rule but the time rule (absent there, and
+   * where the figures give none).
+   */
+  movePct?: number;
 }
 
 const PCT_SCALE = 10_000; // percents kept to 4 decimals in integer arithmetic
@@ -67,6 +73,16 @@ export function scaleByPct(amount: bigint, pct: number): bigint {
 
 function formatPct(value: number): string {
   return `${Number(value.toFixed(2))}%`;
+}
+
+/** The move from `from` to `to`, in percent of `from`; absent when `from` is not above 0. */
+function moveBetween(from: number, to: number): number | undefined {
+  return from > 0 ? (to / from - 1) * 100 : undefined;
+}
+
+/** The price move that takes a pnl percent to a limit: value scales with the price, cost does not. */
+function pnlMove(pnl: number, limit: number): number | undefined {
+  return moveBetween(100 + pnl, 100 + limit);
 }
 
 /** `part` as a percent of `whole` (micro-USD), for gaps on price rules. */
@@ -156,6 +172,7 @@ export function ruleChecks(
       metric: pnlMetric,
       threshold: `<= ${formatPct(limit)}`,
       gap: Math.max(0, pnl - limit),
+      ...optionalMove(pnlMove(pnl, limit)),
     });
   }
   if (rules.stopLossPriceUsd !== undefined && mark !== null) {
@@ -167,6 +184,7 @@ export function ruleChecks(
       metric: priceMetric(mark),
       threshold: `<= $${formatUsd(limit)}`,
       gap: mark <= limit ? 0 : percentOf(mark - limit, limit),
+      ...optionalMove(moveBetween(Number(mark), Number(limit))),
     });
   }
   if (rules.trailingStopPct !== undefined && tracked.trailingArmed && value !== null) {
@@ -180,6 +198,7 @@ export function ruleChecks(
         metric: `value $${formatUsd(value)} is ${formatPct(drawdownPct)} below peak $${formatUsd(peak)}`,
         threshold: `>= ${formatPct(rules.trailingStopPct)}`,
         gap: Math.max(0, rules.trailingStopPct - drawdownPct),
+        ...optionalMove(moveBetween(Number(value), Number(scaleByPct(peak, -rules.trailingStopPct)))),
       });
     }
   }
@@ -192,6 +211,7 @@ export function ruleChecks(
       metric: pnlMetric,
       threshold: `>= ${formatPct(limit)}`,
       gap: Math.max(0, limit - pnl),
+      ...optionalMove(pnlMove(pnl, limit)),
     });
   }
   if (rules.takeProfitPriceUsd !== undefined && mark !== null) {
@@ -203,6 +223,7 @@ export function ruleChecks(
       metric: priceMetric(mark),
       threshold: `>= $${formatUsd(limit)}`,
       gap: mark >= limit ? 0 : percentOf(limit - mark, limit),
+      ...optionalMove(moveBetween(Number(mark), Number(limit))),
     });
   }
   const closeTime = position.marketMetadata.closeTime;
@@ -221,6 +242,9 @@ export function ruleChecks(
   return checks;
 }
 
+const optionalMove = (movePct: number | undefined) =>
+  movePct === undefined || !Number.isFinite(movePct) ? {} : { movePct };
+
 /** The rule of a position nearest to firing, as the status page shows it. */
 export interface ExitOutlook {
   rule: RuleName;
@@ -229,6 +253,41 @@ export interface ExitOutlook {
   /** e.g. "take-profit: pnl 12% (>= 30%)". */
   detail: string;
   gap: number;
+  /** In one unit, e.g. "take-profit in +4.2 %" (the price move that enters it), "close-before in 3h 20m". */
+  short: string;
+}
+
+/** "3h 20m", "2d 4h", "45s": a time to go, to the two largest units. */
+export function durationText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  const units: Array<[string, number]> = [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["m", 60],
+  ];
+  const parts: string[] = [];
+  let rest = s;
+  for (const [name, size] of units) {
+    const count = Math.floor(rest / size);
+    if (count > 0 || parts.length > 0) parts.push(`${count}${name}`);
+    rest -= count * size;
+    if (parts.length === 2) break;
+  }
+  return parts.filter((p) => !p.startsWith("0")).join(" ");
+}
+
+/** The nearest rule in one unit: entered, the move of the price it reads, or the time left. */
+function shortOf(check: RuleCheck, position: Position, rules: Rules, nowSeconds: number): string {
+  if (check.enters) return `${check.rule} reached`;
+  if (check.movePct !== undefined) {
+    const sign = check.movePct >= 0 ? "+" : "-";
+    return `${check.rule} in ${sign}${Math.abs(check.movePct).toFixed(1)} %`;
+  }
+  const closeTime = position.marketMetadata.closeTime;
+  if (check.rule === "close-before" && closeTime !== undefined)
+    return `${check.rule} in ${durationText(closeTime - (rules.closeBeforeSeconds ?? 0) - nowSeconds)}`;
+  return check.rule;
 }
 
 /**
@@ -255,6 +314,7 @@ export function nearestExitRule(
     isEntered: nearest.enters,
     detail: `${nearest.rule}: ${nearest.metric} (${nearest.threshold})`,
     gap: nearest.gap,
+    short: shortOf(nearest, position, rules, nowSeconds),
   };
 }
 

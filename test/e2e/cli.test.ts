@@ -2,6 +2,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load-config.js";
+import { redisKeysOf } from "../../src/keeper/names.js";
+import { Ledger } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
 import { runCli } from "../helpers/keeper-harness.js";
@@ -56,12 +59,21 @@ describe("the keeper CLI against the sandbox", () => {
       expect(check(JSON.parse(run.stdout)), args.join(" ")).toBe(true);
     }
     const table = await runCli(["positions", owner], env);
-    expect(table.stdout.split("\n")[0]).toMatch(/^position\s+market\s+side/);
+    expect(table.stdout.split("\n")[0]).toMatch(/^position\s+marketId\s+market\s+side/);
     // The table shows exact counts: the first position holds a fraction (contracts floored, micro exact).
     const first = sandbox.world.positionsOfWallet(0)[0];
     if (first === undefined) throw new Error("the sandbox wallet has no position");
     const row = table.stdout.split("\n").find((line) => line.startsWith(sandbox.world.positionPubkey(first)));
     expect(row).toMatch(new RegExp(`\\s${first.contracts.toFixed(1).replace(".", "\\.")}\\s`));
+    // Beside the title, the market id the drive commands and `orders --market` take.
+    const listed = (
+      JSON.parse((await runCli(["positions", owner, "--json"], env)).stdout) as Array<{
+        pubkey: string;
+        marketId: string;
+      }>
+    ).find((p) => p.pubkey === sandbox.world.positionPubkey(first));
+    expect(listed?.marketId).toMatch(/\S/);
+    expect(row?.split(/\s+/)[1]).toBe(listed?.marketId);
   }, 300_000);
 
   it("reads what the live service sends as null or open: closed markets, all-time periods, tokens without stats", async () => {
@@ -129,6 +141,48 @@ describe("the keeper CLI against the sandbox", () => {
     const earn = await table(["tokens", "USDC,SOL"]);
     expect(earn.split("\n")[0]).toMatch(/earn%/);
     await table(["events", "--provider", "bisonfi", "--limit", "5"]);
+  }, 300_000);
+
+  it("prints each intent's amount beside its status in the ledger table", async () => {
+    const config = await loadConfig({ file: env.KEEPER_CONFIG ?? "" });
+    const ledger = new Ledger(redis.redis, redisKeysOf(config));
+    const wallet = sandbox.wallets[0] ?? "";
+    const position = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+    await ledger.admit({
+      kind: "claim",
+      key: "claim-cli-amount",
+      wallet,
+      strategy: "auto-claim",
+      positionPubkey: position,
+    });
+    await ledger.update("claim-cli-amount", { status: "confirmed", amountMicroUsd: "68786802" });
+    await ledger.admit({
+      kind: "close",
+      key: "close-cli-amount",
+      wallet,
+      strategy: "exit-rules",
+      positionPubkey: position,
+    });
+    await ledger.update("close-cli-amount", { status: "failed", amountMicroUsd: "5910000" });
+    await ledger.admit({
+      kind: "createRecurring",
+      key: "dca-cli-amount",
+      wallet,
+      strategy: "dca",
+      inputMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      outputMint: "So11111111111111111111111111111111111111112",
+      inAmount: "200000000",
+      numberOfOrders: 2,
+      intervalSeconds: 86_400,
+    });
+    const run = await runCli(["ledger"], env);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines[0]).toMatch(/^key\s+kind\s+status\s+amount\s/);
+    const line = (key: string) => lines.find((l) => l.startsWith(key)) ?? "";
+    expect(line("claim-cli-amount")).toMatch(/\sconfirmed\s+payout \$68\.786802\s/);
+    expect(line("close-cli-amount")).toMatch(/\sfailed\s+proceeds \$5\.91\s/);
+    expect(line("dca-cli-amount")).toMatch(/\s(pending|dry-run)\s+200 USDC in 2 orders/);
   }, 300_000);
 
   it("pauses and resumes through Redis", async () => {

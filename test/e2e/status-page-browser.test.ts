@@ -21,11 +21,61 @@ import { TEST_ADMIN_TOKEN } from "../helpers/test-secrets.js";
 
 /** Where the screenshots land (gitignored), stable so a person can open them after a run. */
 const SCREENSHOT = resolve("test-results/status-page.png");
+/** The desktop's fleet section alone: the totals and the charts. */
+const FLEET_SCREENSHOT = resolve("test-results/status-page-fleet.png");
+const PHONE_SCREENSHOT = resolve("test-results/status-page-phone.png");
+/** The phone's first screen only: what a glance sees. */
+const PHONE_FIRST_SCREEN = resolve("test-results/status-page-phone-first-screen.png");
+/** The phone's view of the first wallet: its totals and its positions as cards. */
+const PHONE_WALLET = resolve("test-results/status-page-phone-wallet.png");
+/** A common phone's CSS width and height. */
+const PHONE = { width: 390, height: 844 };
 const QUEUES_SCREENSHOT = resolve("test-results/queues.png");
 
 /** What an element says (its text content; Playwright's, not the DOM's). */
 async function textOf(locator: Locator): Promise<string> {
   return ((await locator.textContent()) ?? "").trim();
+}
+
+/** Dollars and cents, e.g. "$68.79" or "-$1,204.50". */
+const CENTS = /^[-+]?\$\d{1,3}(,\d{3})*\.\d{2}$/;
+
+/**
+ * What a trader must see without scrolling sideways or hovering: the fleet's totals in dollars and
+ * cents (the exact figure on hover), a chart drawn, and each position's realizable pnl, in view.
+ */
+async function showsAtAGlance(page: Page, width: string): Promise<void> {
+  const totals = page.locator("#fleet-totals");
+  await totals.waitFor({ state: "visible" });
+  for (const key of ["value", "realizable", "claimed", "exits", "fees", "awaiting"]) {
+    const value = totals.locator(`[data-figure="${key}"] .value .money`);
+    expect(await value.isVisible(), `${width}: total ${key}`).toBe(true);
+    expect(await textOf(value), `${width}: total ${key}`).toMatch(CENTS);
+    expect(await value.getAttribute("title"), `${width}: total ${key}`).toMatch(/^-?\$\d+\.\d{2,6}$/);
+  }
+  // The claims that landed today are in the fleet's total and in today's bar.
+  expect(await textOf(totals.locator('[data-figure="claimed"] .value'))).not.toBe("$0.00");
+  const chart = page.locator("svg#chart-activity");
+  expect(await chart.isVisible(), `${width}: chart`).toBe(true);
+  expect((await chart.boundingBox())?.height ?? 0).toBeGreaterThan(50);
+  expect(await chart.locator("rect.bar[height]").count()).toBeGreaterThan(0);
+  expect(
+    await page.locator("svg#chart-value circle.point").count(),
+    `${width}: value samples`,
+  ).toBeGreaterThan(0);
+  const rows = page.locator("tr[data-position]");
+  expect(await rows.count()).toBeGreaterThan(0);
+  for (const row of await rows.all()) {
+    const pnl = row.locator("td.realizable-pnl");
+    await pnl.scrollIntoViewIfNeeded();
+    expect(
+      await pnl.isVisible(),
+      `${width}: realizable pnl of ${await row.getAttribute("data-position")}`,
+    ).toBe(true);
+    expect(await textOf(pnl)).toMatch(
+      /^([-+]?\$[\d,]+\.\d{2} [-+]?[\d.]+ %|\$0\.00 0\.00 %|no bid|awaiting result)$/,
+    );
+  }
 }
 
 /** Sum of a metric's samples whose line starts with `prefix` (all label sets). */
@@ -115,22 +165,58 @@ describe("status page in a browser", () => {
       const amount = rows.find((r) => r.key === `claim-${p.pubkey}`)?.amountMicroUsd ?? "";
       expect(await textOf(row)).toContain(`$${(Number(amount) / 1e6).toFixed(2)}`);
     }
-    // Open positions name the exit rule nearest to firing, with its figure and threshold.
+    // Open positions name the exit rule nearest to firing in one unit, its figures on hover.
     const exits = await page.locator("td.exit").allTextContents();
     expect(
-      exits.filter((text) =>
-        /^(take-profit|stop-loss): realizable pnl -?[\d.]+% \((>= 5000|<= -99)%\)$/.test(text),
-      ).length,
+      exits.filter((text) => /^(take-profit|stop-loss) in [+-][\d.]+ %$/.test(text)).length,
     ).toBeGreaterThan(0);
+    expect(await page.locator("td.exit").first().getAttribute("title")).toMatch(
+      /^(take-profit|stop-loss): realizable pnl -?[\d.]+% \((>= 5000|<= -99)%\)$/,
+    );
     // Each wallet is there with its last poll.
     for (const wallet of sandbox.wallets)
       expect(await textOf(page.locator(`article[data-wallet="${wallet}"] .last-poll`))).toMatch(/ago\)$/);
     await expect.poll(() => textOf(page.locator("#needs-look"))).toContain("none");
 
     await mkdir(resolve("test-results"), { recursive: true });
+    await showsAtAGlance(page, "desktop");
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    process.stdout.write(`status page screenshot: ${SCREENSHOT}\n`);
+    await page.locator("#fleet").screenshot({ path: FLEET_SCREENSHOT });
+    process.stdout.write(`status page screenshots: ${SCREENSHOT}, ${FLEET_SCREENSHOT}\n`);
   }, 150_000);
+
+  it("reads at a glance on a phone: the totals, a chart and every position's realizable pnl, nothing sideways", async () => {
+    const phone = await browser.context.newPage();
+    try {
+      await phone.setViewportSize(PHONE);
+      await phone.goto(`${opsUrl()}/`);
+      await showsAtAGlance(phone, "phone");
+      // The page fits the phone's width: nothing scrolls sideways but inside its own box.
+      // What sticks out, named in the failure.
+      const wide = await phone.evaluate<string[]>(
+        `[...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > ${PHONE.width} && !e.closest("table:not(.cards)")).slice(0, 5).map((e) => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`,
+      );
+      expect(
+        await phone.evaluate<number>("document.documentElement.scrollWidth"),
+        wide.join("; "),
+      ).toBeLessThanOrEqual(PHONE.width);
+      // Each position is a card: its realizable pnl sits inside the screen's width.
+      for (const cell of await phone.locator("tr[data-position] td.realizable-pnl").all()) {
+        const box = await cell.boundingBox();
+        expect(box?.x ?? -1).toBeGreaterThanOrEqual(0);
+        expect((box?.x ?? 0) + (box?.width ?? PHONE.width + 1)).toBeLessThanOrEqual(PHONE.width);
+      }
+      await phone.screenshot({ path: PHONE_SCREENSHOT, fullPage: true });
+      await phone.evaluate("window.scrollTo(0, 0)");
+      await phone.screenshot({ path: PHONE_FIRST_SCREEN });
+      await phone.locator("article.wallet").first().screenshot({ path: PHONE_WALLET });
+      process.stdout.write(
+        `status page phone screenshots: ${PHONE_SCREENSHOT}, ${PHONE_FIRST_SCREEN}, ${PHONE_WALLET}\n`,
+      );
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
 
   it("pauses from the page with the operator token: no poll completes after the next tick; resumes", async () => {
     const pause = new PauseSwitch(keeper.redis, keeper.keys);

@@ -12,6 +12,7 @@ import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.
 import {
   type BuildApi,
   buildTransaction,
+  closeFeeMicroUsd,
   closeProceedsMicroUsd,
   executionRouteOf,
   isClaimItem,
@@ -106,6 +107,7 @@ export async function processAction(
     lastValidBlockHeight: built.lastValidBlockHeight,
     requestId: built.requestId,
     amountMicroUsd: built.amountMicroUsd,
+    feeMicroUsd: built.feeMicroUsd,
     minInflowRaw: built.minInflowRaw,
     swapQuote: built.swapQuote,
     order: built.order,
@@ -262,6 +264,7 @@ async function fanOutCloseAll(
       transaction: preview.transaction,
       lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
       amountMicroUsd: closeProceedsMicroUsd(preview),
+      feeMicroUsd: closeFeeMicroUsd(preview),
       minInflowRaw: closeMinimumMicroUsd(preview.order),
       execution: executionRouteOf(preview),
     });

@@ -65,6 +65,8 @@ export interface BuiltTransaction {
   requestId?: string;
   /** Money the intent expects to bring in, for the ledger and metrics. */
   amountMicroUsd?: string;
+  /** The fee the service estimated for it (a sell's), for the ledger and the status page's totals. */
+  feeMicroUsd?: string;
   /** The least the transaction may bring in, raw units: a swap's threshold, a close's minimum (the signer checks it). */
   minInflowRaw?: string;
   /** The order account a create built, for the ledger (the live service may leave it out). */
@@ -173,6 +175,7 @@ export async function buildTransaction(
         transaction: built.transaction,
         lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),
         amountMicroUsd: closeProceedsMicroUsd(built),
+        feeMicroUsd: closeFeeMicroUsd(built),
         minInflowRaw: closeMinimumMicroUsd(built.order),
         execution: executionRouteOf(built),
       };
@@ -250,6 +253,12 @@ export function closeProceedsMicroUsd(preview: ClosePreview): string | undefined
   if (!/^\d+$/.test(orderCostUsd ?? "") || !/^\d+$/.test(estimatedTotalFeeUsd ?? "")) return undefined;
   const net = BigInt(orderCostUsd) - BigInt(estimatedTotalFeeUsd);
   return (net > 0n ? net : 0n).toString();
+}
+
+/** What a close's build says its sell pays in fees (estimatedTotalFeeUsd); undefined when it does not say. */
+export function closeFeeMicroUsd(preview: ClosePreview): string | undefined {
+  const fee = preview.order.estimatedTotalFeeUsd;
+  return fee !== undefined && fee !== null && /^\d+$/.test(fee) ? fee : undefined;
 }
 
 /** A swap: the service's quote and instructions, checked to be of this swap, assembled with a fee. */

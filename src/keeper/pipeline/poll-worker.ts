@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { ConfiguredStrategy } from "../../config/load-config.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
 import { formatUsd } from "../../core/money.js";
+import { walletValueMicroUsd } from "../../core/position-value.js";
 import type { Snapshot } from "../../core/snapshot.js";
 import type { StrategyState } from "../../core/strategy.js";
 import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
@@ -17,6 +18,7 @@ import { type HoldingsIndex, holdingsOf } from "../state/holdings.js";
 import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "../state/ledger.js";
 import { openBesidesPositions, PollRecords } from "../state/poll-record.js";
 import type { StrategyStateStore } from "../state/strategy-state.js";
+import { ValueSeries } from "../state/value-series.js";
 import { runStrategies } from "./run-strategies.js";
 
 export interface PollEvents {
@@ -286,6 +288,12 @@ async function recordWhatWasSeen(
         otherOpen: openBesidesPositions(snapshot),
         ...(withOrders ? { orders: snapshot.openOrders } : {}),
       },
+      snapshot.takenAt,
+    );
+    // The fleet value chart's sample, from the positions just read (the page reads no service).
+    await new ValueSeries(deps.redis, deps.keys).record(
+      wallet,
+      walletValueMicroUsd(snapshot.positions),
       snapshot.takenAt,
     );
   } catch (error) {

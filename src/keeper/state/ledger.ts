@@ -50,6 +50,8 @@ export interface LedgerRow {
   requestId?: string;
   error?: string;
   amountMicroUsd?: string;
+  /** The fee the service estimated for the build (a sell's protocol and venue fees), micro-USD. */
+  feeMicroUsd?: string;
   /** The least the current build's transaction may bring in, raw units (see BuiltTransaction). */
   minInflowRaw?: string;
   /** A swap build's quote (stored as JSON; the signer trusts none of it, see src/core/swap-quote.ts). */
@@ -285,6 +287,7 @@ function toRow(hash: Record<string, string>): LedgerRow {
     requestId: optionalString(hash.requestId),
     error: optionalString(hash.error),
     amountMicroUsd: optionalString(hash.amountMicroUsd),
+    feeMicroUsd: optionalString(hash.feeMicroUsd),
     minInflowRaw: optionalString(hash.minInflowRaw),
     swapQuote: optionalJson(hash.swapQuote),
     transaction: optionalString(hash.transaction),

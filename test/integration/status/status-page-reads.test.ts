@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectAll, createApiClient, iterateOrders } from "../../../src/api/index.js";
 import type { RunningKeeper } from "../../../src/app/start-keeper.js";
+import { formatUsd } from "../../../src/core/money.js";
+import { walletValueMicroUsd } from "../../../src/core/position-value.js";
 import type { Order, Position } from "../../../src/core/schemas/prediction.js";
+import { ValueSeries } from "../../../src/keeper/state/value-series.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
+import { centsText } from "../../../src/status/money-text.js";
 import {
   eventually,
   loadTestConfig,
@@ -103,10 +107,25 @@ describe("status page reads no service", () => {
         for (const o of orders) expect(article).toContain(o.pubkey);
         expect(article).toContain("Pending prediction orders as the last orders poll listed them");
       }
-      // The nearest exit rule is worked out from the recorded positions.
+      // The nearest exit rule is worked out from the recorded positions: in one unit, in full on hover.
       expect(body).toMatch(
-        /<td class="exit ">(take-profit|stop-loss): realizable pnl -?[\d.]+% \((&gt;= 5000|&lt;= -99)%\)<\/td>/,
+        /<td data-label="nearest rule" class="exit" title="(take-profit|stop-loss): realizable pnl -?[\d.]+% \((&gt;= 5000|&lt;= -99)%\)">(take-profit|stop-loss) in [+-][\d.]+ %<\/td>/,
+      );
+      // The fleet's value now is what the polls saw, and the polls wrote the chart's sample of it.
+      const fleetValue = [...seen.values()].reduce((sum, s) => sum + walletValueMicroUsd(s.positions), 0n);
+      const fleet = body.slice(body.indexOf('id="fleet-totals"'), body.indexOf("</section>"));
+      expect(fleet).toContain(
+        `data-figure="value"><span class="label">value now (mark)</span><b class="value"><span class="money" title="$${formatUsd(fleetValue)}">`,
+      );
+      expect(body).toMatch(
+        new RegExp(
+          `<circle class="point" [^>]+><title>[^<]+ UTC: ${centsText(fleetValue).replace("$", "\\$")}</title>`,
+        ),
       );
     }
+    // The last sample is the fleet's total once every wallet's poll wrote its value.
+    expect((await new ValueSeries(keeper.redis, keeper.keys).samples()).at(-1)?.valueMicroUsd).toBe(
+      [...seen.values()].reduce((sum, s) => sum + walletValueMicroUsd(s.positions), 0n),
+    );
   }, 120_000);
 });

@@ -224,10 +224,10 @@ describe("status page on the ops server", () => {
     const whole = Math.floor(position.contracts);
     expect(position.contracts).toBe(whole + 0.5);
     const row = body.split(`data-position="${sandbox.world.positionPubkey(position)}"`)[1]?.split("</tr>")[0];
-    expect(row).toContain(`<td>${whole}.5</td>`);
+    expect(row).toContain(`<td data-label="contracts" class="num">${whole}.5</td>`);
   });
 
-  it("shows each position's value at the mark and at the bid, and says when no one bids", async () => {
+  it("shows each position's value at the mark, what it realizes at the bid and its pnl, and says when no one bids", async () => {
     const wallet = sandbox.wallets[1] ?? "";
     const open = (await positionsOf(sandbox, wallet)).filter((p) => p.marketMetadata.status === "open");
     const [thin, bidless] = open;
@@ -247,11 +247,24 @@ describe("status page on the ops server", () => {
     await new PollRecords(ctx.redis, keys).record(wallet, { positions }, Math.floor(Date.now() / 1000));
     const body = await (await fetch(`${(await serve()).url}/`)).text();
     const second = body.split('<article class="wallet"')[2] ?? "";
-    expect(second).toContain("<th");
-    expect(second).toMatch(/value at mark<\/th><th[^>]*>value at bid<\/th>/);
+    expect(second).toMatch(/>value<\/th><th[^>]*>realizable<\/th><th[^>]*>realizable pnl<\/th>/);
     const row = (pubkey: string) => second.split(`data-position="${pubkey}"`)[1]?.split("</tr>")[0] ?? "";
-    expect(row(thin.pubkey)).toContain("<td>$2.00</td><td>$1.50</td>");
-    expect(row(bidless.pubkey)).toContain("<td>no bid</td>");
+    const cell = (pubkey: string, label: string) =>
+      row(pubkey)
+        .split(`data-label="${label}"`)[1]
+        ?.split("</td>")[0]
+        ?.replace(/<[^>]+>/g, "")
+        .replace(/^[^>]*>/, "") ?? "";
+    expect(cell(thin.pubkey, "value")).toBe("$2.00");
+    // No strategy here estimates a sell fee: the bid before fees, marked so.
+    expect(cell(thin.pubkey, "realizable")).toBe("$1.50*");
+    const cost = BigInt(thin.totalCostUsd);
+    const pnl = 1_500_000n - cost;
+    expect(cell(thin.pubkey, "realizable pnl")).toContain(
+      `${pnl > 0n ? "+" : "-"}$${(Number(pnl < 0n ? -pnl : pnl) / 1e6).toFixed(2)}`,
+    );
+    expect(cell(bidless.pubkey, "bid")).toBe("no bid");
+    expect(cell(bidless.pubkey, "realizable pnl")).toBe("no bid");
   });
 
   it("shows each wallet's DCA plans (from config and state) and the limit orders Keeper opened", async () => {
@@ -264,6 +277,10 @@ describe("status page on the ops server", () => {
     );
     expect(first).toMatch(/<td>old-plan<\/td><td>1<\/td>.*<td>no \(stopped\)<\/td>/);
     expect(first).toContain("TriggerOrder1111</td><td>limit order (limit-buy-1)</td>");
+    // And what is next: the running round's end, through the strategy's statusView.
+    expect(first).toContain(
+      '<time datetime="2027-01-17T08:00:00Z">2027-01-17T08:00:00Z</time> plan weekly-sol: round 2, its last, runs until then</li>',
+    );
     // The other wallets have no round yet: the configured plan shows as not started.
     expect(body.split('<article class="wallet"')[2]).toContain("<td>weekly-sol</td><td>not started</td>");
   });
@@ -276,7 +293,7 @@ describe("status page on the ops server", () => {
     expect(first).toContain("<th>state</th><th>my view</th></tr>");
     expect(first).toMatch(
       new RegExp(
-        `<tr data-position="${firstPosition}">.*<td class="my-view warn">&lt;b&gt;first&lt;/b&gt;</td></tr>`,
+        `<tr data-position="${firstPosition}"[^>]*>[^]*?<td data-label="my view" class="my-view warn">&lt;b&gt;first&lt;/b&gt;</td></tr>`,
       ),
     );
     expect(first).toContain("<h4>My table (1)</h4>");

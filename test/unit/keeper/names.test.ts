@@ -25,6 +25,9 @@ function everyKey(keys: RedisKeys): Record<string, string> {
     watchStates: keys.watchStates,
     watchCooldown: keys.watchCooldown("w", "m"),
     signerSpent: keys.signerSpent,
+    valueWallets: keys.valueWallets,
+    valueTotal: keys.valueTotal,
+    valueSamples: keys.valueSamples,
     attemptsPrefix: keys.attemptsPrefix,
     queuePrefix: keys.queuePrefix(QUEUES.sign),
   };
@@ -54,6 +57,9 @@ describe("Redis key names", () => {
       watchStates: "keeper:watch:states",
       watchCooldown: "keeper:watch:cooldown:w:m",
       signerSpent: "keeper:signer:spent",
+      valueWallets: "keeper:value:wallets",
+      valueTotal: "keeper:value:total",
+      valueSamples: "keeper:value:samples",
       attemptsPrefix: "keeper:",
       queuePrefix: "keeper-bull",
     });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { createCaptureStream } from "../../../src/ops/capture-stream.js";
 import { errorSerializer } from "../../../src/ops/error-serializer.js";
-import { childLogger, createLogger, REDACT_PATHS, SECRET_FIELDS } from "../../../src/ops/logger.js";
+import {
+  childLogger,
+  createLogger,
+  isPrettyFormat,
+  type LogFormat,
+  REDACT_PATHS,
+  SECRET_FIELDS,
+} from "../../../src/ops/logger.js";
 import { REDACTED, type SecretScrubber } from "../../../src/ops/secret-scrubber.js";
 
 function capturedLogger(scrubber?: SecretScrubber) {
@@ -109,5 +116,34 @@ describe("errorSerializer", () => {
     logger.error({ err: error }, "job failed");
     expect(capture.contains("never-logged-value")).toBe(false);
     expect(capture.records()[0]?.err).toMatchObject({ type: "Error", message: "boom" });
+  });
+});
+
+describe("log format (ops.logFormat)", () => {
+  it.each<[LogFormat, boolean, boolean]>([
+    ["auto", true, true],
+    ["auto", false, false],
+    ["pretty", false, true],
+    ["json", true, false],
+  ])("%s with a terminal %s writes readable lines: %s", (format, isTerminal, pretty) => {
+    expect(isPrettyFormat(format, isTerminal)).toBe(pretty);
+  });
+
+  it("pretty: one readable line with the level, the message and the fields; no JSON", () => {
+    const capture = createCaptureStream();
+    createLogger({ level: "info", format: "pretty", destination: capture }).info(
+      { wallet: "w1", intent: "claim-1" },
+      "claim confirmed",
+    );
+    const text = capture.text();
+    expect(text).toMatch(/INFO.*claim confirmed/);
+    expect(text).toMatch(/wallet: "w1"/);
+    expect(() => JSON.parse(text.split("\n")[0] ?? "")).toThrow();
+  });
+
+  it("json: one JSON object a line, whatever the terminal", () => {
+    const capture = createCaptureStream();
+    createLogger({ level: "info", format: "json", destination: capture }).info({ wallet: "w1" }, "polled");
+    expect(capture.records()[0]).toMatchObject({ level: "info", msg: "polled", wallet: "w1" });
   });
 });

@@ -10,6 +10,7 @@ import {
   dca,
   dcaRounds,
   dcaUnmatched,
+  nextRounds,
 } from "../../../strategies/dca.js";
 import { fakePubkey, inFlight, snapshot, WALLET } from "../../helpers/fixtures.js";
 
@@ -662,5 +663,46 @@ describe("dca: a round starts only when the service says the previous one is ove
     ]);
     expect(polls[1]?.keys).toEqual([key(2)]);
     expect(polls[1]?.notices).toEqual(["dca_round_order_unseen"]);
+  });
+});
+
+describe("dca: what is next, for the status page", () => {
+  const next = (plans: Array<Record<string, unknown>>, state: StrategyState, at: number) =>
+    nextRounds(dca.configSchema.parse({ plans }), state, at);
+  const round = (n: number, extra: Record<string, unknown> = {}) => ({
+    plans: {
+      "weekly-sol": { round: n, startedAt: T0, endsAt: T0 + 4 * DAY, retryUntil: T0 + DAY, ...extra },
+    },
+  });
+
+  it("a plan not started: round 1 at its start time, or at the next poll", () => {
+    expect(next([{ ...weekly, startAt: T0 + DAY }], {}, T0)).toEqual([
+      {
+        text: "plan weekly-sol: round 1 (400 USDC in 4 orders) starts at the first poll from then",
+        at: T0 + DAY,
+      },
+    ]);
+    expect(next([weekly], {}, T0)[0]?.at).toBe(T0);
+  });
+
+  it("a repeating plan's next round is due when the live one ends; a plan's last round says it is its last", () => {
+    expect(next([{ ...weekly, repeat: true }], round(2), T0 + DAY)).toEqual([
+      {
+        text: "plan weekly-sol: round 2 runs until then; round 3 (400 USDC in 4 orders) is due then",
+        at: T0 + 4 * DAY,
+      },
+    ]);
+    expect(next([weekly], round(1), T0 + DAY)).toEqual([
+      { text: "plan weekly-sol: round 1, its last, runs until then", at: T0 + 4 * DAY },
+    ]);
+  });
+
+  it("a round that ended: the next at the next poll if it repeats, nothing if not; nothing past stopAt", () => {
+    const ended = round(2, { endedAt: T0 + 4 * DAY });
+    expect(next([{ ...weekly, repeat: true }], ended, T0 + 5 * DAY)).toEqual([
+      { text: "plan weekly-sol: round 3 (400 USDC in 4 orders) starts at the next poll", at: T0 + 5 * DAY },
+    ]);
+    expect(next([weekly], ended, T0 + 5 * DAY)).toEqual([]);
+    expect(next([{ ...weekly, repeat: true, stopAt: T0 + 2 * DAY }], round(2), T0 + 3 * DAY)).toEqual([]);
   });
 });

@@ -105,29 +105,62 @@ describe("exit-rules on the realizable basis (the default)", () => {
     const config = exitRules.configSchema.parse({ closeBeforeSeconds: 100_000 });
     const { state } = run({ closeBeforeSeconds: 100_000 }, p);
     const view = exitRules.statusView?.({ config, state, positions: [p], nowSeconds: NOW_SECONDS });
-    expect(view?.positionColumns?.[0]?.cells[p.pubkey]).toEqual({
-      text: expect.stringMatching(/^close-before: .*no bid/),
+    expect(view?.positions?.[p.pubkey]).toEqual({
+      nearestRule: "close-before reached",
+      nearestDetail: expect.stringMatching(/^close-before: .*no bid/),
       isAlert: true,
     });
   });
 });
 
-describe("the status page's realizable column", () => {
-  it.each<[string, Record<string, unknown>, Partial<Position>, string]>([
-    ["10 contracts at a bid of $0.60, less 1.5 %", { takeProfitPct: 20 }, {}, "$5.91"],
-    ["no bid", { takeProfitPct: 20 }, { sellPriceUsd: null }, "no bid"],
-    [
-      "on the mark basis: what the rules read",
-      { takeProfitPct: 20, priceBasis: "mark" },
-      {},
-      "$8.00 (mark basis)",
-    ],
-  ])("%s", (_label, raw, overrides, text) => {
+describe("the status page's figures of a position", () => {
+  it.each<[string, Record<string, unknown>, Partial<Position>, string | undefined]>([
+    ["10 contracts at a bid of $0.60, less 1.5 %", { takeProfitPct: 20 }, {}, "5910000"],
+    ["no bid: nothing to realize", { takeProfitPct: 20 }, { sellPriceUsd: null }, undefined],
+    // What a sale brings in, whatever basis the rules decide on.
+    ["on the mark basis too", { takeProfitPct: 20, priceBasis: "mark" }, {}, "5910000"],
+  ])("realizable: %s", (_label, raw, overrides, micro) => {
     const p = thinBook(overrides);
     const config = exitRules.configSchema.parse(raw);
     const view = exitRules.statusView?.({ config, state: {}, positions: [p], nowSeconds: NOW_SECONDS });
-    const column = view?.positionColumns?.find((c) => c.key === "realizable");
-    expect(column?.cells[p.pubkey]).toEqual({ text });
+    expect(view?.positions?.[p.pubkey]?.realizableMicroUsd).toBe(micro);
+  });
+
+  // Realizable $5.91 against a cost of $6.60 (-10.45 %): the bid must move by (1 + limit) / (1 + pnl) - 1.
+  it.each<[string, Record<string, unknown>, Partial<Position>, string]>([
+    ["take-profit 20 %: the bid must rise by 34 %", { takeProfitPct: 20 }, {}, "take-profit in +34.0 %"],
+    ["stop-loss 20 %: the bid may fall 10.7 % more", { stopLossPct: 20 }, {}, "stop-loss in -10.7 %"],
+    [
+      "take-profit price $0.75 on the bid net of fees ($0.591)",
+      { takeProfitPriceUsd: "0.75" },
+      {},
+      "take-profit-price in +26.9 %",
+    ],
+    ["a rule already entered", { stopLossPct: 5 }, {}, "stop-loss reached"],
+    [
+      "the time rule, in time left",
+      { closeBeforeSeconds: 3_600 },
+      { marketMetadata: { marketId: "mkt-1", status: "open", closeTime: NOW_SECONDS + 3_600 + 7_500 } },
+      "close-before in 2h 5m",
+    ],
+  ])("nearest rule in one unit: %s", (_label, raw, overrides, text) => {
+    const p = thinBook(overrides);
+    const config = exitRules.configSchema.parse(raw);
+    const view = exitRules.statusView?.({ config, state: {}, positions: [p], nowSeconds: NOW_SECONDS });
+    expect(view?.positions?.[p.pubkey]?.nearestRule).toBe(text);
+  });
+
+  it("says what Keeper does when the rule fires, and when a time rule is due", () => {
+    const closeTime = NOW_SECONDS + 10_000;
+    const p = thinBook({ marketMetadata: { marketId: "mkt-1", title: "Rain", status: "open", closeTime } });
+    const config = exitRules.configSchema.parse({ closeBeforeSeconds: 3_600 });
+    const view = exitRules.statusView?.({ config, state: {}, positions: [p], nowSeconds: NOW_SECONDS });
+    expect(view?.next).toEqual([
+      {
+        text: 'close-before in 1h 46m: sells 10 YES of "Rain" at the bid (about $5.91 now)',
+        at: closeTime - 3_600,
+      },
+    ]);
   });
 });
 

@@ -920,7 +920,13 @@ describe("nearestExitRule (the status page's view of a position)", () => {
       "take-profit: pnl 16.6% (>= 500%)",
     ],
   ])("%j: %s", (config, rule, isEntered, detail) => {
-    expect(nearest(config)).toEqual({ rule, isEntered, detail, gap: expect.any(Number) });
+    expect(nearest(config)).toEqual({
+      rule,
+      isEntered,
+      detail,
+      gap: expect.any(Number),
+      short: expect.any(String),
+    });
   });
 
   it("names no rule for a position that is not open or has no figure a rule reads", () => {

@@ -93,6 +93,8 @@ describe("close-all against the sandbox and real Redis: one close per position, 
         minSellPriceSlippageBps: 250,
       });
       expect(BigInt(row?.amountMicroUsd ?? "0")).toBeGreaterThan(0n);
+      // What the sell pays in fees, kept for the status page's totals.
+      expect(BigInt(row?.feeMicroUsd ?? "0")).toBeGreaterThan(0n);
       // Each close's way back to the service, as its build named it, for the signer.
       expect(row?.execution).toMatchObject({
         endpoint: "/prediction/v1/execute",
