@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import pino from "pino";
+import { builtInStrategies } from "../../strategies/index.js";
 import { UsageError } from "../core/errors.js";
 import { replay } from "../keeper/replay/engine.js";
-import { exitRulesAt, gridPoints, parseGrid } from "../keeper/replay/grid.js";
+import { gridPoints, parseGrid, strategyAt } from "../keeper/replay/grid.js";
 import { readRecording } from "../keeper/replay/read-recording.js";
 import type { CliContext } from "./context.js";
 import { formatJson } from "./output.js";
@@ -54,7 +55,7 @@ export function registerReplayCommand(
         return;
       }
       const points = gridPoints(axes);
-      const strategies = points.map((point) => exitRulesAt(point, config.strategies));
+      const strategies = points.map((point) => strategyAt(point, config.strategies, builtInStrategies));
       const rows = points.map((point, i) => ({
         point,
         result: replay({ polls, strategies: [strategies[i] as (typeof strategies)[number]], logger }),

@@ -6,8 +6,9 @@ import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load-config.js";
 import { replay } from "../../src/keeper/replay/engine.js";
-import { exitRulesAt, gridPoints, parseGrid } from "../../src/keeper/replay/grid.js";
+import { gridPoints, parseGrid, strategyAt } from "../../src/keeper/replay/grid.js";
 import { readRecording } from "../../src/keeper/replay/read-recording.js";
+import { builtInStrategies } from "../../strategies/index.js";
 import { runCli } from "../helpers/keeper-harness.js";
 
 const GRID = ["takeProfitPct=10,20,30", "stopLossPct=5,10"];
@@ -66,7 +67,7 @@ describe("keeper replay over a recording of the sandbox world", () => {
       (point) =>
         replay({
           polls,
-          strategies: [exitRulesAt(point, config.strategies)],
+          strategies: [strategyAt(point, config.strategies, builtInStrategies)],
           logger: pino({ level: "silent" }),
         }).exits.length,
     );

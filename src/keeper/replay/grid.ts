@@ -1,4 +1,3 @@
-import { exitRules, STRATEGY_NAME } from "../../../strategies/exit-rules/index.js";
 import { formatIssues } from "../../config/format-issues.js";
 import type { ConfiguredStrategy } from "../../config/load-config.js";
 import { UsageError } from "../../core/errors.js";
@@ -42,26 +41,55 @@ export function gridPoints(axes: readonly GridAxis[]): GridPoint[] {
   return points;
 }
 
+/** The settings a strategy takes, from its schema's object shape (none when the schema has no shape). */
+function settingKeys(strategy: ConfiguredStrategy["strategy"]): ReadonlySet<string> {
+  const shape = (strategy.configSchema as { shape?: Record<string, unknown> }).shape;
+  return new Set(shape ? Object.keys(shape) : []);
+}
+
 /**
- * exit-rules configured at one grid point: the configured exit-rules (its overrides too) with the
- * point's global rules set over it, checked by the strategy's own schema; without exit-rules in the
- * config, the point's rules alone. A value the schema refuses is a usage error naming it.
+ * The strategy a grid varies, configured at one grid point. It is the configured strategy whose
+ * settings take every grid key (`takeProfitPct` names exit-rules' take-profit, say), its settings
+ * (overrides too) with the point's set over them; with none configured, the one built-in that takes
+ * them, with the point's settings alone. Checked by the strategy's own schema: a value it refuses,
+ * a key no strategy takes or one several configured strategies take is a usage error naming it.
  */
-export function exitRulesAt(point: GridPoint, configured: readonly ConfiguredStrategy[]): ConfiguredStrategy {
-  const base = configured.find((s) => s.name === STRATEGY_NAME && s.module === undefined);
+export function strategyAt(
+  point: GridPoint,
+  configured: readonly ConfiguredStrategy[],
+  builtIns: ReadonlyMap<string, ConfiguredStrategy["strategy"]>,
+): ConfiguredStrategy {
+  const keys = point.map(([key]) => key);
+  const takesAll = (strategy: ConfiguredStrategy["strategy"]) => {
+    const known = settingKeys(strategy);
+    return keys.every((key) => known.has(key));
+  };
+  const fromConfig = configured.filter((s) => takesAll(s.strategy));
+  if (fromConfig.length > 1)
+    throw new UsageError(
+      `--grid: ${keys.join(", ")} are settings of several configured strategies (${fromConfig.map((s) => s.name).join(", ")}); replay a config with one of them`,
+    );
+  const base = fromConfig[0];
+  const builtIn = [...builtIns].filter(([, strategy]) => takesAll(strategy));
+  const [name, strategy] = base
+    ? [base.name, base.strategy]
+    : ((builtIn.length === 1 ? builtIn[0] : []) ?? []);
+  if (name === undefined || strategy === undefined)
+    throw new UsageError(`--grid: no strategy takes every one of ${keys.join(", ")} as a setting`);
   const raw = {
     ...((base?.config as Record<string, unknown> | undefined) ?? {}),
     ...Object.fromEntries(point),
   };
-  const parsed = exitRules.configSchema.safeParse(raw);
+  const parsed = strategy.configSchema.safeParse(raw);
   if (!parsed.success) {
     const at = point.map(([k, v]) => `${k}=${v}`).join(" ");
-    throw new UsageError(`--grid ${at}: exit-rules ${formatIssues(parsed.error).join("; ")}`);
+    throw new UsageError(`--grid ${at}: ${name} ${formatIssues(parsed.error).join("; ")}`);
   }
   return {
     ...(base?.index === undefined ? {} : { index: base.index }),
-    name: STRATEGY_NAME,
-    strategy: exitRules as ConfiguredStrategy["strategy"],
+    ...(base?.module === undefined ? {} : { module: base.module }),
+    name,
+    strategy,
     config: parsed.data,
   };
 }

@@ -8,10 +8,10 @@ import type { ConfiguredStrategy } from "../../../src/config/load-config.js";
 import { type ReplayExit, replay } from "../../../src/keeper/replay/engine.js";
 import { sellFill } from "../../../src/keeper/replay/fill-model.js";
 import { type RecordedPoll, readRecording } from "../../../src/keeper/replay/read-recording.js";
-import { startSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
 import { closePlan } from "../../../src/sandbox/world/prediction-handlers.js";
 import { exitRules } from "../../../strategies/exit-rules/index.js";
+import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
 import { positionsOf } from "../../helpers/keeper-harness.js";
 
 const silent = pino({ level: "silent" });
@@ -82,7 +82,7 @@ describe("replay over a recording of the sandbox world", () => {
   });
 
   it("fills a sell as the sandbox does: the bid, its fees, the $5 smallest order", async () => {
-    const sandbox = await startSandbox({
+    const sandbox = await startCheckedSandbox({
       port: 0,
       clock: new DrivenClock(),
       chain: false,

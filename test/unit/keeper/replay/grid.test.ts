@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
-import { exitRulesAt, gridPoints, parseGrid } from "../../../../src/keeper/replay/grid.js";
+import { gridPoints, parseGrid, strategyAt } from "../../../../src/keeper/replay/grid.js";
 import { exitRules } from "../../../../strategies/exit-rules/index.js";
+import { builtInStrategies } from "../../../../strategies/index.js";
 
 const configured: ConfiguredStrategy[] = [
   {
@@ -40,12 +41,13 @@ describe("replay --grid", () => {
   });
 
   it("sets the point over the configured global rules and keeps the overrides", () => {
-    const at = exitRulesAt(
+    const at = strategyAt(
       [
         ["takeProfitPct", 20],
         ["stopLossPct", 5],
       ],
       configured,
+      builtInStrategies,
     );
     expect(at.config).toMatchObject({
       takeProfitPct: 20,
@@ -53,7 +55,10 @@ describe("replay --grid", () => {
       confirmPolls: 2,
       overrides: [{ match: { marketId: "m-1" }, rules: { takeProfitPct: 5 } }],
     });
-    expect(exitRulesAt([["stopLossPct", 5]], []).config).toMatchObject({ stopLossPct: 5, overrides: [] });
+    expect(strategyAt([["stopLossPct", 5]], [], builtInStrategies).config).toMatchObject({
+      stopLossPct: 5,
+      overrides: [],
+    });
   });
 
   it("refuses what is not key=values, a key twice, too many points, and what exit-rules refuses", () => {
@@ -64,9 +69,13 @@ describe("replay --grid", () => {
     expect(() => parseGrid([`takeProfitPct=${many}`, `stopLossPct=${many}`])).toThrow(
       "--grid: 1600 combinations; at most 1000",
     );
-    expect(() => exitRulesAt([["takeProfitPct", "x"]], configured)).toThrow(
+    expect(() => strategyAt([["takeProfitPct", "x"]], configured, builtInStrategies)).toThrow(
       "--grid takeProfitPct=x: exit-rules takeProfitPct: expected a number between 0 and 10000",
     );
-    expect(() => exitRulesAt([["takeProfitPcnt", 10]], configured)).toThrow(/takeProfitPcnt: unknown key/);
+    expect(() => strategyAt([["takeProfitPcnt", 10]], configured, builtInStrategies)).toThrow(
+      "--grid: no strategy takes every one of takeProfitPcnt as a setting",
+    );
+    // The strategy varied is the one whose settings the keys are: auto-claim's minimum is not exit-rules'.
+    expect(strategyAt([["minPayoutUsd", 2]], configured, builtInStrategies).name).toBe("auto-claim");
   });
 });
