@@ -99,6 +99,12 @@ export const priceThresholdsSchema = z.strictObject({
   above: microUsd.optional(),
   below: microUsd.optional(),
   trailingStopPct: z.number().gt(0).max(100).optional(),
+  /**
+   * Unix seconds from which the strategy acts on the position whatever its price (a time rule, such
+   * as selling some time before its market closes): the watcher polls its owner then, not at the
+   * owner's next sweep.
+   */
+  atSeconds: z.number().int().positive().optional(),
 });
 
 /** One cell the status page shows. Text is escaped by the page; no HTML comes from a strategy. */

@@ -340,7 +340,7 @@ function watcherMetrics(registers: Registry[]) {
   });
   const targetedPolls = new Counter({
     name: "keeper_targeted_polls_total",
-    help: "Polls the market watcher enqueued ahead of the sweep, by trigger (resolved, price)",
+    help: "Polls the market watcher enqueued ahead of the sweep, by trigger (resolved, price, time)",
     labelNames: ["trigger"] as const,
     registers,
   });

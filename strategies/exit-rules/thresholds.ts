@@ -16,13 +16,15 @@ type Position = Snapshot["positions"][number];
  * treats it as armed). The pnl rules become prices through the average price paid (the pnl percent
  * before fees is (mark - avg) / avg); after fees the true threshold is a little further, which the
  * watcher's band covers. On the realizable basis each price is raised to the mark that nets it
- * after the estimated sell fee. Undefined for a position the strategy does not watch or would not close (an
- * order on it, worth less than `minPositionUsd`) or has no price rule for.
+ * after the estimated sell fee. `atSeconds` is when `closeBeforeSeconds` enters (the market's close
+ * less those seconds), whatever the price. Undefined for a position the strategy does not watch or
+ * would not close (an order on it, worth less than `minPositionUsd`) or has no rule for.
  */
 export interface ExitThresholds {
   above?: string;
   below?: string;
   trailingStopPct?: number;
+  atSeconds?: number;
 }
 
 export function exitThresholds(
@@ -56,5 +58,13 @@ export function exitThresholds(
   if (ups[0] !== undefined) out.above = ups[0].toString();
   if (downs[0] !== undefined) out.below = downs[0].toString();
   if (rules.trailingStopPct !== undefined) out.trailingStopPct = rules.trailingStopPct;
+  // The time rule acts whatever the price: its owner is polled when it comes, not at its next sweep.
+  const closeTime = position.marketMetadata.closeTime;
+  if (
+    rules.closeBeforeSeconds !== undefined &&
+    closeTime !== undefined &&
+    closeTime > rules.closeBeforeSeconds
+  )
+    out.atSeconds = closeTime - rules.closeBeforeSeconds;
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -2,7 +2,7 @@ import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
 import type { KeeperConfig } from "../../config/load-config.js";
 import { QUEUES, type QueueName } from "../names.js";
 
-export type WatchTrigger = "resolved" | "price";
+export type WatchTrigger = "resolved" | "price" | "time";
 
 export interface PollJobData {
   wallet: string;

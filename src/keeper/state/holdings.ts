@@ -33,7 +33,7 @@ export interface Holding {
    * Mark prices at which a configured strategy would act on it (its `priceThresholds` hook; the
    * nearest on each side when several have some); absent without any.
    */
-  exit?: { above?: string; below?: string; trailingStopPct?: number };
+  exit?: { above?: string; below?: string; trailingStopPct?: number; atSeconds?: number };
   /** Unix seconds of the poll that wrote it. */
   sweptAt: number;
 }
@@ -140,6 +140,8 @@ function nearest(all: ReadonlyArray<NonNullable<Holding["exit"]>>): Holding["exi
       out.below = t.below;
     if (t.trailingStopPct !== undefined)
       out.trailingStopPct = Math.min(t.trailingStopPct, out.trailingStopPct ?? Number.POSITIVE_INFINITY);
+    if (t.atSeconds !== undefined)
+      out.atSeconds = Math.min(t.atSeconds, out.atSeconds ?? Number.POSITIVE_INFINITY);
   }
   return out;
 }

@@ -49,6 +49,7 @@ const SAME_MARK_MICRO = 1_000;
  * - open: a holder whose mark moved since its poll and is past, or within `bandPct` percent of, an
  *   exit threshold of its position (take-profit above, stop-loss below, trailing stop below its
  *   peak). `peaks` holds the highest mark the watcher saw per position; the sweep's mark counts too.
+ *   And a holder whose time rule (`exit.atSeconds`) came at `nowSeconds` after its last poll.
  * What the poll then does is the strategies' decision, on the wallet's own fresh positions.
  */
 export function decideTriggers(
@@ -56,6 +57,7 @@ export function decideTriggers(
   holdings: readonly Holding[],
   settings: TriggerSettings,
   peaks: ReadonlyMap<string, number> = new Map(),
+  nowSeconds?: number,
 ): WatchDecision[] {
   const out: WatchDecision[] = [];
   const at = (h: Holding, trigger: WatchTrigger, reason: string) =>
@@ -72,6 +74,16 @@ export function decideTriggers(
   const near = settings.bandPct / 100;
   for (const h of holdings) {
     if (!h.exit) continue;
+    const timeRule = h.exit.atSeconds;
+    if (
+      timeRule !== undefined &&
+      nowSeconds !== undefined &&
+      nowSeconds >= timeRule &&
+      h.sweptAt < timeRule
+    ) {
+      at(h, "time", `time rule due at ${timeRule}, after the last poll`);
+      continue;
+    }
     const mark = sideMark(market, h.side);
     if (mark === undefined) continue;
     if (h.markUsd !== null && Math.abs(mark - Number(h.markUsd)) <= SAME_MARK_MICRO) continue;
@@ -226,6 +238,8 @@ export class MarketWatcher {
   private readonly peaks = new Map<string, Map<string, number>>();
   /** Per market: its state and prices when its holders were last read, and when. */
   private readonly lastRead = new Map<string, { key: string; atMs: number }>();
+  /** Per market: the next time rule of one of its holders (unix seconds), when its holders were read. */
+  private readonly nextTimeRule = new Map<string, number>();
   /**
    * Providers whose last listing showed no held market, and when it was read: listed again once per
    * `retriggerSeconds`, not every cycle (a provider the fleet holds nothing of cost a third of the
@@ -260,6 +274,8 @@ export class MarketWatcher {
     for (const marketId of this.peaks.keys()) if (!held.has(marketId)) this.peaks.delete(marketId);
     for (const marketId of this.seen.keys()) if (!held.has(marketId)) this.seen.delete(marketId);
     for (const marketId of this.nearExit) if (!held.has(marketId)) this.nearExit.delete(marketId);
+    for (const marketId of this.nextTimeRule.keys())
+      if (!held.has(marketId)) this.nextTimeRule.delete(marketId);
     await this.act(markets, held, cycle);
     deps.logger.debug(
       { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
@@ -337,7 +353,11 @@ export class MarketWatcher {
         const market = markets.get(marketId);
         if (!market) continue;
         const holdings = (holders.get(marketId) ?? []).filter((h) => deps.settings.wallets.has(h.wallet));
-        cycle.decisions.push(...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId)));
+        const nowSeconds = Math.floor(seenAtMs / 1000);
+        cycle.decisions.push(
+          ...decideTriggers(market, holdings, deps.settings, this.peaks.get(marketId), nowSeconds),
+        );
+        this.noteTimeRules(marketId, holdings, nowSeconds);
         this.notePeaks(market, holdings);
         const hot = deps.settings.hot;
         if (hot && isNearExit(market, holdings, hot.bandPct)) this.nearExit.add(marketId);
@@ -393,7 +413,11 @@ export class MarketWatcher {
       { triggers: Set<WatchTrigger>; marketIds: string[] },
     ]) => {
       // One poll serves every market of the wallet; its latency is filed under the weightier trigger.
-      const trigger: WatchTrigger = triggers.has("resolved") ? "resolved" : "price";
+      const trigger: WatchTrigger = triggers.has("resolved")
+        ? "resolved"
+        : triggers.has("price")
+          ? "price"
+          : "time";
       const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
       if (!queued) {
         // Its poll is running and may have read before the change. The next cycle reads these
@@ -485,10 +509,26 @@ export class MarketWatcher {
   private isDue(market: Market, nowMs: number): boolean {
     const key = JSON.stringify([market.status, market.result, market.pricing ?? null]);
     const last = this.lastRead.get(market.marketId);
-    if (last && last.key === key && nowMs - last.atMs < this.deps.settings.retriggerSeconds * 1000)
+    const timeRule = this.nextTimeRule.get(market.marketId);
+    const timeCame = timeRule !== undefined && nowMs >= timeRule * 1000;
+    if (
+      !timeCame &&
+      last &&
+      last.key === key &&
+      nowMs - last.atMs < this.deps.settings.retriggerSeconds * 1000
+    )
       return false;
     this.lastRead.set(market.marketId, { key, atMs: nowMs });
     return true;
+  }
+
+  /** The soonest time rule of the market's holders still to come: the market is read again then. */
+  private noteTimeRules(marketId: string, holdings: readonly Holding[], nowSeconds: number) {
+    const next = Math.min(
+      ...holdings.map((h) => h.exit?.atSeconds ?? Number.POSITIVE_INFINITY).filter((at) => at > nowSeconds),
+    );
+    if (Number.isFinite(next)) this.nextTimeRule.set(marketId, next);
+    else this.nextTimeRule.delete(marketId);
   }
 
   private notePeaks(market: Market, holdings: readonly Holding[]) {

@@ -75,7 +75,10 @@ describe("exit thresholds as mark prices", () => {
       overrides: [{ match: { marketId: "mkt-quiet" }, rules: { takeProfitPct: null } }],
     });
     expect(exitThresholds(config, p)).toBeUndefined();
-    expect(exitThresholds(rules({ closeBeforeSeconds: 60 }), position())).toBeUndefined();
+    // The time rule is a moment, not a price: when the market's close less its seconds comes.
+    expect(exitThresholds(rules({ closeBeforeSeconds: 60 }), position())).toEqual({
+      atSeconds: 1_700_100_000 - 60,
+    });
     // Positions the strategy would not close whatever the price: an order on it, or worth too little.
     expect(exitThresholds(rules({ takeProfitPct: 50 }), position({ openOrders: 1 }))).toBeUndefined();
     expect(exitThresholds(rules({ takeProfitPct: 50, minPositionUsd: 8 }), position())).toBeUndefined();
@@ -119,7 +122,7 @@ describe("holdings of a wallet", () => {
     expect([underOne, emptied].map(isHeld)).toEqual([true, false]);
     const held = holdingsOf(WALLET, [open, loser, claimable], {
       strategies: [
-        configured(exitRules, markBasis({ takeProfitPct: 30, stopLossPct: 10 })),
+        configured(exitRules, markBasis({ takeProfitPct: 30, stopLossPct: 10, closeBeforeSeconds: 600 })),
         configured(closeAtMultiple, { multiple: 1.2 }),
         configured(autoClaim, {}),
       ],
@@ -133,7 +136,7 @@ describe("holdings of a wallet", () => {
       costUsd: "6000000",
       sweptAt: 1_700_000_500,
     });
-    expect(held[0]?.exit).toEqual({ above: "720000", below: "540000" });
+    expect(held[0]?.exit).toEqual({ above: "720000", below: "540000", atSeconds: 1_700_100_000 - 600 });
     expect(held[1]?.exit).toBeUndefined();
     expect(held[1]?.claimable).toBe(true);
   });
@@ -219,6 +222,21 @@ describe("which holders a market change polls", () => {
     expect(check({ below: "680000" })).toEqual([]);
     expect(check({ below: "310000" }, "no")).toEqual(["price"]);
     expect(check(undefined)).toEqual([]);
+  });
+
+  it("a time rule polls its holder once its moment came after the holder's last poll", () => {
+    // Last poll at 1_700_000_000; the rule's moment 1_700_000_100.
+    const h = holding({ markUsd: "700000", exit: { atSeconds: 1_700_000_100 } });
+    const triggers = (nowSeconds: number, held = h) =>
+      decideTriggers(market(), [held], settings, new Map(), nowSeconds).map((d) => d.trigger);
+    expect(triggers(1_700_000_099)).toEqual([]);
+    expect(triggers(1_700_000_100)).toEqual(["time"]);
+    // The price sits still (the poll saw 0.70): the time alone polls it.
+    expect(triggers(1_700_003_600)).toEqual(["time"]);
+    // A poll at or after the moment decided already: nothing more.
+    expect(triggers(1_700_000_200, { ...h, sweptAt: 1_700_000_150 })).toEqual([]);
+    // Without the time, as before: nothing.
+    expect(decideTriggers(market(), [h], settings)).toEqual([]);
   });
 
   it("a trailing stop fires from the highest mark seen, the sweep's or the watcher's", () => {
