@@ -125,6 +125,7 @@ async function start(message: KeeperStart): Promise<void> {
       "watcher:",
       `  enabled: ${message.watcher}`,
       ...(message.hotIntervalMs === undefined ? [] : [`  hotIntervalMs: ${message.hotIntervalMs}`]),
+      ...(message.sweepSharePct === undefined ? [] : [`  sweepSharePct: ${message.sweepSharePct}`]),
       "strategies:",
       "  - name: auto-claim",
       "  - name: exit-rules",

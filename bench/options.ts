@@ -45,6 +45,8 @@ export interface BenchOptions {
   readonly closeBeforeResolveSeconds: number;
   /** The keeper's watcher.hotIntervalMs (undefined: its default; 0: the hot cadence off). */
   readonly hotIntervalMs: number | undefined;
+  /** The keeper's watcher.sweepSharePct (undefined: its default). */
+  readonly sweepSharePct: number | undefined;
   /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
   readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
@@ -95,6 +97,7 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
                        close time now by the keeper's clock: the watcher's hot cadence reads them);
                        default 0: open markets resolve at once
   --hot-interval-ms MS the keeper's watcher.hotIntervalMs (default: the keeper's own, 500; 0: off)
+  --sweep-share-pct P  the keeper's watcher.sweepSharePct (default: the keeper's own, 80)
   --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
                        npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
@@ -164,6 +167,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "stagger-ms": { type: "string" },
       "close-before-resolve": { type: "string" },
       "hot-interval-ms": { type: "string" },
+      "sweep-share-pct": { type: "string" },
       "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
@@ -231,6 +235,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       values["hot-interval-ms"] === undefined
         ? undefined
         : Math.round(nonNegative(values["hot-interval-ms"], "hot-interval-ms")),
+    sweepSharePct:
+      values["sweep-share-pct"] === undefined
+        ? undefined
+        : positiveNumber(values["sweep-share-pct"], "sweep-share-pct", 0),
     closeBeforeResolveSeconds:
       values["close-before-resolve"] === undefined
         ? 0

@@ -24,6 +24,8 @@ export interface KeeperStart {
   readonly watcher: boolean;
   /** watcher.hotIntervalMs of the keeper (undefined: its default; 0: the hot cadence off). */
   readonly hotIntervalMs?: number;
+  /** watcher.sweepSharePct of the keeper (undefined: its default). */
+  readonly sweepSharePct?: number;
   /** exit-rules' take-profit price, so that a price moved past it makes a close. */
   readonly takeProfitPriceUsd: string;
   /** queues.actionConcurrency and signer.concurrency (undefined: the keeper's defaults). */

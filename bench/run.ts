@@ -215,6 +215,7 @@ async function runKeeperPhase(
     pollCron: cronEvery(options.intervalSeconds),
     watcher: options.mode === "markets",
     ...(options.hotIntervalMs === undefined ? {} : { hotIntervalMs: options.hotIntervalMs }),
+    ...(options.sweepSharePct === undefined ? {} : { sweepSharePct: options.sweepSharePct }),
     takeProfitPriceUsd: TAKE_PROFIT_USD,
     concurrency: options.concurrency,
     pollConcurrency: options.pollConcurrency,
