@@ -17,7 +17,13 @@ import { StrategyStateStore } from "../keeper/state/strategy-state.js";
 import { RecordWriter } from "../ops/record-writer.js";
 import { TokenPrices } from "../signer/token-prices.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
-import { closeWorkers, failIntentWhenExhausted, trackWorker, workerOptionsFor } from "./workers.js";
+import {
+  closeWorkers,
+  failIntentWhenExhausted,
+  JobRunsAgainLater,
+  trackWorker,
+  workerOptionsFor,
+} from "./workers.js";
 
 type Strategies = SharedInfrastructure["config"]["strategies"];
 
@@ -80,7 +86,7 @@ export async function startWorkerRole(shared: SharedInfrastructure): Promise<Run
       // The wallet's other poll may have read its positions before the market changed: a
       // targeted poll runs again once that one is done (its job's attempts, see jobOptions).
       if (result.skipped === "poll_running" && job.data.target)
-        throw new Error("the wallet's poll is running: the targeted poll runs again after it");
+        throw new JobRunsAgainLater("the wallet's poll is running: the targeted poll runs again after it");
       return result;
     },
     { ...workerOptions(QUEUES.poll), concurrency: config.queues.pollConcurrency },

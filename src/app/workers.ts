@@ -19,11 +19,24 @@ export function workerOptionsFor(config: KeeperConfig, redis: Redis, keys: Redis
   } satisfies Partial<WorkerOptions>;
 }
 
+/**
+ * Thrown by a job that did nothing yet and must run again later (its wallet's other poll is running):
+ * a retry by design, counted as one and logged at debug, not a failure an operator should look at.
+ */
+export class JobRunsAgainLater extends Error {
+  override readonly name = "JobRunsAgainLater";
+}
+
 /** Counts a worker's jobs by outcome and logs its failures. */
 export function trackWorker(worker: Worker, queue: string, metrics: KeeperMetrics, logger: Logger): Worker {
   worker.on("completed", () => metrics.recordJob(queue, "completed"));
   worker.on("failed", (job: Job | undefined, error: Error) => {
     const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!final && error instanceof JobRunsAgainLater) {
+      metrics.recordJob(queue, "retried");
+      logger.debug({ job: job?.id, queue, reason: error.message }, "job runs again later");
+      return;
+    }
     metrics.recordJob(queue, final ? "failed" : "retried");
     logger.warn({ job: job?.id, queue, err: error.message, final }, "job failed");
   });
