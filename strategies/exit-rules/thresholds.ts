@@ -59,12 +59,12 @@ export function exitThresholds(
   if (downs[0] !== undefined) out.below = downs[0].toString();
   if (rules.trailingStopPct !== undefined) out.trailingStopPct = rules.trailingStopPct;
   // The time rule acts whatever the price: its owner is polled when it comes, not at its next sweep.
+  // Whole seconds: the service's close time is only known to be a number.
   const closeTime = position.marketMetadata.closeTime;
-  if (
-    rules.closeBeforeSeconds !== undefined &&
-    closeTime !== undefined &&
-    closeTime > rules.closeBeforeSeconds
-  )
-    out.atSeconds = closeTime - rules.closeBeforeSeconds;
+  const at =
+    rules.closeBeforeSeconds !== undefined && closeTime !== undefined
+      ? Math.floor(closeTime - rules.closeBeforeSeconds)
+      : undefined;
+  if (at !== undefined && Number.isSafeInteger(at) && at > 0) out.atSeconds = at;
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -79,6 +79,16 @@ describe("exit thresholds as mark prices", () => {
     expect(exitThresholds(rules({ closeBeforeSeconds: 60 }), position())).toEqual({
       atSeconds: 1_700_100_000 - 60,
     });
+    // A close time with a fraction gives whole seconds (the hook's answer must be an integer); one
+    // that is not a usable time gives no moment, and the price rules stay.
+    const at = (closeTime: number) =>
+      exitThresholds(
+        rules({ closeBeforeSeconds: 60, takeProfitPct: 50 }),
+        position({ avgPriceUsd: "600000", marketMetadata: marketMetadata({ closeTime }) }),
+      );
+    expect(at(1_700_100_000.5)).toEqual({ above: "900000", atSeconds: 1_700_099_940 });
+    expect(at(30)).toEqual({ above: "900000" });
+    expect(at(Number.POSITIVE_INFINITY)).toEqual({ above: "900000" });
     // Positions the strategy would not close whatever the price: an order on it, or worth too little.
     expect(exitThresholds(rules({ takeProfitPct: 50 }), position({ openOrders: 1 }))).toBeUndefined();
     expect(exitThresholds(rules({ takeProfitPct: 50, minPositionUsd: 8 }), position())).toBeUndefined();
