@@ -1,6 +1,12 @@
 import type { Queue } from "bullmq";
 import { BUILD_PRIORITY, jobIds, POLL_PRIORITY } from "../names.js";
-import type { ActionJobData, ConfirmJobData, PollJobData, SignJobData, WatchTrigger } from "./queues.js";
+import {
+  type ActionJobData,
+  type ConfirmJobData,
+  type PollJobData,
+  type SignJobData,
+  weightierTrigger,
+} from "./queues.js";
 
 // How work enters each queue: one helper per hop, with the job ids that make a repeated enqueue a no-op.
 
@@ -37,7 +43,7 @@ export async function enqueueTargetedPoll(
   const before = waiting.data.target;
   const merged: typeof target = before
     ? {
-        trigger: weightier(before.trigger, target.trigger),
+        trigger: weightierTrigger(before.trigger, target.trigger),
         seenAtMs: Math.min(before.seenAtMs, target.seenAtMs),
         marketIds: [...new Set([...before.marketIds, ...target.marketIds])],
       }
@@ -85,10 +91,4 @@ export async function enqueueConfirm(
     { intentKey, build },
     { jobId: jobIds.confirm(signJobId || intentKey, attempt) },
   );
-}
-
-/** Of two triggers of one poll, the one its latency is filed under: a result, then a price, then a time. */
-function weightier(a: WatchTrigger, b: WatchTrigger): WatchTrigger {
-  const order: readonly WatchTrigger[] = ["resolved", "price", "time"];
-  return order.indexOf(a) <= order.indexOf(b) ? a : b;
 }

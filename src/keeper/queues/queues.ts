@@ -4,6 +4,12 @@ import { QUEUES, type QueueName } from "../names.js";
 
 export type WatchTrigger = "resolved" | "price" | "time";
 
+/** Of two triggers of one poll, the one its latency is filed under: a result, then a price, then a time. */
+export function weightierTrigger(a: WatchTrigger, b: WatchTrigger): WatchTrigger {
+  const order: readonly WatchTrigger[] = ["resolved", "price", "time"];
+  return order.indexOf(a) <= order.indexOf(b) ? a : b;
+}
+
 export interface PollJobData {
   wallet: string;
   kind: "positions" | "orders";

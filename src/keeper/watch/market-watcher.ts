@@ -7,7 +7,7 @@ import type { Market } from "../../core/schemas/prediction.js";
 import type { RedisKeys } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import { enqueueTargetedPoll } from "../queues/enqueue.js";
-import type { PollJobData, WatchTrigger } from "../queues/queues.js";
+import { type PollJobData, type WatchTrigger, weightierTrigger } from "../queues/queues.js";
 import type { Holding, HoldingsIndex } from "../state/holdings.js";
 
 // ---- decisions (pure) ----
@@ -413,11 +413,7 @@ export class MarketWatcher {
       { triggers: Set<WatchTrigger>; marketIds: string[] },
     ]) => {
       // One poll serves every market of the wallet; its latency is filed under the weightier trigger.
-      const trigger: WatchTrigger = triggers.has("resolved")
-        ? "resolved"
-        : triggers.has("price")
-          ? "price"
-          : "time";
+      const trigger = [...triggers].reduce(weightierTrigger);
       const queued = await enqueueTargetedPoll(deps.poll, wallet, { trigger, seenAtMs, marketIds });
       if (!queued) {
         // Its poll is running and may have read before the change. The next cycle reads these
