@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { redisScript } from "../ops/redis-script.js";
 
 /**
  * One record per intent key: the transaction attempt in flight or last finished. Signatures and
@@ -71,6 +72,7 @@ redis.call('HSET', KEYS[1], 'intentKey', ARGV[7], 'attempt', ARGV[1], 'status', 
 redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[6])
 return 1
 `;
+const recordSignedScript = redisScript<unknown>("keeperAttemptRecordSigned", 1, RECORD_SIGNED);
 
 // A refusal of attempt N: a stalled run refused late must not wipe the winner's signature. Only over
 // no record, a finished attempt before N, or a refusal of N itself.
@@ -86,6 +88,7 @@ redis.call('HSET', KEYS[1], 'intentKey', ARGV[5], 'attempt', ARGV[1], 'status', 
 redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[4])
 return 1
 `;
+const recordRefusedScript = redisScript<unknown>("keeperAttemptRecordRefused", 1, RECORD_REFUSED);
 
 // A person's retry: drop a finished attempt record, never one in flight or confirmed.
 const CLEAR_FINISHED = `
@@ -94,6 +97,7 @@ if status == 'sent' or status == 'confirmed' then return status end
 redis.call('DEL', KEYS[1])
 return status or ''
 `;
+const clearFinishedScript = redisScript<unknown>("keeperAttemptClearFinished", 1, CLEAR_FINISHED);
 
 // Finish only the attempt we sent: a late writer of an older attempt must not overwrite a newer one.
 const FINISH = `
@@ -102,6 +106,7 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1
 `;
+const finishScript = redisScript<unknown>("keeperAttemptFinish", 1, FINISH);
 
 export class RedisAttemptStore implements AttemptStore {
   constructor(
@@ -136,9 +141,8 @@ export class RedisAttemptStore implements AttemptStore {
   }
 
   async recordSigned(intentKey: string, signed: SignedAttempt): Promise<boolean> {
-    const result = await this.redis.eval(
-      RECORD_SIGNED,
-      1,
+    const result = await recordSignedScript(
+      this.redis,
       this.key(intentKey),
       signed.attempt,
       signed.signature,
@@ -152,9 +156,8 @@ export class RedisAttemptStore implements AttemptStore {
   }
 
   async recordRefused(intentKey: string, attempt: number, reason: string, detail: string): Promise<boolean> {
-    const result = await this.redis.eval(
-      RECORD_REFUSED,
-      1,
+    const result = await recordRefusedScript(
+      this.redis,
       this.key(intentKey),
       attempt,
       reason,
@@ -175,7 +178,7 @@ export class RedisAttemptStore implements AttemptStore {
    * passed unseen, so neither can land any more.
    */
   async clearFinished(intentKey: string): Promise<{ cleared: boolean; status?: AttemptStatus }> {
-    const status = (await this.redis.eval(CLEAR_FINISHED, 1, this.key(intentKey))) as string;
+    const status = (await clearFinishedScript(this.redis, this.key(intentKey))) as string;
     if (status === "sent" || status === "confirmed") return { cleared: false, status };
     return status === "" ? { cleared: false } : { cleared: true, status: status as AttemptStatus };
   }
@@ -185,6 +188,6 @@ export class RedisAttemptStore implements AttemptStore {
     if (finish.slot !== undefined) extra.push("slot", finish.slot);
     if (finish.reason !== undefined) extra.push("reason", finish.reason);
     if (finish.error !== undefined) extra.push("error", finish.error);
-    await this.redis.eval(FINISH, 1, this.key(intentKey), signature, finish.status, this.now(), ...extra);
+    await finishScript(this.redis, this.key(intentKey), signature, finish.status, this.now(), ...extra);
   }
 }

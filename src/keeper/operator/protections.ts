@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { redisScript } from "../../ops/redis-script.js";
 import type { RedisKeys } from "../names.js";
 import type { LedgerRow } from "../state/ledger.js";
 import {
@@ -26,6 +27,7 @@ local previous = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return previous
 `;
+const swapSeenScript = redisScript<unknown>("keeperProtectionsSwapSeen", 1, SWAP_SEEN);
 
 /**
  * The circuit breakers' state in Redis: the confirmed closes they count and the manual resets. Every
@@ -101,13 +103,9 @@ export class Protections {
     for (const breaker of evaluation.breakers) {
       if (!breaker.isEnabled) continue;
       const state = breaker.isTripped ? "tripped" : "ok";
-      const previous = (await this.redis.eval(
-        SWAP_SEEN,
-        1,
-        this.keys.protectionsSeen,
-        breaker.name,
-        state,
-      )) as string | null;
+      const previous = (await swapSeenScript(this.redis, this.keys.protectionsSeen, breaker.name, state)) as
+        | string
+        | null;
       // A breaker never seen before is reported only when it starts out tripped.
       if (previous === state || (previous === "" && !breaker.isTripped)) continue;
       out.push({ breaker: breaker.name, isTripped: breaker.isTripped, detail: breaker.detail });

@@ -7,6 +7,7 @@ import { formatUsd } from "../../core/money.js";
 import { walletValueMicroUsd } from "../../core/position-value.js";
 import type { Snapshot } from "../../core/snapshot.js";
 import type { StrategyState } from "../../core/strategy.js";
+import { redisScript } from "../../ops/redis-script.js";
 import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
 import type { PauseSwitch } from "../operator/pause.js";
@@ -20,6 +21,13 @@ import { openBesidesPositions, PollRecords } from "../state/poll-record.js";
 import type { StrategyStateStore } from "../state/strategy-state.js";
 import { ValueSeries } from "../state/value-series.js";
 import { runStrategies } from "./run-strategies.js";
+
+// Releases the wallet's poll lock only if it is still ours (KEYS: lock; ARGV: our token).
+const releaseLockScript = redisScript<number>(
+  "keeperPollReleaseLock",
+  1,
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+);
 
 export interface PollEvents {
   onPollSucceeded?(wallet: string, durationMs: number): void;
@@ -210,12 +218,7 @@ export async function processPoll(
     return { intents: intents.length, admitted, heldBack };
   } finally {
     // Release only our own lock: a poll that outlived its lock must not free the next one's.
-    await deps.redis.eval(
-      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
-      1,
-      lockKey,
-      token,
-    );
+    await releaseLockScript(deps.redis, lockKey, token);
   }
 }
 

@@ -4,6 +4,7 @@ import { holdsContracts } from "../../core/contracts.js";
 import type { EventDetails } from "../../core/event-details.js";
 import type { Position } from "../../core/schemas/prediction.js";
 import { type PriceThresholds, priceThresholdsSchema } from "../../core/strategy-hooks.js";
+import { redisScript } from "../../ops/redis-script.js";
 import type { RedisKeys } from "../names.js";
 
 /**
@@ -173,6 +174,7 @@ end
 if #ARGV > 2 then redis.call('SADD', KEYS[3], ARGV[2]) else redis.call('SREM', KEYS[3], ARGV[2]) end
 return #old
 `;
+const replaceWalletScript = redisScript<unknown>("keeperHoldingsReplaceWallet", 3, REPLACE_WALLET);
 
 /**
  * Removes every entry of the wallets not in ARGV (the configured ones), in one step. The wallets are
@@ -208,6 +210,7 @@ for _, w in ipairs(order) do
 end
 return order
 `;
+const forgetOthersScript = redisScript<unknown>("keeperHoldingsForgetOthers", 2, FORGET_OTHERS);
 
 /** Which wallets hold which markets, in Redis under Keeper's prefix, written by every full poll. */
 export class HoldingsIndex {
@@ -223,9 +226,8 @@ export class HoldingsIndex {
     const args: string[] = [this.keys.holdingsMarket(""), wallet];
     for (const [marketId, list] of byMarket)
       args.push(marketId, list[0]?.eventId ?? "", JSON.stringify(list));
-    await this.redis.eval(
-      REPLACE_WALLET,
-      3,
+    await replaceWalletScript(
+      this.redis,
       this.keys.holdingsOfWallet(wallet),
       this.keys.holdingsMarkets,
       this.keys.holdingsWallets,
@@ -244,9 +246,8 @@ export class HoldingsIndex {
     configured: ReadonlySet<string>,
     options: { everywhere?: boolean } = {},
   ): Promise<string[]> {
-    return (await this.redis.eval(
-      FORGET_OTHERS,
-      2,
+    return (await forgetOthersScript(
+      this.redis,
       this.keys.holdingsMarkets,
       this.keys.holdingsWallets,
       this.keys.holdingsMarket(""),

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Intent, IntentKind } from "../../core/intent.js";
+import { redisScript } from "../../ops/redis-script.js";
 import type { RedisKeys } from "../names.js";
 
 /**
@@ -137,9 +138,31 @@ redis.call('SADD', KEYS[2], ARGV[1])
 return {1, tostring(tries + 1)}
 `;
 
+// A move along of a record that exists (a record gone, say with a Redis that lost its data, is not
+// written back in part). KEYS: the record, the wallet's in-flight set. ARGV: '1' when the status is
+// terminal (the key leaves the set), the intent key, then field, value pairs.
+const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if ARGV[1] == '1' then redis.call('SREM', KEYS[2], ARGV[2]) end
+return 1
+`;
+
+const admitScript = redisScript<[number, string]>("keeperLedgerAdmit", 3, ADMIT);
+const readmitScript = redisScript<[number, string]>("keeperLedgerReadmit", 2, READMIT);
+const updateScript = redisScript<number>("keeperLedgerUpdate", 2, UPDATE);
+
+/** What never changes in a record once written: the wallet and the kind its key was admitted for. */
+type Identity = Pick<LedgerRow, "wallet" | "kind">;
+
+/** Identities kept in memory, so a move along needs no read of the record; the oldest go first. */
+const IDENTITIES_KEPT = 10_000;
+
 type Fields = Partial<Omit<LedgerRow, "key" | "intent" | "kind" | "wallet" | "strategy" | "createdAt">>;
 
 export class Ledger {
+  readonly #identities = new Map<string, Identity>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -155,9 +178,8 @@ export class Ledger {
     intent: Intent,
     status: "pending" | "dry-run" | "left_to_service" = "pending",
   ): Promise<AdmitResult> {
-    const result = (await this.redis.eval(
-      ADMIT,
-      3,
+    const result = await admitScript(
+      this.redis,
       this.keys.ledgerIntent(intent.key),
       this.keys.ledgerIndex,
       this.keys.ledgerInFlight(intent.wallet),
@@ -171,9 +193,11 @@ export class Ledger {
       intent.kind,
       intent.wallet,
       intent.strategy,
-    )) as [number, string];
-    if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
-    return { admitted: false, status: result[1] as LedgerStatus };
+    );
+    if (result[0] !== 1) return { admitted: false, status: result[1] as LedgerStatus };
+    // A first record holds the intent's own wallet and kind; a record admitted again keeps its first.
+    if (result[1] === "1") this.#remember(intent.key, intent);
+    return { admitted: true, tries: Number(result[1]) };
   }
 
   /**
@@ -181,36 +205,63 @@ export class Ledger {
    * yet), whatever its tries. Anything else is left as it is and its status returned.
    */
   async readmit(row: LedgerRow): Promise<AdmitResult> {
-    const result = (await this.redis.eval(
-      READMIT,
-      2,
+    const result = await readmitScript(
+      this.redis,
       this.keys.ledgerIntent(row.key),
       this.keys.ledgerInFlight(row.wallet),
       row.key,
       String(this.nowSeconds()),
       row.intent.reason ?? "",
-    )) as [number, string];
+    );
     if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
     return result[1] === "" ? { admitted: false } : { admitted: false, status: result[1] as LedgerStatus };
   }
 
-  /** Moves a record along; terminal statuses leave the wallet's in-flight set. */
+  /**
+   * Moves a record along; terminal statuses leave the wallet's in-flight set. One script, without
+   * reading the record first when its identity is known (a claim moves along six times).
+   */
   async update(key: string, fields: Fields): Promise<void> {
-    const row = await this.get(key);
-    if (!row) throw new Error(`ledger: no intent ${key}`);
+    const identity = this.#identities.get(key) ?? (await this.get(key));
+    if (!identity) throw new Error(`ledger: no intent ${key}`);
     const now = this.nowSeconds();
     const flat: Record<string, string> = { updatedAt: String(now) };
     for (const [name, value] of Object.entries(fields))
       if (value !== undefined) flat[name] = typeof value === "object" ? JSON.stringify(value) : String(value);
     if (fields.status === "confirmed") flat.confirmedAt = String(now);
-    const tx = this.redis.multi().hset(this.keys.ledgerIntent(key), flat);
-    if (fields.status && (TERMINAL_STATUSES as readonly string[]).includes(fields.status))
-      tx.srem(this.keys.ledgerInFlight(row.wallet), key);
+    const isTerminal =
+      fields.status !== undefined && (TERMINAL_STATUSES as readonly string[]).includes(fields.status);
+    if (
+      fields.status === "confirmed" &&
+      (identity.kind === "createTrigger" || identity.kind === "cancelTrigger")
+    )
+      return this.#confirmTriggerOrder(key, flat, fields);
+    const written = await updateScript(
+      this.redis,
+      this.keys.ledgerIntent(key),
+      this.keys.ledgerInFlight(identity.wallet),
+      isTerminal ? "1" : "",
+      key,
+      ...Object.entries(flat).flat(),
+    );
+    if (written !== 1) {
+      this.#identities.delete(key);
+      throw new Error(`ledger: no intent ${key}`);
+    }
+  }
+
+  /** A trigger order's create or cancel confirmed: the record, and the wallet's open orders with it. */
+  async #confirmTriggerOrder(key: string, flat: Record<string, string>, fields: Fields): Promise<void> {
+    const row = await this.get(key);
+    if (!row) throw new Error(`ledger: no intent ${key}`);
+    const tx = this.redis
+      .multi()
+      .hset(this.keys.ledgerIntent(key), flat)
+      .srem(this.keys.ledgerInFlight(row.wallet), key);
     // Trigger orders the service cannot list: a confirmed create opens one, a confirmed cancel ends it.
     const order = fields.order ?? row.order;
-    if (fields.status === "confirmed" && row.kind === "createTrigger" && order)
-      tx.hset(this.keys.ledgerTriggerOrders(row.wallet), key, order);
-    if (fields.status === "confirmed" && row.intent.kind === "cancelTrigger") {
+    if (row.kind === "createTrigger" && order) tx.hset(this.keys.ledgerTriggerOrders(row.wallet), key, order);
+    if (row.intent.kind === "cancelTrigger") {
       const open = await this.redis.hgetall(this.keys.ledgerTriggerOrders(row.wallet));
       for (const [createKey, value] of Object.entries(open))
         if (value === row.intent.order) tx.hdel(this.keys.ledgerTriggerOrders(row.wallet), createKey);
@@ -242,7 +293,19 @@ export class Ledger {
 
   async get(key: string): Promise<LedgerRow | undefined> {
     const hash = await this.redis.hgetall(this.keys.ledgerIntent(key));
-    return Object.keys(hash).length === 0 ? undefined : toRow(hash);
+    if (Object.keys(hash).length === 0) return undefined;
+    const row = toRow(hash);
+    this.#remember(key, row);
+    return row;
+  }
+
+  #remember(key: string, identity: Identity): void {
+    if (this.#identities.has(key)) return;
+    if (this.#identities.size >= IDENTITIES_KEPT) {
+      const oldest = this.#identities.keys().next().value;
+      if (oldest !== undefined) this.#identities.delete(oldest);
+    }
+    this.#identities.set(key, { wallet: identity.wallet, kind: identity.kind });
   }
 
   async inFlight(wallet: string): Promise<LedgerRow[]> {
@@ -261,10 +324,12 @@ export class Ledger {
     const pipeline = this.redis.pipeline();
     for (const key of keys) pipeline.hgetall(this.keys.ledgerIntent(key));
     const results = (await pipeline.exec()) ?? [];
-    return results
+    const rows = results
       .map(([, hash]) => hash as Record<string, string>)
       .filter((hash) => hash && Object.keys(hash).length > 0)
       .map(toRow);
+    for (const row of rows) this.#remember(row.key, row);
+    return rows;
   }
 }
 

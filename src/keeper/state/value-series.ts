@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { redisScript } from "../../ops/redis-script.js";
 import type { RedisKeys } from "../names.js";
 
 /**
@@ -40,6 +41,7 @@ else
 end
 return total
 `;
+const recordScript = redisScript<unknown>("keeperValueRecord", 3, RECORD);
 
 // KEYS: wallets hash, total. ARGV: wallets to keep. Drops the others' values from the total.
 const FORGET = `
@@ -54,6 +56,7 @@ for i = 1, #all, 2 do
 end
 return 0
 `;
+const forgetScript = redisScript<unknown>("keeperValueForget", 2, FORGET);
 
 export class ValueSeries {
   constructor(
@@ -64,9 +67,8 @@ export class ValueSeries {
   /** Records a wallet's value as a poll saw it; returns the fleet total now. */
   async record(wallet: string, valueMicroUsd: bigint, atSeconds: number): Promise<bigint> {
     const bucket = atSeconds - (atSeconds % SAMPLE_BUCKET_SECONDS);
-    const total = await this.redis.eval(
-      RECORD,
-      3,
+    const total = await recordScript(
+      this.redis,
       this.keys.valueWallets,
       this.keys.valueTotal,
       this.keys.valueSamples,
@@ -80,7 +82,7 @@ export class ValueSeries {
 
   /** Drops wallets no longer run from the total (their samples so far stay as they were). */
   async forget(keepWallets: readonly string[]): Promise<void> {
-    await this.redis.eval(FORGET, 2, this.keys.valueWallets, this.keys.valueTotal, ...keepWallets);
+    await forgetScript(this.redis, this.keys.valueWallets, this.keys.valueTotal, ...keepWallets);
   }
 
   /** The samples, oldest first. */

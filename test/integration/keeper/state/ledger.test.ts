@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import { type Ledger, notAdmittedReason } from "../../../../src/keeper/state/ledger.js";
+import { Ledger, notAdmittedReason } from "../../../../src/keeper/state/ledger.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
 const wallet = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -42,6 +42,22 @@ describe("ledger", () => {
       confirmedAt: 1_000,
       kind: "claim",
     });
+  });
+
+  it("moves a record along without reading it, yet never writes back a record that is gone", async () => {
+    const key = `claim-${POSITION}`;
+    await ledger.admit(claim(POSITION));
+    await ledger.update(key, { status: "building", builds: 1 });
+    // Another process's ledger never read the record: it learns the wallet from it once.
+    const other = new Ledger(ctx.redis, ctx.keys, undefined, () => now);
+    await other.update(key, { status: "confirmed", signature: "sig2" });
+    expect(await ledger.inFlight(wallet)).toEqual([]);
+    expect(await ledger.get(key)).toMatchObject({ status: "confirmed", builds: 1, signature: "sig2" });
+    // A Redis that lost its data: the record is not written back in part, and the caller hears so.
+    await ctx.redis.del(ctx.keys.ledgerIntent(key));
+    await expect(ledger.update(key, { status: "failed", error: "late" })).rejects.toThrow(`no intent ${key}`);
+    await expect(other.update(key, { status: "failed" })).rejects.toThrow(`no intent ${key}`);
+    expect(await ctx.redis.exists(ctx.keys.ledgerIntent(key))).toBe(0);
   });
 
   it("admits concurrent duplicates exactly once", async () => {
