@@ -56,13 +56,16 @@ export async function startSignerRole(
   };
   const onExecuteReport = (outcome: "success" | "failed" | "error") =>
     metrics.predictionExecutes.inc({ outcome });
+  // Hundreds of transactions signed and watched at once after a burst of claims share their reads of
+  // the block height, a blockhash's validity and the statuses (batched-reads.ts).
+  const chainReads = withBatchedReads(connection);
   const signAndSubmit = createSubmitAdapter({
     config,
     execute,
     onExecuteReport,
     guard,
     wallets: keyring,
-    connection,
+    connection: chainReads,
     attempts,
     logger,
     send,
@@ -88,8 +91,6 @@ export async function startSignerRole(
   // Every watch in flight waits on this signal (its pause between polls, its retried reads): up to
   // watchConcurrency of them at once is the design, not a leak, so Node's warning at 10 is lifted.
   setMaxListeners(config.signer.watchConcurrency * 4, stopping.signal);
-  // Hundreds of transactions watched at once after a burst of claims read their statuses together.
-  const watchConnection = withBatchedReads(connection);
   const confirmWorker = new Worker(
     QUEUES.confirm,
     async (job) =>
@@ -101,7 +102,7 @@ export async function startSignerRole(
             intentKey,
             resumed,
             ...(resubmit ? { resubmit } : {}),
-            connection: watchConnection,
+            connection: chainReads,
             attempts,
             logger,
             send,

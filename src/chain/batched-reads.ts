@@ -10,7 +10,10 @@ import type {
 export interface BatchedReadsOptions {
   /** How long a status read waits for others to join it in one call (default 25 ms). */
   gatherMs?: number;
-  /** A block height this fresh is answered again without a call (default 200 ms: half a slot). */
+  /**
+   * A block height, or the node's word on a blockhash, this fresh is answered again without a call
+   * (default 200 ms: half a slot).
+   */
   heightMaxAgeMs?: number;
 }
 
@@ -20,12 +23,13 @@ const MAX_SIGNATURES = 256;
 type StatusAnswer = RpcResponseAndContext<Array<SignatureStatus | null>>;
 
 /**
- * The connection the confirm loop reads through. Each watched transaction asks for its status
- * and the block height every poll (400 ms); a burst of claims puts hundreds in flight, and one call
- * each would be hundreds of RPC calls a second. Here the status reads of the transactions being
- * watched go out together (getSignatureStatuses takes up to 256 signatures) and the block height is
- * shared while it is younger than half a slot. Everything else (sends, the blockhash check, the
- * history search of a last status check) goes to the connection as it is.
+ * The connection the signer role reads through. Each watched transaction asks for its status and the
+ * block height every poll (400 ms), and each signing asks for the height and its blockhash's validity;
+ * a burst of claims puts hundreds in flight, and one call each would be hundreds of RPC calls a
+ * second. Here the status reads of the transactions being watched go out together
+ * (getSignatureStatuses takes up to 256 signatures), and the block height and the node's word on a
+ * blockhash are shared while younger than half a slot. Everything else (account reads, simulations,
+ * sends, the history search of a last status check) goes to the connection as it is.
  */
 export function withBatchedReads(connection: Connection, options: BatchedReadsOptions = {}): Connection {
   const gatherMs = options.gatherMs ?? 25;
@@ -73,7 +77,8 @@ export function withBatchedReads(connection: Connection, options: BatchedReadsOp
     }
   };
 
-  const heights = new Map<string, { atMs: number; value: Promise<number> }>();
+  const heights = freshAnswers<number>(heightMaxAgeMs);
+  const blockhashes = freshAnswers<RpcResponseAndContext<boolean>>(heightMaxAgeMs);
 
   const batched = Object.create(connection) as Connection;
   batched.getSignatureStatuses = (signatures: string[], config?: SignatureStatusConfig) => {
@@ -86,18 +91,35 @@ export function withBatchedReads(connection: Connection, options: BatchedReadsOp
       }
     });
   };
-  batched.getBlockHeight = (commitmentOrConfig?: Commitment | GetBlockHeightConfig) => {
-    const key = JSON.stringify(commitmentOrConfig ?? null);
+  batched.getBlockHeight = (commitmentOrConfig?: Commitment | GetBlockHeightConfig) =>
+    heights(JSON.stringify(commitmentOrConfig ?? null), () => connection.getBlockHeight(commitmentOrConfig));
+  // A burst's builds share a few blockhashes: the node's word on one is asked once in half a slot.
+  // Either answer is safe to share so briefly: a transaction whose blockhash ran out meanwhile cannot
+  // land, and its watch finds it expired.
+  batched.isBlockhashValid = (blockhash: string, config?: Parameters<Connection["isBlockhashValid"]>[1]) =>
+    blockhashes(JSON.stringify([blockhash, config ?? null]), () =>
+      connection.isBlockhashValid(blockhash, config),
+    );
+  return batched;
+}
+
+/**
+ * One read per key while its answer is younger than `maxAgeMs`: callers in that time share it (the
+ * read still in flight included). A failed read is not shared: the next caller asks again.
+ */
+function freshAnswers<T>(maxAgeMs: number) {
+  const known = new Map<string, { atMs: number; value: Promise<T> }>();
+  return (key: string, read: () => Promise<T>): Promise<T> => {
     const now = performance.now();
-    const known = heights.get(key);
-    if (known && now - known.atMs < heightMaxAgeMs) return known.value;
-    const value = connection.getBlockHeight(commitmentOrConfig);
-    heights.set(key, { atMs: now, value });
-    // A failed read is not shared: the next caller asks again.
+    const fresh = known.get(key);
+    if (fresh && now - fresh.atMs < maxAgeMs) return fresh.value;
+    // Stale answers go as the next read of any key comes: the map holds what half a slot asked.
+    for (const [k, entry] of known) if (now - entry.atMs >= maxAgeMs) known.delete(k);
+    const value = read();
+    known.set(key, { atMs: now, value });
     value.catch(() => {
-      if (heights.get(key)?.value === value) heights.delete(key);
+      if (known.get(key)?.value === value) known.delete(key);
     });
     return value;
   };
-  return batched;
 }

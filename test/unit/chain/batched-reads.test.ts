@@ -26,6 +26,10 @@ function fakeConnection() {
       height += 1;
       return height;
     },
+    async isBlockhashValid(blockhash: string, config?: unknown) {
+      calls.push({ method: "isBlockhashValid", args: [blockhash, config] });
+      return { context: { slot: height }, value: blockhash.startsWith("live") };
+    },
   };
   return {
     connection: connection as unknown as Connection,
@@ -114,6 +118,23 @@ describe("the watcher's batched reads", () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await reads.getBlockHeight("confirmed")).toBe(first + 2);
     expect(fake.calls.filter((c) => c.method === "getBlockHeight")).toHaveLength(3);
+  });
+
+  it("asks the node about a blockhash once in half a slot, per blockhash, and again once it is old", async () => {
+    const fake = fakeConnection();
+    const reads = withBatchedReads(fake.connection, { heightMaxAgeMs: 50 });
+    const asked = () => fake.calls.filter((c) => c.method === "isBlockhashValid").map((c) => c.args[0]);
+    const answers = await Promise.all([
+      reads.isBlockhashValid("live-1", { commitment: "processed" }),
+      reads.isBlockhashValid("live-1", { commitment: "processed" }),
+      reads.isBlockhashValid("gone-2", { commitment: "processed" }),
+      reads.isBlockhashValid("live-1", { commitment: "confirmed" }),
+    ]);
+    expect(answers.map((a) => a.value)).toEqual([true, true, false, true]);
+    expect(asked()).toEqual(["live-1", "gone-2", "live-1"]);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect((await reads.isBlockhashValid("live-1", { commitment: "processed" })).value).toBe(true);
+    expect(asked()).toEqual(["live-1", "gone-2", "live-1", "live-1"]);
   });
 
   it("one caller's own list goes out whole, even past 256 signatures", async () => {
