@@ -5,12 +5,13 @@
  * It runs the real keeper (startKeeper, every role) and records each request it sends to the service
  * by wrapping the global fetch the API client uses: when it was sent, what it was, and the answer.
  */
+import { type ChildProcess, fork } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeHeapSnapshot } from "node:v8";
 import pino from "pino";
-import { ALL_ROLES, type RunningKeeper, startKeeper } from "../src/app/start-keeper.js";
+import { ALL_ROLES, type Role, type RunningKeeper, startKeeper } from "../src/app/start-keeper.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { deriveKeypair } from "../src/sandbox/world/rng.js";
 import { Wallets } from "../src/signer/keys.js";
@@ -47,12 +48,14 @@ let beforeSnapshot: { maxRssKb: number; peakRss: number } | undefined;
 
 function sampleRss(): number {
   const usage = process.memoryUsage();
+  // With a signer process, both processes' RSS: what the keeper holds in all.
+  const rss = usage.rss + signerProcess.rssBytes;
   // After a heap snapshot the RSS is the snapshot's too: the peak is the one read before it.
-  if (!beforeSnapshot && usage.rss > peakRss) {
-    peakRss = usage.rss;
+  if (!beforeSnapshot && rss > peakRss) {
+    peakRss = rss;
     atPeak = usage;
   }
-  return usage.rss;
+  return rss;
 }
 
 /** Wraps fetch: every request to the service becomes an event (web3.js's RPC calls are not counted). */
@@ -148,14 +151,61 @@ async function start(message: KeeperStart): Promise<void> {
     { level: message.logLevel },
     pino.destination({ dest: message.logFile, sync: false, mkdir: true }),
   );
-  keeper = await startKeeper({ config, roles: new Set(ALL_ROLES), logger, wallets, opsServer: false });
+  const roles: readonly Role[] = message.signerProcess
+    ? ["scheduler", "worker"]
+    : (message.roles ?? ALL_ROLES);
+  if (message.signerProcess) await startSignerProcess(message);
+  keeper = await startKeeper({ config, roles: new Set(roles), logger, wallets, opsServer: false });
   progressTimer = setInterval(() => {
     const events = pending;
     pending = [];
     const cpu = process.cpuUsage();
-    void send({ type: "progress", events, rssBytes: sampleRss(), cpuMicros: cpu.user + cpu.system });
+    void send({
+      type: "progress",
+      events,
+      rssBytes: sampleRss(),
+      cpuMicros: cpu.user + cpu.system + signerProcess.cpuMicros,
+    });
   }, PROGRESS_MS);
   await send({ type: "ready", startupMs: Math.round(performance.now() - started) });
+}
+
+/** The forked signer process, and what it last reported (added to this process's reports). */
+const signerProcess: { child?: ChildProcess; cpuMicros: number; rssBytes: number; maxRssKb: number } = {
+  cpuMicros: 0,
+  rssBytes: 0,
+  maxRssKb: 0,
+};
+
+/** Forks this module again to run the signer role alone; resolves once it is ready. */
+function startSignerProcess(message: KeeperStart): Promise<void> {
+  const child = fork(process.argv[1] ?? "", [], { execArgv: process.execArgv, stdio: "inherit" });
+  signerProcess.child = child;
+  return new Promise((resolve, reject) => {
+    child.on("message", (reply: FromKeeper) => {
+      if (reply.type === "ready") resolve();
+      else if (reply.type === "progress") {
+        signerProcess.cpuMicros = reply.cpuMicros;
+        signerProcess.rssBytes = reply.rssBytes;
+      } else if (reply.type === "stopped") signerProcess.maxRssKb = reply.maxRssKb;
+      else if (reply.type === "failed") reject(new Error(`signer process: ${reply.error}`));
+    });
+    child.once("exit", (code) => reject(new Error(`signer process exited (code ${code})`)));
+    child.send({
+      ...message,
+      signerProcess: false,
+      roles: ["signer"],
+      logFile: `${message.logFile}.signer`,
+    } satisfies ToKeeper);
+  });
+}
+
+async function stopSignerProcess(): Promise<void> {
+  const child = signerProcess.child;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.send({ type: "stop" } satisfies ToKeeper);
+  await exited;
 }
 
 function heapSnapshot(file: string): void {
@@ -168,9 +218,11 @@ async function stop(): Promise<void> {
   if (progressTimer) clearInterval(progressTimer);
   if (!beforeSnapshot) sampleRss();
   await keeper?.stop();
+  await stopSignerProcess();
   await send({
     type: "stopped",
-    maxRssKb: beforeSnapshot?.maxRssKb ?? process.resourceUsage().maxRSS,
+    // With a signer process, the two peaks added: at most what both held at once.
+    maxRssKb: (beforeSnapshot?.maxRssKb ?? process.resourceUsage().maxRSS) + signerProcess.maxRssKb,
     peakSampledRssBytes: beforeSnapshot?.peakRss ?? peakRss,
     ...(atPeak
       ? {

@@ -47,6 +47,8 @@ export interface BenchOptions {
   readonly hotIntervalMs: number | undefined;
   /** The keeper's watcher.sweepSharePct (undefined: its default). */
   readonly sweepSharePct: number | undefined;
+  /** The keeper's signer role in a process of its own (CPU and RSS: both processes). */
+  readonly signerProcess: boolean;
   /** How the keeper's process runs: `dist` (built JavaScript on plain node, as the image runs it) or `tsx`. */
   readonly keeperRuntime: "dist" | "tsx";
   /** Sliding window of the sandbox's rate limit, in seconds (1: R requests in any second). */
@@ -98,6 +100,8 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
                        default 0: open markets resolve at once
   --hot-interval-ms MS the keeper's watcher.hotIntervalMs (default: the keeper's own, 500; 0: off)
   --sweep-share-pct P  the keeper's watcher.sweepSharePct (default: the keeper's own, 80)
+  --signer-process     the keeper's signer role in a process of its own, as \`keeper start --role signer\`
+                       runs it (its CPU and RSS are added to the keeper's; --cpu-profile profiles the other)
   --keeper-runtime R   dist: the built JavaScript on plain node, as the Docker image runs it (default;
                        npm run bench builds it first); tsx: the TypeScript sources through tsx
   --window-seconds S   sliding window of the sandbox's limit (default 1: at most R in any second)
@@ -168,6 +172,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "close-before-resolve": { type: "string" },
       "hot-interval-ms": { type: "string" },
       "sweep-share-pct": { type: "string" },
+      "signer-process": { type: "boolean" },
       "keeper-runtime": { type: "string" },
       "window-seconds": { type: "string" },
       interval: { type: "string" },
@@ -235,6 +240,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       values["hot-interval-ms"] === undefined
         ? undefined
         : Math.round(nonNegative(values["hot-interval-ms"], "hot-interval-ms")),
+    signerProcess: values["signer-process"] === true,
     sweepSharePct:
       values["sweep-share-pct"] === undefined
         ? undefined

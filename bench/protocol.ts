@@ -36,6 +36,13 @@ export interface KeeperStart {
   readonly walletCount: number;
   readonly logFile: string;
   readonly logLevel: string;
+  /**
+   * The signer role in a process of its own (as `keeper start --role signer` runs it), forked by the
+   * keeper process, which adds that process's CPU time and RSS to its reports.
+   */
+  readonly signerProcess?: boolean;
+  /** The roles this process runs (default: every role; the forked signer: the signer). */
+  readonly roles?: readonly ("scheduler" | "worker" | "signer")[];
 }
 
 export interface KeeperStop {

@@ -216,6 +216,7 @@ async function runKeeperPhase(
     watcher: options.mode === "markets",
     ...(options.hotIntervalMs === undefined ? {} : { hotIntervalMs: options.hotIntervalMs }),
     ...(options.sweepSharePct === undefined ? {} : { sweepSharePct: options.sweepSharePct }),
+    ...(options.signerProcess ? { signerProcess: true } : {}),
     takeProfitPriceUsd: TAKE_PROFIT_USD,
     concurrency: options.concurrency,
     pollConcurrency: options.pollConcurrency,
