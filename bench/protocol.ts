@@ -20,6 +20,10 @@ export interface KeeperStart {
   /** The keeper's service.rateLimitWindowSeconds: the sandbox's window. */
   readonly windowSeconds: number;
   readonly pollCron: string;
+  /** schedules.pollOrders (default: never within a run). */
+  readonly ordersCron?: string;
+  /** schedules.idleSweepMultiple (default: the keeper's own). */
+  readonly idleSweepMultiple?: number;
   /** The market watcher on (mode markets) or off (mode wallets). */
   readonly watcher: boolean;
   /** watcher.hotIntervalMs of the keeper (undefined: its default; 0: the hot cadence off). */

@@ -2,19 +2,17 @@
  * Sweep benchmark: the keeper against a naive claim loop, on the same sandbox world, under the same
  * API rate limit. `npm run bench -- --help` for the flags; bench/README.md for what the figures mean.
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { intentKeys } from "../src/core/intent.js";
 import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { type CpuReading, claimCpu, formatClaimCpu } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
+import { forkKeeper } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
@@ -31,8 +29,6 @@ import {
   TAKE_PROFIT_USD,
 } from "./world-sample.js";
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const REPO_DIR = dirname(BENCH_DIR);
 const PROGRESS_EVERY_MS = 3_000;
 const LEDGER_POLL_MS = 100;
 
@@ -140,24 +136,6 @@ class LedgerWatcher {
       this.#busy = false;
     }
   }
-}
-
-function forkKeeper(
-  runtime: BenchOptions["keeperRuntime"],
-  heapMb: number | undefined,
-  nodeFlags: readonly string[],
-): ChildProcess {
-  const heap = [...nodeFlags, ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`])];
-  const built = join(REPO_DIR, "dist", "bench", "keeper-process.js");
-  if (runtime === "dist" && !existsSync(built))
-    throw new Error(
-      `${built} is missing: run npm run build (npm run bench does), or pass --keeper-runtime tsx`,
-    );
-  return fork(runtime === "dist" ? built : join(BENCH_DIR, "keeper-process.ts"), [], {
-    cwd: REPO_DIR,
-    execArgv: runtime === "dist" ? heap : ["--import", "tsx", ...heap],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
 }
 
 async function runKeeperPhase(

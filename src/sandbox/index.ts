@@ -28,6 +28,8 @@ export interface StartSandboxOptions {
   readonly walletCount?: number;
   /** Events per category and provider (default 4: 56 events, about 110 markets). */
   readonly eventsPerCategory?: number;
+  /** Of the wallets beyond the first four, about this percent hold nothing (default 0). */
+  readonly idleWalletPct?: number;
   /** Default: 150 requests a second over 60 s (the largest live plan); `false`: no limit. */
   readonly rateLimit?: RateLimitPlan | false;
   readonly faults?: FaultSettings;
@@ -159,6 +161,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     clock,
     ...(options.walletCount === undefined ? {} : { walletCount: options.walletCount }),
     ...(options.eventsPerCategory === undefined ? {} : { eventsPerCategory: options.eventsPerCategory }),
+    ...(options.idleWalletPct === undefined ? {} : { idleWalletPct: options.idleWalletPct }),
     ...(catalogue === undefined ? {} : { tokenMints: catalogue.tokenMints }),
   });
   if (chain && catalogue) fundWallets(chain, world, catalogue.tokenMints, options.walletFunding);

@@ -76,10 +76,22 @@ export interface PositionRecord {
 export interface PositionLayout {
   readonly richWallets: number;
   readonly positionsPerWallet: number;
+  /** Of the other wallets, about this percent hold nothing (a fleet's empty wallets); default 0. */
+  readonly idleWalletPct?: number;
+  /** The world's seed: which wallets hold nothing follows from it. */
+  readonly seed?: number;
+}
+
+/** Whether wallet `walletIndex` holds nothing: never a rich one; the others by a draw of the seed. */
+function isIdleWallet(walletIndex: number, layout: PositionLayout): boolean {
+  const pct = layout.idleWalletPct ?? 0;
+  if (walletIndex < layout.richWallets || pct <= 0) return false;
+  return mulberry32(hashString(`idle:${walletIndex}#${layout.seed ?? 1}`))() * 100 < pct;
 }
 
 export function slotsForWallet(walletIndex: number, layout: PositionLayout): readonly PositionSlot[] {
   if (walletIndex < layout.richWallets) return RICH_TEMPLATE;
+  if (isIdleWallet(walletIndex, layout)) return [];
   const slots: PositionSlot[] = [];
   for (let k = 0; k < layout.positionsPerWallet; k++)
     slots.push(SMALL_TEMPLATE[k % SMALL_TEMPLATE.length] ?? "open");

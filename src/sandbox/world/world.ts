@@ -28,6 +28,8 @@ export interface WorldOptions {
   readonly richWalletCount?: number;
   /** Positions of each wallet beyond the rich ones; default 3 (claimable, open with an order, losing). */
   readonly positionsPerWallet?: number;
+  /** Of the wallets beyond the rich ones, about this percent hold nothing (0 to 100; default 0). */
+  readonly idleWalletPct?: number;
   /** Events per category and provider; default 4 (56 events, about 110 markets). */
   readonly eventsPerCategory?: number;
   /** Mints that exist on the local chain, by token catalogue key (`usdc` at least, when a chain runs). */
@@ -124,7 +126,11 @@ export class World {
     const layout = {
       richWallets: Math.min(this.walletCount, options.richWalletCount ?? 4),
       positionsPerWallet: options.positionsPerWallet ?? 3,
+      idleWalletPct: options.idleWalletPct ?? 0,
+      seed: this.seed,
     };
+    if (!(layout.idleWalletPct >= 0 && layout.idleWalletPct <= 100))
+      throw new RangeError("idleWalletPct must be between 0 and 100");
     const generated = generateEventsAndMarkets(
       this.seed,
       this.genesisSeconds,
