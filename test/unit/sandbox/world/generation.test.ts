@@ -29,6 +29,29 @@ describe("world generation", () => {
     expect(world.walletKeypair(2).publicKey.toBase58()).toBe(world.wallets()[2]);
   });
 
+  it("leaves about idleWalletPct of the wallets past the first four empty, the same ones for a seed", () => {
+    const holders = (seed: number, idleWalletPct?: number) =>
+      new Set(
+        createWorld({
+          seed,
+          clock: new DrivenClock(),
+          walletCount: 2_000,
+          ...(idleWalletPct === undefined ? {} : { idleWalletPct }),
+        }).positions.map((p) => p.ownerIndex),
+      );
+    expect(holders(1).size).toBe(2_000);
+    const half = holders(1, 50);
+    for (const rich of [0, 1, 2, 3]) expect(half.has(rich)).toBe(true);
+    expect(half.size).toBeGreaterThan(900);
+    expect(half.size).toBeLessThan(1_100);
+    expect([...holders(1, 50)]).toEqual([...half]);
+    expect([...holders(2, 50)]).not.toEqual([...half]);
+    expect(holders(1, 100).size).toBe(4);
+    expect(() => createWorld({ clock: new DrivenClock(), idleWalletPct: 101 })).toThrow(
+      "idleWalletPct must be between 0 and 100",
+    );
+  });
+
   it("holds events in every category from both providers it imitates", () => {
     const world = createWorld({ clock: new DrivenClock() });
     for (const provider of ["polymarket", "kalshi"])
