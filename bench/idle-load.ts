@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { KEEPER_NODE_FLAGS } from "../src/cli/node-flags.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
-import { forkKeeper } from "./keeper-fork.js";
+import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { cronEvery } from "./options.js";
 import type { FromKeeper, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
@@ -106,10 +106,7 @@ async function measure(
   });
   child.send({
     type: "start",
-    serviceUrl: sandbox.url,
-    apiKey: sandbox.apiKey,
-    rpcUrl: sandbox.chain?.url ?? "",
-    usdcMint: sandbox.usdcMint,
+    ...sandboxEndpoints(sandbox),
     redisUrl: options.redisUrl,
     prefix,
     requestsPerSecond: options.rps,

@@ -2,7 +2,9 @@ import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { RunningSandbox } from "../src/sandbox/index.js";
 import type { BenchOptions } from "./options.js";
+import type { KeeperStart } from "./protocol.js";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
@@ -24,4 +26,16 @@ export function forkKeeper(
     execArgv: runtime === "dist" ? heap : ["--import", "tsx", ...heap],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+}
+
+/** Where the keeper finds the sandbox: its service, key, chain and USDC mint. */
+export function sandboxEndpoints(
+  sandbox: RunningSandbox,
+): Pick<KeeperStart, "serviceUrl" | "apiKey" | "rpcUrl" | "usdcMint"> {
+  return {
+    serviceUrl: sandbox.url,
+    apiKey: sandbox.apiKey,
+    rpcUrl: sandbox.chain?.url ?? "",
+    usdcMint: sandbox.usdcMint,
+  };
 }

@@ -124,7 +124,9 @@ async function start(message: KeeperStart): Promise<void> {
       "schedules:",
       `  pollPositions: "${message.pollCron}"`,
       `  pollOrders: "${message.ordersCron ?? NEVER}"`,
-      ...(message.idleSweepMultiple === undefined ? [] : [`  idleSweepMultiple: ${message.idleSweepMultiple}`]),
+      ...(message.idleSweepMultiple === undefined
+        ? []
+        : [`  idleSweepMultiple: ${message.idleSweepMultiple}`]),
       `  housekeeping: "${NEVER}"`,
       "watcher:",
       `  enabled: ${message.watcher}`,

@@ -12,7 +12,7 @@ import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
 import { type CpuReading, claimCpu, formatClaimCpu } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
-import { forkKeeper } from "./keeper-fork.js";
+import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
@@ -182,10 +182,7 @@ async function runKeeperPhase(
   });
   const start: KeeperStart = {
     type: "start",
-    serviceUrl: sandbox.url,
-    apiKey: sandbox.apiKey,
-    rpcUrl: sandbox.chain?.url ?? "",
-    usdcMint: sandbox.usdcMint,
+    ...sandboxEndpoints(sandbox),
     redisUrl: options.redisUrl,
     prefix,
     requestsPerSecond: options.keeperRps,
