@@ -78,7 +78,8 @@ export function withBatchedReads(connection: Connection, options: BatchedReadsOp
   };
 
   const heights = freshAnswers<number>(heightMaxAgeMs);
-  const blockhashes = freshAnswers<RpcResponseAndContext<boolean>>(heightMaxAgeMs);
+  // Only "still valid" is shared: "gone" ends a watch (expired), so each watch hears it from the node.
+  const blockhashes = freshAnswers<RpcResponseAndContext<boolean>>(heightMaxAgeMs, (answer) => answer.value);
 
   const batched = Object.create(connection) as Connection;
   batched.getSignatureStatuses = (signatures: string[], config?: SignatureStatusConfig) => {
@@ -93,9 +94,9 @@ export function withBatchedReads(connection: Connection, options: BatchedReadsOp
   };
   batched.getBlockHeight = (commitmentOrConfig?: Commitment | GetBlockHeightConfig) =>
     heights(JSON.stringify(commitmentOrConfig ?? null), () => connection.getBlockHeight(commitmentOrConfig));
-  // A burst's builds share a few blockhashes: the node's word on one is asked once in half a slot.
-  // Either answer is safe to share so briefly: a transaction whose blockhash ran out meanwhile cannot
-  // land, and its watch finds it expired.
+  // A burst's builds share a few blockhashes: the node's "still valid" on one is asked once in half a
+  // slot. Safe to share so briefly: a transaction whose blockhash ran out meanwhile cannot land, and
+  // its watch finds it expired.
   batched.isBlockhashValid = (blockhash: string, config?: Parameters<Connection["isBlockhashValid"]>[1]) =>
     blockhashes(JSON.stringify([blockhash, config ?? null]), () =>
       connection.isBlockhashValid(blockhash, config),
@@ -105,9 +106,10 @@ export function withBatchedReads(connection: Connection, options: BatchedReadsOp
 
 /**
  * One read per key while its answer is younger than `maxAgeMs`: callers in that time share it (the
- * read still in flight included). A failed read is not shared: the next caller asks again.
+ * read still in flight included). A failed read, or an answer `isShared` refuses, is not kept: the
+ * next caller asks again.
  */
-function freshAnswers<T>(maxAgeMs: number) {
+function freshAnswers<T>(maxAgeMs: number, isShared: (answer: T) => boolean = () => true) {
   const known = new Map<string, { atMs: number; value: Promise<T> }>();
   return (key: string, read: () => Promise<T>): Promise<T> => {
     const now = performance.now();
@@ -117,9 +119,12 @@ function freshAnswers<T>(maxAgeMs: number) {
     for (const [k, entry] of known) if (now - entry.atMs >= maxAgeMs) known.delete(k);
     const value = read();
     known.set(key, { atMs: now, value });
-    value.catch(() => {
+    const forget = () => {
       if (known.get(key)?.value === value) known.delete(key);
-    });
+    };
+    value.then((answer) => {
+      if (!isShared(answer)) forget();
+    }, forget);
     return value;
   };
 }

@@ -120,7 +120,7 @@ describe("the watcher's batched reads", () => {
     expect(fake.calls.filter((c) => c.method === "getBlockHeight")).toHaveLength(3);
   });
 
-  it("asks the node about a blockhash once in half a slot, per blockhash, and again once it is old", async () => {
+  it('shares a blockhash\'s "still valid" for half a slot, per blockhash, never its "gone"', async () => {
     const fake = fakeConnection();
     const reads = withBatchedReads(fake.connection, { heightMaxAgeMs: 50 });
     const asked = () => fake.calls.filter((c) => c.method === "isBlockhashValid").map((c) => c.args[0]);
@@ -132,9 +132,13 @@ describe("the watcher's batched reads", () => {
     ]);
     expect(answers.map((a) => a.value)).toEqual([true, true, false, true]);
     expect(asked()).toEqual(["live-1", "gone-2", "live-1"]);
+    // "Gone" ends a watch: each caller hears it from the node, never from another's answer.
+    expect((await reads.isBlockhashValid("gone-2", { commitment: "processed" })).value).toBe(false);
+    expect((await reads.isBlockhashValid("live-1", { commitment: "processed" })).value).toBe(true);
+    expect(asked()).toEqual(["live-1", "gone-2", "live-1", "gone-2"]);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect((await reads.isBlockhashValid("live-1", { commitment: "processed" })).value).toBe(true);
-    expect(asked()).toEqual(["live-1", "gone-2", "live-1", "live-1"]);
+    expect(asked()).toEqual(["live-1", "gone-2", "live-1", "gone-2", "live-1"]);
   });
 
   it("one caller's own list goes out whole, even past 256 signatures", async () => {
