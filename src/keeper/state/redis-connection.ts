@@ -2,7 +2,6 @@ import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { KeeperConfig } from "../../config/load-config.js";
 import { ConfigError, TransientError } from "../../core/errors.js";
-import { coalesceWrites } from "../../ops/redis-write-coalescing.js";
 import { urlHasPassword } from "../../ops/secret-forms.js";
 
 /** Where Keeper's Redis is and the password it requires, if any (never logged). */
@@ -49,7 +48,6 @@ export async function connectRedis(
         // connections are duplicates of this one and carry the same password.
         ...(target.password === undefined ? {} : { password: target.password }),
       });
-  if (!isClusterTarget(target)) coalesceWrites(redis);
   // A refused password shows only here: the connect call then rejects with "Connection is closed".
   let lastError: Error | undefined;
   redis.on("error", (error: Error) => {
@@ -95,9 +93,6 @@ function clusterClient(target: RedisTarget, connectTimeoutMs: number): Redis {
       ...(target.password === undefined ? {} : { password: target.password }),
     },
   });
-  // Each node's connection, as the cluster opens it (and again after a failover), writes a turn's
-  // commands together.
-  cluster.on("+node", (node: Redis) => coalesceWrites(node));
   return cluster as unknown as Redis;
 }
 

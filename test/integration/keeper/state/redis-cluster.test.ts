@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Socket } from "node:net";
 import { Worker } from "bullmq";
-import type { Cluster, Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeyFingerprint } from "../../../../src/api/rate-limiter.js";
 import { createRequestBudget } from "../../../../src/api/request-budget.js";
@@ -148,23 +147,5 @@ describe("Keeper's state on a Redis Cluster", () => {
     // The window's log is in the cluster (a script refused there would have thrown, not gone local).
     const log = `{${config.redis.prefix}:api-window}:${apiKeyFingerprint("cluster-test-key")}:log`;
     expect(await redis.zcard(log)).toBe(3);
-  });
-
-  it("writes a turn's commands to a master together", async () => {
-    const key = `{${prefix}:coalesce}:counter`;
-    await redis.set(key, "0");
-    let writes = 0;
-    for (const node of (redis as unknown as Cluster).nodes("master")) {
-      const socket = node.stream as unknown as { _writeGeneric: (...args: unknown[]) => unknown };
-      const write = socket._writeGeneric.bind(node.stream as Socket);
-      socket._writeGeneric = (...args: unknown[]) => {
-        writes += 1;
-        return write(...args);
-      };
-    }
-    const answers = await Promise.all(Array.from({ length: 100 }, () => redis.incr(key)));
-    expect(answers).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
-    // One write a command without coalescing: 100.
-    expect(writes).toBeLessThanOrEqual(3);
   });
 });
