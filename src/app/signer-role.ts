@@ -1,6 +1,8 @@
 import { setMaxListeners } from "node:events";
 import { Worker } from "bullmq";
 import { withBatchedReads } from "../chain/batched-reads.js";
+import { createJsonRpc } from "../chain/json-rpc.js";
+import { withLeanReads } from "../chain/lean-reads.js";
 import { ConfigError } from "../core/errors.js";
 import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
@@ -57,8 +59,9 @@ export async function startSignerRole(
   const onExecuteReport = (outcome: "success" | "failed" | "error") =>
     metrics.predictionExecutes.inc({ outcome });
   // Hundreds of transactions signed and watched at once after a burst of claims share their reads of
-  // the block height, a blockhash's validity and the statuses (batched-reads.ts).
-  const chainReads = withBatchedReads(connection);
+  // the block height, a blockhash's validity and the statuses (batched-reads.ts); the checks' account
+  // reads and simulations go as plain JSON-RPC, their answers checked by hand (lean-reads.ts).
+  const chainReads = withBatchedReads(withLeanReads(connection, createJsonRpc(config.rpc.url)));
   const signAndSubmit = createSubmitAdapter({
     config,
     execute,

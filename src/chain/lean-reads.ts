@@ -1,0 +1,227 @@
+import {
+  type AccountInfo,
+  type Commitment,
+  type Connection,
+  type GetMultipleAccountsConfig,
+  PublicKey,
+  type RpcResponseAndContext,
+  type SimulatedTransactionAccountInfo,
+  type SimulatedTransactionResponse,
+  type SimulateTransactionConfig,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import type { JsonRpc } from "./json-rpc.js";
+
+/**
+ * The connection the signer's checks read through: the accounts of a transaction and its simulation
+ * go to the node as plain JSON-RPC (json-rpc.ts), their answers checked here by hand for exactly what
+ * the policy reads, instead of through web3.js's fetch and superstruct. Everything else goes to
+ * `connection` as it is. An answer of the wrong shape is an error naming the field (transient, as
+ * web3.js's were): nothing is decided on it.
+ */
+export function withLeanReads(connection: Connection, rpc: JsonRpc): Connection {
+  const lean = Object.create(connection) as Connection;
+  const owners = ownerKeys();
+  const readAny = connection.getMultipleAccountsInfo.bind(connection);
+  lean.getMultipleAccountsInfo = async (
+    publicKeys: PublicKey[],
+    commitmentOrConfig?: Commitment | GetMultipleAccountsConfig,
+  ) => {
+    // The policy's form: keys and a commitment. A slice or a context slot goes to web3.js.
+    if (!isCommitmentOnly(commitmentOrConfig)) return readAny(publicKeys, commitmentOrConfig);
+    const commitment = commitmentOf(commitmentOrConfig) ?? connection.commitment;
+    const answer = await rpc("getMultipleAccounts", [
+      publicKeys.map((key) => key.toBase58()),
+      { encoding: "base64", ...(commitment ? { commitment } : {}) },
+    ]);
+    const value = contextValue(answer, "getMultipleAccounts");
+    if (!Array.isArray(value) || value.length !== publicKeys.length)
+      throw shapeError("getMultipleAccounts", "value", `an array of ${publicKeys.length} accounts`);
+    return value.map((account, i) => accountInfo(account, `value[${i}]`, owners));
+  };
+  const simulateAny = connection.simulateTransaction.bind(connection);
+  lean.simulateTransaction = ((transaction: unknown, config?: unknown, ...rest: unknown[]) => {
+    // The policy's form: a versioned transaction and a config. Any other goes to web3.js.
+    if (!(transaction instanceof VersionedTransaction) || rest.length > 0 || typeof config !== "object")
+      return (simulateAny as (...args: unknown[]) => unknown)(transaction, config, ...rest);
+    return simulate(rpc, transaction, config as SimulateTransactionConfig | undefined, connection.commitment);
+  }) as Connection["simulateTransaction"];
+  return lean;
+}
+
+async function simulate(
+  rpc: JsonRpc,
+  transaction: VersionedTransaction,
+  config: SimulateTransactionConfig | undefined,
+  defaultCommitment: Commitment | undefined,
+): Promise<RpcResponseAndContext<SimulatedTransactionResponse>> {
+  const commitment = config?.commitment ?? defaultCommitment;
+  const answer = await rpc("simulateTransaction", [
+    Buffer.from(transaction.serialize()).toString("base64"),
+    {
+      ...config,
+      encoding: "base64",
+      ...(commitment ? { commitment } : {}),
+    },
+  ]);
+  const value = contextValue(answer, "simulateTransaction");
+  return { context: contextOf(answer), value: simulationResponse(value) };
+}
+
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+function shapeError(method: string, field: string, rule: string): Error {
+  return new Error(`RPC ${method}: ${field} is not ${rule}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isCommitmentOnly(arg: Commitment | GetMultipleAccountsConfig | undefined): boolean {
+  return typeof arg !== "object" || Object.keys(arg).every((key) => key === "commitment");
+}
+
+function commitmentOf(arg: Commitment | GetMultipleAccountsConfig | undefined): Commitment | undefined {
+  return typeof arg === "string" ? arg : arg?.commitment;
+}
+
+/** `{ context: { slot }, value }`: the value, once the context is one. */
+function contextValue(answer: unknown, method: string): unknown {
+  if (!isRecord(answer) || !isRecord(answer.context) || typeof answer.context.slot !== "number")
+    throw shapeError(method, "the answer", "{ context: { slot }, value }");
+  return answer.value;
+}
+
+function contextOf(answer: unknown): { slot: number } {
+  return { slot: (answer as { context: { slot: number } }).context.slot };
+}
+
+function isLamports(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** An account as getMultipleAccounts answers it in base64, or null. */
+function accountInfo(
+  raw: unknown,
+  field: string,
+  owners: (key: string) => PublicKey,
+): AccountInfo<Buffer> | null {
+  const method = "getMultipleAccounts";
+  if (raw === null) return null;
+  if (!isRecord(raw)) throw shapeError(method, field, "an account or null");
+  if (!isLamports(raw.lamports)) throw shapeError(method, `${field}.lamports`, "a whole number of lamports");
+  if (typeof raw.owner !== "string" || !BASE58_KEY.test(raw.owner))
+    throw shapeError(method, `${field}.owner`, "a base58 public key");
+  if (typeof raw.executable !== "boolean") throw shapeError(method, `${field}.executable`, "a boolean");
+  const data = raw.data;
+  if (!Array.isArray(data) || typeof data[0] !== "string" || data[1] !== "base64")
+    throw shapeError(method, `${field}.data`, '[base64 text, "base64"]');
+  const info: AccountInfo<Buffer> = {
+    lamports: raw.lamports,
+    owner: owners(raw.owner),
+    executable: raw.executable,
+    data: Buffer.from(data[0], "base64"),
+  };
+  if (typeof raw.rentEpoch === "number") info.rentEpoch = raw.rentEpoch;
+  if (typeof raw.space === "number") (info as { space?: number }).space = raw.space;
+  return info;
+}
+
+/**
+ * Owners' keys by their text: the accounts a signer reads have a handful of owners (System, the token
+ * programs, the service's), so each is decoded from base58 once. Bounded: a node naming a new owner in
+ * every answer only empties the memo.
+ */
+function ownerKeys(): (key: string) => PublicKey {
+  const known = new Map<string, PublicKey>();
+  return (key) => {
+    let owner = known.get(key);
+    if (owner === undefined) {
+      if (known.size >= 256) known.clear();
+      owner = new PublicKey(key);
+      known.set(key, owner);
+    }
+    return owner;
+  };
+}
+
+/** What the policy reads of a simulation, each part checked: err, logs, accounts, inner instructions, units. */
+function simulationResponse(raw: unknown): SimulatedTransactionResponse {
+  const method = "simulateTransaction";
+  if (!isRecord(raw)) throw shapeError(method, "value", "an object");
+  const err = raw.err ?? null;
+  if (err !== null && typeof err !== "string" && !isRecord(err))
+    throw shapeError(method, "value.err", "null, an error name or an error object");
+  const logs = raw.logs ?? null;
+  if (logs !== null && !(Array.isArray(logs) && logs.every((line) => typeof line === "string")))
+    throw shapeError(method, "value.logs", "null or a list of text lines");
+  const response: SimulatedTransactionResponse = {
+    err: err as SimulatedTransactionResponse["err"],
+    logs: logs as string[] | null,
+    accounts: simulatedAccounts(raw.accounts),
+    innerInstructions: innerInstructions(raw.innerInstructions),
+  };
+  if (raw.unitsConsumed !== undefined && raw.unitsConsumed !== null) {
+    if (!isLamports(raw.unitsConsumed)) throw shapeError(method, "value.unitsConsumed", "a whole number");
+    response.unitsConsumed = raw.unitsConsumed;
+  }
+  if (isRecord(raw.returnData))
+    response.returnData = raw.returnData as SimulatedTransactionResponse["returnData"];
+  return response;
+}
+
+function simulatedAccounts(raw: unknown): Array<SimulatedTransactionAccountInfo | null> | null {
+  if (raw === undefined || raw === null) return null;
+  if (!Array.isArray(raw)) throw shapeError("simulateTransaction", "value.accounts", "null or a list");
+  return raw.map((account, i) => {
+    const field = `value.accounts[${i}]`;
+    if (account === null) return null;
+    if (!isRecord(account)) throw shapeError("simulateTransaction", field, "an account or null");
+    if (!isLamports(account.lamports))
+      throw shapeError("simulateTransaction", `${field}.lamports`, "a whole number of lamports");
+    if (typeof account.owner !== "string" || !BASE58_KEY.test(account.owner))
+      throw shapeError("simulateTransaction", `${field}.owner`, "a base58 public key");
+    const data = account.data;
+    if (!Array.isArray(data) || !data.every((part) => typeof part === "string") || data.length === 0)
+      throw shapeError("simulateTransaction", `${field}.data`, "a list of text");
+    return {
+      lamports: account.lamports,
+      owner: account.owner,
+      data: data as string[],
+      executable: account.executable === true,
+      ...(typeof account.rentEpoch === "number" ? { rentEpoch: account.rentEpoch } : {}),
+      ...(typeof account.space === "number" ? { space: account.space } : {}),
+    };
+  });
+}
+
+type InnerGroups = NonNullable<SimulatedTransactionResponse["innerInstructions"]>;
+
+/**
+ * Inner instructions as the node sends them: raw ({ programId, accounts, data }) or parsed
+ * ({ programId, program, parsed }). Keys stay text (instruction-effects reads either).
+ */
+function innerInstructions(raw: unknown): InnerGroups | null {
+  const method = "simulateTransaction";
+  if (raw === undefined || raw === null) return null;
+  if (!Array.isArray(raw)) throw shapeError(method, "value.innerInstructions", "null or a list");
+  return raw.map((group, g) => {
+    const field = `value.innerInstructions[${g}]`;
+    if (!isRecord(group) || typeof group.index !== "number" || !Array.isArray(group.instructions))
+      throw shapeError(method, field, "{ index, instructions }");
+    group.instructions.forEach((ix, j) => {
+      const at = `${field}.instructions[${j}]`;
+      if (!isRecord(ix) || typeof ix.programId !== "string" || !BASE58_KEY.test(ix.programId))
+        throw shapeError(method, `${at}.programId`, "a base58 public key");
+      const isRaw =
+        typeof ix.data === "string" &&
+        Array.isArray(ix.accounts) &&
+        ix.accounts.every((key) => typeof key === "string" && BASE58_KEY.test(key));
+      const isParsed = !("data" in ix) && "parsed" in ix && typeof ix.program === "string";
+      if (!isRaw && !isParsed)
+        throw shapeError(method, at, "a raw { accounts, data } or a parsed { program, parsed } instruction");
+    });
+    return group as unknown as InnerGroups[number];
+  });
+}
