@@ -34,6 +34,8 @@ export interface SandboxCommandOptions {
   readonly wallets?: number;
   /** Events per category and provider (`--events-per-category`, default 4). */
   readonly eventsPerCategory?: number;
+  /** Of the wallets past the first four, about this percent hold nothing (`--idle-wallet-pct`, default 0). */
+  readonly idleWalletPct?: number;
   /** Where to write the wallets' key files and a ready config (`--keys-dir`). */
   readonly keysDir?: string;
   /** Host names answered besides loopback and IP addresses (`--allowed-host`, repeatable). */
@@ -113,6 +115,7 @@ export async function runSandboxCommand(options: SandboxCommandOptions, io: Sand
     seed: options.seed ?? SANDBOX_DEFAULTS.seed,
     ...(options.wallets === undefined ? {} : { walletCount: options.wallets }),
     ...(options.eventsPerCategory === undefined ? {} : { eventsPerCategory: options.eventsPerCategory }),
+    ...(options.idleWalletPct === undefined ? {} : { idleWalletPct: options.idleWalletPct }),
     clock: "wall",
     // Checked, logged and counted, never refused: a client still gets the answer (docs/sandbox.md).
     checkResponses: "log",
@@ -213,6 +216,11 @@ export function registerSandboxCommand(
       `events per category and provider (default 4, at most ${SANDBOX_MAX_EVENTS_PER_CATEGORY})`,
       integerIn(1, SANDBOX_MAX_EVENTS_PER_CATEGORY),
     )
+    .option(
+      "--idle-wallet-pct <n>",
+      "of the wallets past the first four, about this percent hold nothing (default 0): a fleet's empty wallets",
+      integerIn(0, 100),
+    )
     .option("--keys-dir <dir>", "write the wallets' key files and a ready keeper.yaml there", nonEmpty)
     .option(
       "--allowed-host <name>",
@@ -227,6 +235,7 @@ export function registerSandboxCommand(
         seed: number;
         wallets?: number;
         eventsPerCategory?: number;
+        idleWalletPct?: number;
         keysDir?: string;
         allowedHost?: string[];
       }) => {

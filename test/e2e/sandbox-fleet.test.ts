@@ -183,6 +183,7 @@ describe("keeper sandbox --wallets", () => {
     ["--wallets", "0", "must be an integer from 1 to 10000"],
     ["--wallets", "10001", "must be an integer from 1 to 10000"],
     ["--events-per-category", "101", "must be an integer from 1 to 100"],
+    ["--idle-wallet-pct", "101", "must be an integer from 0 to 100"],
   ])("refuses %s %s naming the option and its rule (exit 2), writing nothing", async (flag, value, rule) => {
     const keys = join(await mkdtemp(join(tmpdir(), "keeper-sandbox-fleet-bad-")), "keys");
     const run = await runCli(["sandbox", "--port", "0", flag, value, "--keys-dir", keys], {

@@ -28,7 +28,10 @@ function keeperProgram(io: { signals?: EventEmitter; onStarted?: (s: RunningSand
 }
 
 /** Runs `keeper sandbox ...args` until it is up, then stops it with SIGTERM; returns what it printed. */
-async function runThroughCommander(args: readonly string[]) {
+async function runThroughCommander(
+  args: readonly string[],
+  whileUp: (sandbox: RunningSandbox) => Promise<void> = async () => {},
+) {
   const signals = new EventEmitter();
   let started: RunningSandbox | undefined;
   const { program, lines } = keeperProgram({ signals, onStarted: (s) => (started = s) });
@@ -40,7 +43,11 @@ async function runThroughCommander(args: readonly string[]) {
       headers: { "x-api-key": sandbox.apiKey },
     })
   ).status;
-  signals.emit("SIGTERM", "SIGTERM");
+  try {
+    await whileUp(sandbox);
+  } finally {
+    signals.emit("SIGTERM", "SIGTERM");
+  }
   await running;
   return { sandbox, lines, status };
 }
@@ -305,6 +312,29 @@ describe("keeper sandbox", () => {
     expect(config.service).toMatchObject({ requestsPerSecond: 150, rateLimitWindowSeconds: 60 });
     // Positions every minute and orders every 2: 1,500 + 2 × 1,500 / 2 reads a minute, 50 a second.
     expect(config.schedules).toMatchObject({ pollPositions: "0 * * * * *", pollOrders: "0 */2 * * * *" });
+  }, 60_000);
+
+  it("keeper sandbox --wallets 40 --idle-wallet-pct 50: about half the wallets past the first four hold nothing", async () => {
+    /** Each wallet's positions as the service lists them. */
+    const positionsOf = async (args: readonly string[]) => {
+      const counts: number[] = [];
+      await runThroughCommander(["--port", "0", "--wallets", "40", ...args], async (sandbox) => {
+        for (const wallet of sandbox.wallets) {
+          const answer = await fetch(`${sandbox.url}/prediction/v1/positions?ownerPubkey=${wallet}&end=100`, {
+            headers: { "x-api-key": sandbox.apiKey },
+          });
+          counts.push(((await answer.json()) as { data: unknown[] }).data.length);
+        }
+      });
+      return counts;
+    };
+    const idle = await positionsOf(["--idle-wallet-pct", "50"]);
+    expect(idle.slice(0, 4).every((n) => n > 0)).toBe(true);
+    const empty = idle.slice(4).filter((n) => n === 0).length;
+    expect(empty).toBeGreaterThanOrEqual(9);
+    expect(empty).toBeLessThanOrEqual(27);
+    // Without the flag every wallet holds something.
+    expect((await positionsOf([])).filter((n) => n === 0)).toEqual([]);
   }, 60_000);
 
   /** `keeper sandbox --port 0 --keys-dir DIR` in this process, to the error it stops with. */
