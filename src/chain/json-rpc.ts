@@ -60,8 +60,11 @@ export function createJsonRpc(url: string, options: JsonRpcOptions = {}): JsonRp
       request.on("timeout", () =>
         request.destroy(new Error(`no answer from the RPC node in ${timeoutMs} ms`)),
       );
-      // Node's own error (ECONNREFUSED, a reset): its message names the host at most, never the path.
-      request.on("error", (error) => reject(new Error(`RPC node unreachable: ${error.message}`)));
+      // Only the error's code (ECONNREFUSED, ENOTFOUND, a reset): Node's message names the host, and
+      // some providers put the key in the host name.
+      request.on("error", (error: NodeJS.ErrnoException) =>
+        reject(new Error(`RPC node unreachable (${error.code ?? error.message})`)),
+      );
       request.end(body);
     });
   };
@@ -91,6 +94,8 @@ function readAnswer(response: IncomingMessage, maxAnswerBytes: number): Promise<
 
 /** The `result` of a JSON-RPC answer, or its error as a JsonRpcError. */
 function parseAnswer(status: number, body: Buffer): unknown {
+  if (status >= 300 && status < 400)
+    throw new Error(`RPC node answered HTTP ${status}, a redirect: set rpc.url to where it leads`);
   if (status < 200 || status >= 300) throw new Error(`RPC node answered HTTP ${status}`);
   let answer: unknown;
   try {

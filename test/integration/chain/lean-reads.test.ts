@@ -187,6 +187,23 @@ describe("the signer's lean reads from a node that answers badly", () => {
     expect(error?.message).toContain(message);
   });
 
+  it("names a redirect as the setting to fix, and a node it cannot reach without its host", async () => {
+    node.answer = (_req, res) => {
+      res.writeHead(301, { location: "https://elsewhere.example/" });
+      res.end();
+    };
+    expect((await readError())?.message).toContain(
+      "RPC node answered HTTP 301, a redirect: set rpc.url to where it leads",
+    );
+    // A host name that holds the provider's key (some put it there) is not repeated either.
+    const lean = withLeanReads(
+      new Connection("http://127.0.0.1:1"),
+      createJsonRpc("http://provider-key-7f3a.invalid/", { timeoutMs: 2_000 }),
+    );
+    const error = (await lean.getMultipleAccountsInfo(keys).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^RPC node unreachable \((ENOTFOUND|EAI_AGAIN)\)$/);
+  });
+
   it("keeps the node's refusal code: invalid params is permanent, an unhealthy node transient", async () => {
     node.answer = json({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Invalid param: bad key" } });
     const refused = await readError();
