@@ -101,27 +101,40 @@ function isLamports(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** An account as getMultipleAccounts answers it in base64, or null. */
-function accountInfo(
+/**
+ * The fields both reads give of an account, checked: lamports, an owner key, base64 data (the reads
+ * ask for base64; data in another encoding would be decoded as garbage).
+ */
+function accountFields(
   raw: unknown,
+  method: string,
   field: string,
-  owners: (key: string) => PublicKey,
-): AccountInfo<Buffer> | null {
-  const method = "getMultipleAccounts";
-  if (raw === null) return null;
+): { lamports: number; owner: string; base64: string; raw: Record<string, unknown> } {
   if (!isRecord(raw)) throw shapeError(method, field, "an account or null");
   if (!isLamports(raw.lamports)) throw shapeError(method, `${field}.lamports`, "a whole number of lamports");
   if (typeof raw.owner !== "string" || !BASE58_KEY.test(raw.owner))
     throw shapeError(method, `${field}.owner`, "a base58 public key");
-  if (typeof raw.executable !== "boolean") throw shapeError(method, `${field}.executable`, "a boolean");
   const data = raw.data;
   if (!Array.isArray(data) || typeof data[0] !== "string" || data[1] !== "base64")
     throw shapeError(method, `${field}.data`, '[base64 text, "base64"]');
+  return { lamports: raw.lamports, owner: raw.owner, base64: data[0], raw };
+}
+
+/** An account as getMultipleAccounts answers it in base64, or null. */
+function accountInfo(
+  answer: unknown,
+  field: string,
+  owners: (key: string) => PublicKey,
+): AccountInfo<Buffer> | null {
+  if (answer === null) return null;
+  const { lamports, owner, base64, raw } = accountFields(answer, "getMultipleAccounts", field);
+  if (typeof raw.executable !== "boolean")
+    throw shapeError("getMultipleAccounts", `${field}.executable`, "a boolean");
   const info: AccountInfo<Buffer> = {
-    lamports: raw.lamports,
-    owner: owners(raw.owner),
+    lamports,
+    owner: owners(owner),
     executable: raw.executable,
-    data: Buffer.from(data[0], "base64"),
+    data: Buffer.from(base64, "base64"),
   };
   if (typeof raw.rentEpoch === "number") info.rentEpoch = raw.rentEpoch;
   if (typeof raw.space === "number") (info as { space?: number }).space = raw.space;
@@ -175,23 +188,20 @@ function simulatedAccounts(raw: unknown): Array<SimulatedTransactionAccountInfo 
   if (raw === undefined || raw === null) return null;
   if (!Array.isArray(raw)) throw shapeError("simulateTransaction", "value.accounts", "null or a list");
   return raw.map((account, i) => {
-    const field = `value.accounts[${i}]`;
     if (account === null) return null;
-    if (!isRecord(account)) throw shapeError("simulateTransaction", field, "an account or null");
-    if (!isLamports(account.lamports))
-      throw shapeError("simulateTransaction", `${field}.lamports`, "a whole number of lamports");
-    if (typeof account.owner !== "string" || !BASE58_KEY.test(account.owner))
-      throw shapeError("simulateTransaction", `${field}.owner`, "a base58 public key");
-    const data = account.data;
-    if (!Array.isArray(data) || !data.every((part) => typeof part === "string") || data.length === 0)
-      throw shapeError("simulateTransaction", `${field}.data`, "a list of text");
+    const {
+      lamports,
+      owner,
+      base64,
+      raw: fields,
+    } = accountFields(account, "simulateTransaction", `value.accounts[${i}]`);
     return {
-      lamports: account.lamports,
-      owner: account.owner,
-      data: data as string[],
-      executable: account.executable === true,
-      ...(typeof account.rentEpoch === "number" ? { rentEpoch: account.rentEpoch } : {}),
-      ...(typeof account.space === "number" ? { space: account.space } : {}),
+      lamports,
+      owner,
+      data: [base64, "base64"],
+      executable: fields.executable === true,
+      ...(typeof fields.rentEpoch === "number" ? { rentEpoch: fields.rentEpoch } : {}),
+      ...(typeof fields.space === "number" ? { space: fields.space } : {}),
     };
   });
 }

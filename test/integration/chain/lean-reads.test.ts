@@ -249,7 +249,11 @@ describe("the signer's lean reads from a node that answers badly", () => {
       [{ ...good, unitsConsumed: -1 }, "value.unitsConsumed is not a whole number"],
       [
         { ...good, accounts: [{ ...good.accounts[0], data: "AA==" }] },
-        "value.accounts[0].data is not a list of text",
+        'value.accounts[0].data is not [base64 text, "base64"]',
+      ],
+      [
+        { ...good, accounts: [{ ...good.accounts[0], data: ["1", "base58"] }] },
+        'value.accounts[0].data is not [base64 text, "base64"]',
       ],
       [{ ...good, accounts: [{ ...good.accounts[0], owner: 3 }] }, "value.accounts[0].owner is not a base58"],
       [
