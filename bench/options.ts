@@ -129,6 +129,16 @@ export function evenPeriodSeconds(seconds: number): number {
 }
 
 /** A six-field cron expression that fires every `seconds` (an even period, see evenPeriodSeconds). */
+/** Ms from `nowMs` to the next tick of cronEvery(seconds) (ticks fall on the UTC clock's multiples). */
+export function msUntilNextTick(seconds: number, nowMs: number): number {
+  const periodMs =
+    seconds < 60 ? seconds * 1000 : seconds === 60 ? 60_000 : Math.round(seconds / 60) * 60_000;
+  // A minute's ticks restart at :00, so a period that does not divide the minute is cut there.
+  const withinMs = seconds < 60 ? nowMs % 60_000 : nowMs;
+  const next = Math.ceil((withinMs + 1) / periodMs) * periodMs;
+  return Math.min(next - withinMs, seconds < 60 ? 60_000 - withinMs : Number.POSITIVE_INFINITY);
+}
+
 export function cronEvery(seconds: number): string {
   if (seconds < 60) return `*/${seconds} * * * * *`;
   if (seconds === 60) return "0 * * * * *";

@@ -14,7 +14,7 @@ import { type CpuReading, claimCpu, formatClaimCpu } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
 import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
-import { type BenchOptions, cronEvery, parseBenchOptions } from "./options.js";
+import { type BenchOptions, cronEvery, msUntilNextTick, parseBenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
 import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
@@ -138,6 +138,33 @@ class LedgerWatcher {
   }
 }
 
+/** Room the claim burst needs between two sweeps: the markets' close, the burst, and margin. */
+const BURST_ROOM_MS = 20_000;
+
+/**
+ * With --change-at swept the burst should meet no sweep: a sweep's polls beside it would be counted
+ * in its CPU a claim, and the figure would depend on where the minute falls. When the next tick is
+ * too close, the burst waits for that sweep to end as well. A fleet whose sweeps run back to back
+ * has no gap: its burst shares the machine with the sweep, as it would in production.
+ */
+async function waitForQuietGap(
+  options: BenchOptions,
+  phaseStart: number,
+  progress: SweepProgress,
+  status: () => string,
+  broken: () => string | undefined,
+): Promise<boolean> {
+  const intervalMs = options.intervalSeconds * 1000;
+  const untilTick = msUntilNextTick(options.intervalSeconds, Date.now());
+  const room = options.closeBeforeResolveSeconds * 1000 + BURST_ROOM_MS;
+  if (untilTick >= room || progress.sweepMs(1) > intervalMs - room) return true;
+  log(
+    `${since(phaseStart)}  the next sweep starts in ${(untilTick / 1000).toFixed(1)} s: resolving after it`,
+  );
+  const W = progress.walletCount;
+  return waitUntil("sweep 2", () => progress.polled(2) >= W, 2 * intervalMs + 60_000, status, broken);
+}
+
 async function runKeeperPhase(
   options: BenchOptions,
   sandbox: RunningSandbox,
@@ -231,6 +258,9 @@ async function runKeeperPhase(
       status,
       broken,
     ));
+    if (options.changeAt === "swept") {
+      timedOut ||= !(await waitForQuietGap(options, phaseStart, progress, status, broken));
+    }
     if (options.cpuProfile) {
       child.send({ type: "cpu-profile-start" } satisfies ToKeeper);
       await benchProfiler.start();

@@ -75,13 +75,16 @@ export class SweepProgress {
   readonly #complete: number[] = [];
   requests = 0;
   rateLimited = 0;
+  /** When the first and the last positions read of a sweep were answered (epoch ms). */
+  readonly #firstAtMs: number[] = [];
+  readonly #lastAtMs: number[] = [];
 
   constructor(readonly walletCount: number) {
     this.#polls = new Uint32Array(walletCount);
   }
 
   add(events: readonly RequestEvent[]): void {
-    for (const [, kind, wallet, status] of events) {
+    for (const [atMs, kind, wallet, status] of events) {
       this.requests += 1;
       if (status === 429) this.rateLimited += 1;
       if (kind !== REQUEST_KIND.positions || status !== 200 || wallet < 0 || wallet >= this.walletCount)
@@ -89,7 +92,14 @@ export class SweepProgress {
       const n = (this.#polls[wallet] ?? 0) + 1;
       this.#polls[wallet] = n;
       this.#complete[n - 1] = (this.#complete[n - 1] ?? 0) + 1;
+      this.#firstAtMs[n - 1] ??= atMs;
+      this.#lastAtMs[n - 1] = atMs;
     }
+  }
+
+  /** How long sweep `k` has taken so far, from its first positions read to its latest. */
+  sweepMs(k: number): number {
+    return (this.#lastAtMs[k - 1] ?? 0) - (this.#firstAtMs[k - 1] ?? 0);
   }
 
   /** Wallets polled at least `k` times. */
