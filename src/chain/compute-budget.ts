@@ -1,3 +1,4 @@
+import { addressOf } from "./address-text.js";
 import type { InstructionView } from "./decode.js";
 import { COMPUTE_BUDGET_PROGRAM } from "./programs.js";
 
@@ -40,7 +41,7 @@ export function readComputeBudget(instructions: readonly InstructionView[]): Com
   let others = 0n;
   let budgetInstructions = 0n;
   for (const ix of instructions) {
-    if (ix.programId.toBase58() !== COMPUTE_BUDGET_PROGRAM) {
+    if (addressOf(ix.programId) !== COMPUTE_BUDGET_PROGRAM) {
       others += 1n;
       continue;
     }

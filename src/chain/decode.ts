@@ -6,6 +6,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { PolicyRefusal } from "../core/errors.js";
+import { addressOf } from "./address-text.js";
 
 /** Where an account key of a transaction comes from. */
 export type AccountSource = "static" | "lookup-writable" | "lookup-readonly";
@@ -87,7 +88,7 @@ export async function decodeTransaction(
   for (const lookup of transaction.message.addressTableLookups) {
     const table = await loadLookupTable(lookup.accountKey);
     if (!table) {
-      throw new PolicyRefusal("decode_failed", `lookup table ${lookup.accountKey.toBase58()} not found`);
+      throw new PolicyRefusal("decode_failed", `lookup table ${addressOf(lookup.accountKey)} not found`);
     }
     tables.push(table);
   }
@@ -115,12 +116,12 @@ export function viewTransaction(
     for (const lookup of lookups) {
       const table = tables.find((t) => t.key.equals(lookup.accountKey));
       if (!table)
-        throw new PolicyRefusal("decode_failed", `lookup table ${lookup.accountKey.toBase58()} missing`);
+        throw new PolicyRefusal("decode_failed", `lookup table ${addressOf(lookup.accountKey)} missing`);
       const indexes = kind === "writable" ? lookup.writableIndexes : lookup.readonlyIndexes;
       for (const i of indexes) {
         const pubkey = table.state.addresses[i];
         if (!pubkey) {
-          throw new PolicyRefusal("decode_failed", `lookup table ${table.key.toBase58()} has no index ${i}`);
+          throw new PolicyRefusal("decode_failed", `lookup table ${addressOf(table.key)} has no index ${i}`);
         }
         accountKeys.push({
           index: accountKeys.length,
@@ -140,7 +141,7 @@ export function viewTransaction(
 
   const seen = new Set<string>();
   for (const key of accountKeys) {
-    const text = key.pubkey.toBase58();
+    const text = addressOf(key.pubkey);
     if (seen.has(text)) throw new PolicyRefusal("decode_failed", `account ${text} appears twice`);
     seen.add(text);
   }

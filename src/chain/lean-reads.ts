@@ -10,6 +10,7 @@ import {
   type SimulateTransactionConfig,
   VersionedTransaction,
 } from "@solana/web3.js";
+import { addressOf } from "./address-text.js";
 import type { JsonRpc } from "./json-rpc.js";
 
 /**
@@ -31,7 +32,7 @@ export function withLeanReads(connection: Connection, rpc: JsonRpc): Connection 
     if (!isCommitmentOnly(commitmentOrConfig)) return readAny(publicKeys, commitmentOrConfig);
     const commitment = commitmentOf(commitmentOrConfig) ?? connection.commitment;
     const answer = await rpc("getMultipleAccounts", [
-      publicKeys.map((key) => key.toBase58()),
+      publicKeys.map((key) => addressOf(key)),
       { encoding: "base64", ...(commitment ? { commitment } : {}) },
     ]);
     const value = contextValue(answer, "getMultipleAccounts");

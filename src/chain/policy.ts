@@ -7,6 +7,7 @@ import {
 } from "@solana/web3.js";
 import { PolicyRefusal, StaleTransaction, TransientError } from "../core/errors.js";
 import type { Intent, OutflowAllowance } from "../core/intent.js";
+import { addressOf, addressOrEmpty } from "./address-text.js";
 import { type AllowanceOptions, allowanceFor } from "./allowance.js";
 import { type ComputeBudget, readComputeBudget } from "./compute-budget.js";
 import type { DecodedTransaction } from "./decode.js";
@@ -154,7 +155,7 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   const { everyEffect, innerPrograms } = withInnerEffects(topLevel, sim.innerInstructions, allowed);
   const post = postState(sim.accounts, watched);
   const newAccounts = new Set(
-    decoded.accountKeys.filter((_, i) => isBlank(infos[i])).map((k) => k.pubkey.toBase58()),
+    decoded.accountKeys.filter((_, i) => isBlank(infos[i])).map((k) => addressOf(k.pubkey)),
   );
   const walletTokensAfter = keptTokenAccounts(post, walletTokens, newAccounts, wallet);
   const rentCharged = chargedNewAccounts(
@@ -320,7 +321,7 @@ async function simulateOnSteadyState(
   decoded.accountKeys.forEach((key, i) => {
     const info = infos[i];
     const token = info === PROGRAM ? null : readTokenAccount(info);
-    if (token && token.owner === wallet) walletTokens.set(key.pubkey.toBase58(), token);
+    if (token && token.owner === wallet) walletTokens.set(addressOf(key.pubkey), token);
   });
 
   // First pass, top-level instructions only: what needs no simulation is refused before one (a
@@ -328,8 +329,8 @@ async function simulateOnSteadyState(
   const topLevel = decoded.instructions.map((ix) =>
     rawEffect(
       String(ix.index),
-      ix.programId.toBase58(),
-      ix.accounts.map((a) => a.toBase58()),
+      addressOf(ix.programId),
+      ix.accounts.map((a) => addressOf(a)),
       ix.data,
     ),
   );
@@ -347,8 +348,8 @@ async function simulateOnSteadyState(
   // ones, the wallet first as fee payer) and of the wallet's token accounts; inner instructions show
   // every CPI.
   const watched = decoded.accountKeys
-    .filter((k) => k.isWritable || walletTokens.has(k.pubkey.toBase58()))
-    .map((k) => k.pubkey.toBase58());
+    .filter((k) => k.isWritable || walletTokens.has(addressOf(k.pubkey)))
+    .map((k) => addressOf(k.pubkey));
   if (watched[0] !== wallet) throw new PolicyRefusal("fee_payer", "the fee payer is not writable");
   const simulation = await rpcCall("simulateTransaction", () =>
     connection.simulateTransaction(decoded.transaction, {
@@ -417,7 +418,7 @@ function heldStill(
   after: readonly AccountRead[],
 ): boolean {
   return before.every((info, i) => {
-    const key = keys[i]?.toBase58() ?? "";
+    const key = addressOrEmpty(keys[i]);
     if (key === wallet || walletTokens.has(key)) return sameAccount(info, after[i]);
     return isBlank(info) === isBlank(after[i]);
   });
@@ -444,12 +445,12 @@ interface StaticContext {
 export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): ComputeBudget {
   const { wallet, wallets, config } = ctx;
   if (!wallets.has(wallet)) throw new PolicyRefusal("wallet_not_held", `Keeper holds no key for ${wallet}`);
-  const feePayer = decoded.feePayer.toBase58();
+  const feePayer = addressOf(decoded.feePayer);
   if (feePayer !== wallet) {
     throw new PolicyRefusal("fee_payer", `fee payer ${feePayer} is not the intent's wallet ${wallet}`);
   }
   for (const signer of decoded.signers) {
-    const key = signer.pubkey.toBase58();
+    const key = addressOf(signer.pubkey);
     if (signer.isSigned) {
       // A co-signature must be valid for these exact bytes, or the transaction could never land
       // (and a crafted one must not be passed on under our signature).
@@ -465,14 +466,14 @@ export function checkStatic(decoded: DecodedTransaction, ctx: StaticContext): Co
   // land twice. Refused here, before the blockhash check: its blockhash is the nonce, which the node
   // never issued, and it would pass for a stale transaction instead of a refusal.
   for (const ix of decoded.instructions) {
-    const effect = rawEffect(String(ix.index), ix.programId.toBase58(), [], ix.data);
+    const effect = rawEffect(String(ix.index), addressOf(ix.programId), [], ix.data);
     if (isNonceOp(effect)) {
       throw new PolicyRefusal("durable_nonce", `instruction ${ix.index}: System ${effect.op}`);
     }
   }
   const allowed = allowedPrograms(config);
   for (const ix of decoded.instructions) {
-    const program = ix.programId.toBase58();
+    const program = addressOf(ix.programId);
     if (!allowed.has(program)) {
       throw new PolicyRefusal(
         "program_not_allowed",
@@ -556,10 +557,10 @@ const MAX_ACCOUNTS_PER_CALL = 100;
  * changed by the transaction.
  */
 function programKeys(decoded: DecodedTransaction, allowed: ReadonlySet<string>): Set<string> {
-  const programs = new Set(decoded.instructions.map((ix) => ix.programId.toBase58()));
+  const programs = new Set(decoded.instructions.map((ix) => addressOf(ix.programId)));
   for (const key of decoded.accountKeys)
-    if (allowed.has(key.pubkey.toBase58())) programs.add(key.pubkey.toBase58());
-  programs.delete(decoded.accountKeys[0]?.pubkey.toBase58() ?? "");
+    if (allowed.has(addressOf(key.pubkey))) programs.add(addressOf(key.pubkey));
+  programs.delete(addressOrEmpty(decoded.accountKeys[0]?.pubkey));
   return programs;
 }
 
@@ -570,7 +571,7 @@ async function getAccounts(
   programs: ReadonlySet<string>,
   commitment: Commitment,
 ): Promise<AccountRead[]> {
-  const toRead = keys.filter((k) => !programs.has(k.toBase58()));
+  const toRead = keys.filter((k) => !programs.has(addressOf(k)));
   const read: (AccountInfo<Buffer> | null)[] = [];
   for (let i = 0; i < toRead.length; i += MAX_ACCOUNTS_PER_CALL) {
     const chunk = toRead.slice(i, i + MAX_ACCOUNTS_PER_CALL);
@@ -581,7 +582,7 @@ async function getAccounts(
     );
   }
   let next = 0;
-  return keys.map((k) => (programs.has(k.toBase58()) ? PROGRAM : (read[next++] ?? null)));
+  return keys.map((k) => (programs.has(addressOf(k)) ? PROGRAM : (read[next++] ?? null)));
 }
 
 /** The transaction's accounts as read before the simulation (programs left out), and its token accounts. */
@@ -594,7 +595,7 @@ function accountsBefore(
   decoded.accountKeys.forEach((key, i) => {
     const info = infos[i];
     if (info === PROGRAM || info === undefined) return;
-    const address = key.pubkey.toBase58();
+    const address = addressOf(key.pubkey);
     accounts.set(address, info ? asRawAccount(info) : null);
     const token = readTokenAccount(info);
     if (token) tokens.set(address, token);
@@ -603,7 +604,7 @@ function accountsBefore(
 }
 
 function asRawAccount(info: AccountInfo<Buffer>): MintAccount {
-  return { owner: info.owner.toBase58(), lamports: info.lamports, data: info.data };
+  return { owner: addressOf(info.owner), lamports: info.lamports, data: info.data };
 }
 
 /** Accounts outside the transaction (an authority, a mint), in as few calls as the node allows. */
@@ -625,5 +626,5 @@ async function readAccounts(
 /** No account yet: absent, or bare lamports (a System account without data, e.g. pre-funded). */
 function isBlank(info: AccountRead | undefined): boolean {
   if (info === PROGRAM) return false;
-  return !info || (info.owner.toBase58() === SYSTEM_PROGRAM && info.data.length === 0);
+  return !info || (addressOf(info.owner) === SYSTEM_PROGRAM && info.data.length === 0);
 }

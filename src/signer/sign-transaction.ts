@@ -2,6 +2,7 @@ import type { Connection } from "@solana/web3.js";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
+import { addressOrEmpty } from "../chain/address-text.js";
 import { capLastValidBlockHeight } from "../chain/blockhash-lifetime.js";
 import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
 import { heldToSwapFloor, type InflowExpectation } from "../chain/inflow-rules.js";
@@ -190,7 +191,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     decoded.transaction.addSignature(new PublicKey(intent.wallet), signature);
     const signers = decoded.transaction.message.staticAccountKeys;
     const isMissing = (s: Uint8Array, i: number) =>
-      s.every((b) => b === 0) && !laterSigners.includes(signers[i]?.toBase58() ?? "");
+      s.every((b) => b === 0) && !laterSigners.includes(addressOrEmpty(signers[i]));
     if (decoded.transaction.signatures.some(isMissing)) {
       throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
     }
