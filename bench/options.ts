@@ -57,6 +57,8 @@ export interface BenchOptions {
   readonly intervalSeconds: number;
   /** Winning positions to create by resolving markets, per contender. */
   readonly sampleClaims: number;
+  /** Claims of a burst run before the measured one, so that its code runs warm (0: none). */
+  readonly warmUpClaims: number;
   /** Slot time of the local chain. */
   readonly slotMs: number;
   /** How long the naive loop sleeps after a 429 before it tries again. */
@@ -95,6 +97,9 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
                        holders not swept yet are unknown to the watcher) or swept (sweep 1 complete)
   --stagger-ms MS      resolve the claim sample's markets one at a time, MS apart (default 0: at once);
                        each claim's latency counts from its own market's resolution
+  --warm-up-claims N   with --change-at swept: a first burst of about N claims, confirmed before the
+                       measured one, so the measured burst runs on code V8 has already compiled
+                       (its CPU a claim printed apart; default 0: the measured burst is the first)
   --close-before-resolve S  close the claim sample's markets S seconds before they resolve (their
                        close time now by the keeper's clock: the watcher's hot cadence reads them);
                        default 0: open markets resolve at once
@@ -180,6 +185,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "change-at": { type: "string" },
       "stagger-ms": { type: "string" },
       "close-before-resolve": { type: "string" },
+      "warm-up-claims": { type: "string" },
       "hot-interval-ms": { type: "string" },
       "sweep-share-pct": { type: "string" },
       "signer-process": { type: "boolean" },
@@ -263,6 +269,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
     windowSeconds: positiveNumber(values["window-seconds"], "window-seconds", 1),
     intervalSeconds: interval,
     sampleClaims: Math.round(positiveNumber(values.claims, "claims", defaultClaims)),
+    warmUpClaims:
+      values["warm-up-claims"] === undefined
+        ? 0
+        : Math.round(nonNegative(values["warm-up-claims"], "warm-up-claims")),
     slotMs: Math.round(positiveNumber(values["slot-ms"], "slot-ms", 400)),
     naiveRetrySleepMs: Math.round(positiveNumber(values["naive-retry-ms"], "naive-retry-ms", 1_000)),
     seed: Math.round(positiveNumber(values.seed, "seed", 1)),
