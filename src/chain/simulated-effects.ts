@@ -1,5 +1,4 @@
 import type { AccountInfo } from "@solana/web3.js";
-import { PublicKey } from "@solana/web3.js";
 import { PolicyRefusal } from "../core/errors.js";
 import type { OutflowAllowance } from "../core/intent.js";
 import { NATIVE_MINT } from "./programs.js";
@@ -34,7 +33,7 @@ export function keptTokenAccounts(
   const kept = new Map<string, TokenAccountState>();
   for (const [address, raw] of post) {
     const after = raw
-      ? readTokenAccount({ owner: new PublicKey(raw.owner), lamports: raw.lamports, data: raw.data })
+      ? readTokenAccount({ owner: raw.owner, lamports: raw.lamports, data: raw.data })
       : undefined;
     if (after?.owner !== wallet) continue;
     if (before.has(address) || (newAccounts.has(address) && !after.frozen)) kept.set(address, after);
@@ -64,7 +63,7 @@ export function compareStates(
   for (const [address, was] of before) {
     const raw = post.get(address);
     const now = raw
-      ? readTokenAccount({ owner: new PublicKey(raw.owner), lamports: raw.lamports, data: raw.data })
+      ? readTokenAccount({ owner: raw.owner, lamports: raw.lamports, data: raw.data })
       : undefined;
     if (now && now.owner !== wallet) {
       throw new PolicyRefusal(
