@@ -168,6 +168,7 @@ async function start(message: KeeperStart): Promise<void> {
       events,
       rssBytes: sampleRss(),
       cpuMicros: cpu.user + cpu.system + signerProcess.cpuMicros,
+      ...(signerProcess.child ? { signerCpuMicros: signerProcess.cpuMicros } : {}),
     });
   }, PROGRESS_MS);
   await send({ type: "ready", startupMs: Math.round(performance.now() - started) });

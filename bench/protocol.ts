@@ -78,6 +78,8 @@ export interface KeeperProgress {
   readonly rssBytes: number;
   /** CPU time the keeper's process used since it started (user + system), in microseconds. */
   readonly cpuMicros: number;
+  /** With --signer-process: the signer process's part of cpuMicros. */
+  readonly signerCpuMicros?: number;
 }
 
 export interface KeeperStopped {

@@ -247,6 +247,7 @@ async function runKeeperPhase(
   let failure: string | undefined;
   let rss = 0;
   const cpuReadings: CpuReading[] = [];
+  const signerReadings: CpuReading[] = [];
   const logFile = join(tmpdir(), `${prefix}-keeper.log`);
   const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb, options.keeperNodeFlags);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -262,6 +263,7 @@ async function runKeeperPhase(
       progress.add(message.events);
       rss = message.rssBytes;
       cpuReadings.push([Date.now(), message.cpuMicros]);
+      if (message.signerCpuMicros !== undefined) signerReadings.push([Date.now(), message.signerCpuMicros]);
     } else if (message.type === "cpu-profile") {
       log(`${since(phaseStart)}  keeper's CPU profile:\n${message.summary}`);
     } else if (message.type === "stopped") {
@@ -436,6 +438,14 @@ async function runKeeperPhase(
         )
       : undefined;
   if (cpu) log(`keeper CPU over the claim burst: ${formatClaimCpu(cpu)}`);
+  const signerCpu =
+    cpu &&
+    claimCpu(signerReadings, {
+      fromMs: sample.resolvedAtMs,
+      toMs: sample.resolvedAtMs + cpu.burstMs,
+      claims: cpu.claims,
+    });
+  if (signerCpu) log(`  of which the signer's process: ${formatClaimCpu(signerCpu)}`);
   const notes: string[] = [];
   if (watcher && watcher.failed.size > 0)
     notes.push(`${watcher.failed.size} sample claims failed or refused`);

@@ -3,6 +3,7 @@ import { Worker } from "bullmq";
 import { withBatchedReads } from "../chain/batched-reads.js";
 import { createJsonRpc } from "../chain/json-rpc.js";
 import { withLeanReads } from "../chain/lean-reads.js";
+import { withLeanStatuses } from "../chain/lean-statuses.js";
 import { ConfigError } from "../core/errors.js";
 import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
@@ -60,8 +61,10 @@ export async function startSignerRole(
     metrics.predictionExecutes.inc({ outcome });
   // Hundreds of transactions signed and watched at once after a burst of claims share their reads of
   // the block height, a blockhash's validity and the statuses (batched-reads.ts); the checks' account
-  // reads and simulations go as plain JSON-RPC, their answers checked by hand (lean-reads.ts).
-  const chainReads = withBatchedReads(withLeanReads(connection, createJsonRpc(config.rpc.url)));
+  // reads and simulations, and the confirm loop's statuses and heights, go as plain JSON-RPC, their
+  // answers checked by hand (lean-reads.ts, lean-statuses.ts).
+  const rpc = createJsonRpc(config.rpc.url);
+  const chainReads = withBatchedReads(withLeanStatuses(withLeanReads(connection, rpc), rpc));
   const signAndSubmit = createSubmitAdapter({
     config,
     execute,

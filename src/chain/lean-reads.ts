@@ -71,11 +71,11 @@ async function simulate(
 
 const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
-function shapeError(method: string, field: string, rule: string): Error {
+export function shapeError(method: string, field: string, rule: string): Error {
   return new Error(`RPC ${method}: ${field} is not ${rule}`);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -88,17 +88,17 @@ function commitmentOf(arg: Commitment | GetMultipleAccountsConfig | undefined): 
 }
 
 /** `{ context: { slot }, value }`: the value, once the context is one. */
-function contextValue(answer: unknown, method: string): unknown {
+export function contextValue(answer: unknown, method: string): unknown {
   if (!isRecord(answer) || !isRecord(answer.context) || typeof answer.context.slot !== "number")
     throw shapeError(method, "the answer", "{ context: { slot }, value }");
   return answer.value;
 }
 
-function contextOf(answer: unknown): { slot: number } {
+export function contextOf(answer: unknown): { slot: number } {
   return { slot: (answer as { context: { slot: number } }).context.slot };
 }
 
-function isLamports(value: unknown): value is number {
+export function isLamports(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 

@@ -15,9 +15,10 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createJsonRpc, type JsonRpcOptions } from "../../../src/chain/json-rpc.js";
 import { withLeanReads } from "../../../src/chain/lean-reads.js";
+import { withLeanStatuses } from "../../../src/chain/lean-statuses.js";
 import { rpcCall } from "../../../src/chain/rpc.js";
 import { PermanentError, TransientError } from "../../../src/core/errors.js";
-import { fundedKeypair, type Harness, startHarness } from "./chain-harness.js";
+import { fundedKeypair, type Harness, signedTransfer, startHarness, waitFor } from "./chain-harness.js";
 
 /** Inner instructions with their keys as text, as the node sends them (web3.js makes them PublicKeys). */
 function keysAsText(groups: SimulatedTransactionResponse["innerInstructions"]) {
@@ -84,11 +85,34 @@ describe("the signer's lean reads answer as web3.js does, on the local chain", (
     expect(ours.innerInstructions?.[0]?.instructions.length).toBeGreaterThan(0);
     expect(keysAsText(ours.innerInstructions)).toEqual(keysAsText(theirs.innerInstructions));
   });
+
+  it("reads a landed transaction's status, an unknown one's, and the block height", async () => {
+    const watch = withLeanStatuses(h.connection, createJsonRpc(h.url));
+    const payer = fundedKeypair(h.chain);
+    const transfer = await signedTransfer(h.connection, payer, Keypair.generate().publicKey, 1_000_000_000);
+    const signature = await h.connection.sendRawTransaction(transfer.serialize());
+    const unknown = "1".repeat(64);
+    const landed = await waitFor(async () => {
+      const { value } = await watch.getSignatureStatuses([signature, unknown]);
+      return value[0]?.confirmationStatus === "finalized" ? value : undefined;
+    }, "the transfer finalized");
+    expect(landed[1]).toBeNull();
+    const { value: theirs } = await h.connection.getSignatureStatuses([signature, unknown]);
+    expect(landed).toEqual(theirs);
+    const history = await watch.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    expect(history.value[0]?.slot).toBe(theirs[0]?.slot);
+    const before = await h.connection.getBlockHeight("confirmed");
+    const height = await watch.getBlockHeight("confirmed");
+    expect(height).toBeGreaterThanOrEqual(before);
+    expect(height).toBeLessThanOrEqual(await h.connection.getBlockHeight("confirmed"));
+  });
 });
 
 /** An RPC node outside the process that answers each call with what the test sets. */
 interface FakeNode {
   url: string;
+  /** The body of the last request. */
+  lastBody?: string;
   answer: (request: IncomingMessage, response: ServerResponse) => void;
   close(): Promise<void>;
 }
@@ -100,8 +124,12 @@ async function fakeNode(): Promise<FakeNode> {
     close: async () => {},
   };
   const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => node.answer(req, res));
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      node.lastBody = Buffer.concat(chunks).toString();
+      node.answer(req, res);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -277,6 +305,64 @@ describe("the signer's lean reads from a node that answers badly", () => {
     for (const [value, message] of bad) {
       node.answer = result(value);
       await expect(simulate()).rejects.toThrow(`RPC simulateTransaction: ${message}`);
+    }
+  });
+});
+
+describe("the confirm loop's lean statuses from a node that answers badly", () => {
+  let node: FakeNode;
+  beforeAll(async () => {
+    node = await fakeNode();
+  });
+  afterAll(() => node.close());
+  const watch = () =>
+    withLeanStatuses(new Connection(node.url, "confirmed"), createJsonRpc(node.url, { timeoutMs: 500 }));
+  const SIGNATURES = ["1".repeat(64), "2".repeat(64)];
+  const STATUS = { slot: 9, confirmations: 1, err: null, confirmationStatus: "confirmed" };
+
+  it("passes a good answer through, and asks for the history only when told to", async () => {
+    node.answer = result([STATUS, null]);
+    expect((await watch().getSignatureStatuses(SIGNATURES)).value).toEqual([STATUS, null]);
+    expect(JSON.parse(node.lastBody ?? "").params).toEqual([SIGNATURES]);
+    node.answer = result([{ ...STATUS, err: { InstructionError: [0, "Custom"] } }, null]);
+    const failed = await watch().getSignatureStatuses(SIGNATURES, { searchTransactionHistory: true });
+    expect(failed.value[0]?.err).toEqual({ InstructionError: [0, "Custom"] });
+    expect(JSON.parse(node.lastBody ?? "").params).toEqual([SIGNATURES, { searchTransactionHistory: true }]);
+  });
+
+  it.each([
+    ["one status short", [STATUS], "value is not a list of 2 statuses"],
+    ["a status as text", [STATUS, "confirmed"], "value[1] is not a status or null"],
+    ["slot as text", [{ ...STATUS, slot: "9" }, null], "value[0].slot is not a whole number"],
+    ["negative confirmations", [{ ...STATUS, confirmations: -1 }, null], "value[0].confirmations is not"],
+    ["err as a number", [{ ...STATUS, err: 3 }, null], "value[0].err is not null, an error name"],
+    [
+      "an unknown confirmation status",
+      [{ ...STATUS, confirmationStatus: "rooted" }, null],
+      "value[0].confirmationStatus is not processed, confirmed or finalized",
+    ],
+  ])("%s: a transient error naming the field", async (_case, value, message) => {
+    node.answer = result(value);
+    const error = await rpcCall("getSignatureStatuses", () => watch().getSignatureStatuses(SIGNATURES), {
+      retries: 0,
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error?.message).toContain(`RPC getSignatureStatuses: ${message}`);
+    expect(error?.message).not.toContain("PROVIDER-KEY");
+  });
+
+  it("checks the block height: a whole number, asked at the commitment given", async () => {
+    node.answer = json({ jsonrpc: "2.0", id: 1, result: 1234 });
+    expect(await watch().getBlockHeight("finalized")).toBe(1234);
+    expect(JSON.parse(node.lastBody ?? "").params).toEqual([{ commitment: "finalized" }]);
+    for (const bad of [-1, "1234", 1.5, null]) {
+      node.answer = json({ jsonrpc: "2.0", id: 1, result: bad });
+      await expect(watch().getBlockHeight("confirmed")).rejects.toThrow(
+        "RPC getBlockHeight: the answer is not a whole number",
+      );
     }
   });
 });
