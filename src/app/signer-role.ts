@@ -3,7 +3,7 @@ import { Worker } from "bullmq";
 import { withBatchedReads } from "../chain/batched-reads.js";
 import { createJsonRpc } from "../chain/json-rpc.js";
 import { withLeanReads } from "../chain/lean-reads.js";
-import { withLeanStatuses } from "../chain/lean-statuses.js";
+import { withLeanSendAndWatch } from "../chain/lean-send-and-watch.js";
 import { ConfigError } from "../core/errors.js";
 import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
@@ -61,10 +61,10 @@ export async function startSignerRole(
     metrics.predictionExecutes.inc({ outcome });
   // Hundreds of transactions signed and watched at once after a burst of claims share their reads of
   // the block height, a blockhash's validity and the statuses (batched-reads.ts); the checks' account
-  // reads and simulations, and the confirm loop's statuses and heights, go as plain JSON-RPC, their
-  // answers checked by hand (lean-reads.ts, lean-statuses.ts).
+  // reads and simulations, the send, and the confirm loop's statuses and heights go as plain JSON-RPC,
+  // their answers checked by hand (lean-reads.ts, lean-send-and-watch.ts).
   const rpc = createJsonRpc(config.rpc.url);
-  const chainReads = withBatchedReads(withLeanStatuses(withLeanReads(connection, rpc), rpc));
+  const chainReads = withBatchedReads(withLeanSendAndWatch(withLeanReads(connection, rpc), rpc));
   const signAndSubmit = createSubmitAdapter({
     config,
     execute,

@@ -12,10 +12,11 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
+import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createJsonRpc, type JsonRpcOptions } from "../../../src/chain/json-rpc.js";
 import { withLeanReads } from "../../../src/chain/lean-reads.js";
-import { withLeanStatuses } from "../../../src/chain/lean-statuses.js";
+import { withLeanSendAndWatch } from "../../../src/chain/lean-send-and-watch.js";
 import { rpcCall } from "../../../src/chain/rpc.js";
 import { PermanentError, TransientError } from "../../../src/core/errors.js";
 import { fundedKeypair, type Harness, signedTransfer, startHarness, waitFor } from "./chain-harness.js";
@@ -87,10 +88,14 @@ describe("the signer's lean reads answer as web3.js does, on the local chain", (
   });
 
   it("reads a landed transaction's status, an unknown one's, and the block height", async () => {
-    const watch = withLeanStatuses(h.connection, createJsonRpc(h.url));
+    const watch = withLeanSendAndWatch(h.connection, createJsonRpc(h.url));
     const payer = fundedKeypair(h.chain);
     const transfer = await signedTransfer(h.connection, payer, Keypair.generate().publicKey, 1_000_000_000);
-    const signature = await h.connection.sendRawTransaction(transfer.serialize());
+    const signature = await watch.sendRawTransaction(transfer.serialize(), {
+      skipPreflight: true,
+      maxRetries: 0,
+    });
+    expect(signature).toBe(bs58.encode(transfer.signature ?? new Uint8Array()));
     const unknown = "1".repeat(64);
     const landed = await waitFor(async () => {
       const { value } = await watch.getSignatureStatuses([signature, unknown]);
@@ -309,14 +314,14 @@ describe("the signer's lean reads from a node that answers badly", () => {
   });
 });
 
-describe("the confirm loop's lean statuses from a node that answers badly", () => {
+describe("the signer's lean send and watch from a node that answers badly", () => {
   let node: FakeNode;
   beforeAll(async () => {
     node = await fakeNode();
   });
   afterAll(() => node.close());
   const watch = () =>
-    withLeanStatuses(new Connection(node.url, "confirmed"), createJsonRpc(node.url, { timeoutMs: 500 }));
+    withLeanSendAndWatch(new Connection(node.url, "confirmed"), createJsonRpc(node.url, { timeoutMs: 500 }));
   const SIGNATURES = ["1".repeat(64), "2".repeat(64)];
   const STATUS = { slot: 9, confirmations: 1, err: null, confirmationStatus: "confirmed" };
 
@@ -352,6 +357,43 @@ describe("the confirm loop's lean statuses from a node that answers badly", () =
     expect(error).toBeInstanceOf(TransientError);
     expect(error?.message).toContain(`RPC getSignatureStatuses: ${message}`);
     expect(error?.message).not.toContain("PROVIDER-KEY");
+  });
+
+  it("sends without preflight as plain JSON-RPC, and any other send through web3.js", async () => {
+    const signature = "5".repeat(88);
+    node.answer = json({ jsonrpc: "2.0", id: 1, result: signature });
+    const bytes = new Uint8Array([1, 2, 3]);
+    expect(await watch().sendRawTransaction(bytes, { skipPreflight: true, maxRetries: 0 })).toBe(signature);
+    expect(JSON.parse(node.lastBody ?? "").params).toEqual([
+      "AQID",
+      { encoding: "base64", skipPreflight: true, maxRetries: 0, preflightCommitment: "processed" },
+    ]);
+    for (const bad of [null, 7, "not a signature", "0".repeat(88)]) {
+      node.answer = json({ jsonrpc: "2.0", id: 1, result: bad });
+      await expect(watch().sendRawTransaction(bytes, { skipPreflight: true })).rejects.toThrow(
+        "RPC sendTransaction: the answer is not a base58 signature",
+      );
+    }
+    node.answer = json({ jsonrpc: "2.0", id: 1, error: { code: -32003, message: "signature failure" } });
+    const refused = await rpcCall(
+      "sendTransaction",
+      () => watch().sendRawTransaction(bytes, { skipPreflight: true }),
+      {
+        retries: 0,
+      },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(refused).toBeInstanceOf(PermanentError);
+    expect(refused?.message).not.toContain("PROVIDER-KEY");
+    // With a preflight, web3.js sends it (its error carries the simulation's logs).
+    node.answer = json({ jsonrpc: "2.0", id: "1", result: signature });
+    expect(await watch().sendRawTransaction(bytes)).toBe(signature);
+    expect(JSON.parse(node.lastBody ?? "").params[1]).toEqual({
+      encoding: "base64",
+      preflightCommitment: "confirmed",
+    });
   });
 
   it("checks the block height: a whole number, asked at the commitment given", async () => {

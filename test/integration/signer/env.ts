@@ -13,6 +13,7 @@ import {
 } from "@solana/web3.js";
 import { createJsonRpc } from "../../../src/chain/json-rpc.js";
 import { withLeanReads } from "../../../src/chain/lean-reads.js";
+import { withLeanSendAndWatch } from "../../../src/chain/lean-send-and-watch.js";
 import type { PolicyConfig } from "../../../src/chain/policy.js";
 import type { Intent } from "../../../src/core/intent.js";
 import { secretForms as formsOf } from "../../../src/ops/secret-forms.js";
@@ -73,8 +74,10 @@ export async function startSignerEnv(
   // 100 ms slots: a blockhash lives 15 s, longer than a busy machine takes between build and check.
   const chain = new LocalChain({ slotMs: options.slotMs ?? 100, seed: options.seed ?? 7 });
   const rpc = await startRpcServer(chain, { port: 0 });
-  // Read as the signer role reads: its checks' accounts and simulations as plain JSON-RPC.
-  const connection = withLeanReads(new Connection(rpc.url, "confirmed"), createJsonRpc(rpc.url));
+  // As the signer role reads and sends: its checks' accounts and simulations, its send and its
+  // watch as plain JSON-RPC.
+  const json = createJsonRpc(rpc.url);
+  const connection = withLeanSendAndWatch(withLeanReads(new Connection(rpc.url, "confirmed"), json), json);
   const redis = await testRedis(label);
 
   const walletKey = Keypair.generate();

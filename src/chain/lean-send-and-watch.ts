@@ -3,22 +3,26 @@ import type {
   Connection,
   GetBlockHeightConfig,
   RpcResponseAndContext,
+  SendOptions,
   SignatureStatus,
   SignatureStatusConfig,
 } from "@solana/web3.js";
 import type { JsonRpc } from "./json-rpc.js";
 import { contextOf, contextValue, isLamports, isRecord, shapeError } from "./lean-reads.js";
 
+const LEAN_SEND_OPTIONS: ReadonlySet<string> = new Set(["skipPreflight", "maxRetries"]);
+const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
 const CONFIRMATION_STATUSES: ReadonlySet<unknown> = new Set(["processed", "confirmed", "finalized"]);
 
 /**
- * The confirm loop's polls as plain JSON-RPC: signature statuses and the block height, asked every
- * 400 ms for every transaction in flight, go to the node through json-rpc.ts and are checked here by
- * hand (web3.js's fetch and superstruct were most of a watched claim's CPU). Any other form of the
- * calls goes to `connection`. An answer of the wrong shape is an error naming the field: transient,
- * so the watch asks again; nothing is decided on it.
+ * The send and the confirm loop's polls as plain JSON-RPC: the send of a signed transaction (once, then
+ * on each rebroadcast), and the signature statuses and block height asked every 400 ms for every
+ * transaction in flight, go to the node through json-rpc.ts and are checked here by hand (web3.js's
+ * fetch and superstruct were most of a watched claim's CPU). Any other form of the calls goes to
+ * `connection`. An answer of the wrong shape is an error naming the field: transient, so the send is
+ * tried again or the watch asks again; nothing is decided on it.
  */
-export function withLeanStatuses(connection: Connection, rpc: JsonRpc): Connection {
+export function withLeanSendAndWatch(connection: Connection, rpc: JsonRpc): Connection {
   const lean = Object.create(connection) as Connection;
   lean.getSignatureStatuses = async (signatures: string[], config?: SignatureStatusConfig) => {
     const params: unknown[] = [signatures];
@@ -31,6 +35,21 @@ export function withLeanStatuses(connection: Connection, rpc: JsonRpc): Connecti
       context: contextOf(answer),
       value: value.map((status, i) => signatureStatus(status, `value[${i}]`)),
     } satisfies RpcResponseAndContext<(SignatureStatus | null)[]>;
+  };
+  const sendAny = connection.sendRawTransaction.bind(connection);
+  lean.sendRawTransaction = async (raw: Buffer | Uint8Array | number[], options?: SendOptions) => {
+    // The loop's form: no preflight (the policy simulated it), no retries by the node. A preflight's
+    // failure logs are web3.js's SendTransactionError, so any other form goes to it.
+    if (options?.skipPreflight !== true || Object.keys(options).some((key) => !LEAN_SEND_OPTIONS.has(key)))
+      return sendAny(raw, options);
+    const config: Record<string, unknown> = { encoding: "base64", skipPreflight: true };
+    if (options.maxRetries !== undefined) config.maxRetries = options.maxRetries;
+    // As web3.js sends it, for nodes that read it even without a preflight.
+    config.preflightCommitment = "processed";
+    const signature = await rpc("sendTransaction", [Buffer.from(raw).toString("base64"), config]);
+    if (typeof signature !== "string" || !SIGNATURE.test(signature))
+      throw shapeError("sendTransaction", "the answer", "a base58 signature");
+    return signature;
   };
   const heightAny = connection.getBlockHeight.bind(connection);
   lean.getBlockHeight = async (commitmentOrConfig?: Commitment | GetBlockHeightConfig) => {
