@@ -133,7 +133,6 @@ export function evenPeriodSeconds(seconds: number): number {
   return 3_600;
 }
 
-/** A six-field cron expression that fires every `seconds` (an even period, see evenPeriodSeconds). */
 /** Ms from `nowMs` to the next tick of cronEvery(seconds) (ticks fall on the UTC clock's multiples). */
 export function msUntilNextTick(seconds: number, nowMs: number): number {
   const periodMs =
@@ -144,6 +143,7 @@ export function msUntilNextTick(seconds: number, nowMs: number): number {
   return Math.min(next - withinMs, seconds < 60 ? 60_000 - withinMs : Number.POSITIVE_INFINITY);
 }
 
+/** A six-field cron expression that fires every `seconds` (an even period, see evenPeriodSeconds). */
 export function cronEvery(seconds: number): string {
   if (seconds < 60) return `*/${seconds} * * * * *`;
   if (seconds === 60) return "0 * * * * *";

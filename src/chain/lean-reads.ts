@@ -8,6 +8,7 @@ import {
   type SimulatedTransactionAccountInfo,
   type SimulatedTransactionResponse,
   type SimulateTransactionConfig,
+  type TransactionError,
   VersionedTransaction,
 } from "@solana/web3.js";
 import { addressOf } from "./address-text.js";
@@ -79,11 +80,15 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function isCommitmentOnly(arg: Commitment | GetMultipleAccountsConfig | undefined): boolean {
+/** A call's commitment argument, alone or in a config that may hold more (a slice, a context slot). */
+type CommitmentArg = Commitment | { commitment?: Commitment } | undefined;
+
+/** Whether the argument says nothing but a commitment: the form the lean calls answer themselves. */
+export function isCommitmentOnly(arg: CommitmentArg): boolean {
   return typeof arg !== "object" || Object.keys(arg).every((key) => key === "commitment");
 }
 
-function commitmentOf(arg: Commitment | GetMultipleAccountsConfig | undefined): Commitment | undefined {
+export function commitmentOf(arg: CommitmentArg): Commitment | undefined {
   return typeof arg === "string" ? arg : arg?.commitment;
 }
 
@@ -160,13 +165,19 @@ function ownerKeys(): (key: string) => PublicKey {
   };
 }
 
+/** A transaction's error as a node gives it: null (none), an error name or an error object. */
+export function transactionError(raw: unknown, method: string, field: string): TransactionError | null {
+  const err = raw ?? null;
+  if (err !== null && typeof err !== "string" && !isRecord(err))
+    throw shapeError(method, field, "null, an error name or an error object");
+  return err as TransactionError | null;
+}
+
 /** What the policy reads of a simulation, each part checked: err, logs, accounts, inner instructions, units. */
 function simulationResponse(raw: unknown): SimulatedTransactionResponse {
   const method = "simulateTransaction";
   if (!isRecord(raw)) throw shapeError(method, "value", "an object");
-  const err = raw.err ?? null;
-  if (err !== null && typeof err !== "string" && !isRecord(err))
-    throw shapeError(method, "value.err", "null, an error name or an error object");
+  const err = transactionError(raw.err, method, "value.err");
   const logs = raw.logs ?? null;
   if (logs !== null && !(Array.isArray(logs) && logs.every((line) => typeof line === "string")))
     throw shapeError(method, "value.logs", "null or a list of text lines");

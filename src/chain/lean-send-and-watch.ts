@@ -8,7 +8,16 @@ import type {
   SignatureStatusConfig,
 } from "@solana/web3.js";
 import type { JsonRpc } from "./json-rpc.js";
-import { contextOf, contextValue, isLamports, isRecord, shapeError } from "./lean-reads.js";
+import {
+  commitmentOf,
+  contextOf,
+  contextValue,
+  isCommitmentOnly,
+  isLamports,
+  isRecord,
+  shapeError,
+  transactionError,
+} from "./lean-reads.js";
 
 const LEAN_SEND_OPTIONS: ReadonlySet<string> = new Set(["skipPreflight", "maxRetries"]);
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
@@ -42,10 +51,13 @@ export function withLeanSendAndWatch(connection: Connection, rpc: JsonRpc): Conn
     // failure logs are web3.js's SendTransactionError, so any other form goes to it.
     if (options?.skipPreflight !== true || Object.keys(options).some((key) => !LEAN_SEND_OPTIONS.has(key)))
       return sendAny(raw, options);
-    const config: Record<string, unknown> = { encoding: "base64", skipPreflight: true };
-    if (options.maxRetries !== undefined) config.maxRetries = options.maxRetries;
-    // As web3.js sends it, for nodes that read it even without a preflight.
-    config.preflightCommitment = "processed";
+    // preflightCommitment as web3.js sends it, for nodes that read it even without a preflight.
+    const config = {
+      encoding: "base64",
+      skipPreflight: true,
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      preflightCommitment: "processed",
+    };
     const signature = await rpc("sendTransaction", [Buffer.from(raw).toString("base64"), config]);
     if (typeof signature !== "string" || !SIGNATURE.test(signature))
       throw shapeError("sendTransaction", "the answer", "a base58 signature");
@@ -54,13 +66,8 @@ export function withLeanSendAndWatch(connection: Connection, rpc: JsonRpc): Conn
   const heightAny = connection.getBlockHeight.bind(connection);
   lean.getBlockHeight = async (commitmentOrConfig?: Commitment | GetBlockHeightConfig) => {
     // A minimum context slot goes to web3.js; the loop's form is a commitment alone.
-    const onlyCommitment =
-      typeof commitmentOrConfig !== "object" ||
-      Object.keys(commitmentOrConfig).every((key) => key === "commitment");
-    if (!onlyCommitment) return heightAny(commitmentOrConfig);
-    const commitment =
-      (typeof commitmentOrConfig === "string" ? commitmentOrConfig : commitmentOrConfig?.commitment) ??
-      connection.commitment;
+    if (!isCommitmentOnly(commitmentOrConfig)) return heightAny(commitmentOrConfig);
+    const commitment = commitmentOf(commitmentOrConfig) ?? connection.commitment;
     const height = await rpc("getBlockHeight", commitment ? [{ commitment }] : []);
     if (!isLamports(height)) throw shapeError("getBlockHeight", "the answer", "a whole number");
     return height;
@@ -77,13 +84,11 @@ function signatureStatus(raw: unknown, field: string): SignatureStatus | null {
   const confirmations = raw.confirmations ?? null;
   if (confirmations !== null && !isLamports(confirmations))
     throw shapeError(method, `${field}.confirmations`, "null or a whole number");
-  const err = raw.err ?? null;
-  if (err !== null && typeof err !== "string" && !isRecord(err))
-    throw shapeError(method, `${field}.err`, "null, an error name or an error object");
+  const err = transactionError(raw.err, method, `${field}.err`);
   const status: SignatureStatus = {
     slot: raw.slot,
     confirmations,
-    err: err as SignatureStatus["err"],
+    err,
   };
   if (raw.confirmationStatus !== undefined && raw.confirmationStatus !== null) {
     if (!CONFIRMATION_STATUSES.has(raw.confirmationStatus))
