@@ -1,4 +1,5 @@
 import type { PublicKey } from "@solana/web3.js";
+import bs58 from "bs58";
 
 /**
  * Each key object's base58 text, encoded once: one check of a transaction asks for the text of the
@@ -20,4 +21,23 @@ export function addressOf(key: PublicKey): string {
 /** The text of a key that may be missing (an index past the message's keys): "" then. */
 export function addressOrEmpty(key: PublicKey | undefined): string {
   return key === undefined ? "" : addressOf(key);
+}
+
+/**
+ * The base58 text of 32 raw key bytes (a token account's mint, owner, delegate), remembered: the
+ * check reads the same few accounts (the wallet's, its payout mint's) several times a transaction,
+ * and the same wallets and mints every claim. Bounded by dropping all when full.
+ */
+const textsOfBytes = new Map<string, string>();
+const MAX_TEXTS_OF_BYTES = 16_384;
+
+export function addressOfBytes(bytes: Uint8Array): string {
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  let text = textsOfBytes.get(key);
+  if (text === undefined) {
+    text = bs58.encode(bytes);
+    if (textsOfBytes.size >= MAX_TEXTS_OF_BYTES) textsOfBytes.clear();
+    textsOfBytes.set(key, text);
+  }
+  return text;
 }

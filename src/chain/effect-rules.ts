@@ -87,10 +87,16 @@ export function newTotals(): EffectTotals {
  * accounts for it as owner (checked against their derivation) and accounts initialized with it as
  * owner. The wallet owns them from that instruction on, so lamports paid into them stay the wallet's
  * even when the transaction closes them again (closing pays the wallet).
+ *
+ * `isKnown(account, mint)`: the caller already counts the account as the wallet's, of that mint (read
+ * from the chain), so an associated account's derivation could add nothing to what the caller merges
+ * and is skipped. A claim's `createIdempotent` of the wallet's existing payout account is the common
+ * case, and a derivation is the check's costliest arithmetic (~0.5 ms of curve checks).
  */
 export function createdWalletTokenAccounts(
   effects: readonly InstructionEffect[],
   wallet: string,
+  isKnown: (account: string, mint: string) => boolean = () => false,
 ): Map<string, { mint: string }> {
   const created = new Map<string, { mint: string }>();
   for (const effect of effects) {
@@ -104,6 +110,7 @@ export function createdWalletTokenAccounts(
     if (effect.op !== "create" && effect.op !== "createIdempotent") continue;
     const tokenProgram = effect.roles.tokenProgram ?? TOKEN_PROGRAM;
     if (effect.roles.wallet !== wallet || !isTokenProgram(tokenProgram)) continue;
+    if (isKnown(account, mint)) continue;
     if (associatedTokenAddress(mint, wallet, tokenProgram) === account) created.set(account, { mint });
   }
   return created;

@@ -165,7 +165,12 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
   );
   const everyWalletToken = new Map<string, { mint: string }>([
     ...walletTokens,
-    ...createdWalletTokenAccounts(everyEffect, wallet),
+    // An account the wallet held before with that mint, or holds after (merged last), needs no derivation.
+    ...createdWalletTokenAccounts(
+      everyEffect,
+      wallet,
+      (account, mint) => walletTokensAfter.has(account) || walletTokens.get(account)?.mint === mint,
+    ),
     ...walletTokensAfter,
   ]);
 
@@ -340,7 +345,7 @@ async function simulateOnSteadyState(
     simulated: false,
     walletTokens: new Map<string, { mint: string }>([
       ...walletTokens,
-      ...createdWalletTokenAccounts(topLevel, wallet),
+      ...createdWalletTokenAccounts(topLevel, wallet, (account, mint) => walletTokens.get(account)?.mint === mint),
     ]),
   });
 

@@ -1,4 +1,5 @@
-import { ACCOUNT_SIZE, AccountLayout, AccountState, AccountType } from "@solana/spl-token";
+import { ACCOUNT_SIZE, AccountState, AccountType } from "@solana/spl-token";
+import { addressOfBytes } from "./address-text.js";
 import { isTokenProgram } from "./programs.js";
 
 /** The parts of an SPL Token / Token-2022 token account the policy compares before and after. */
@@ -24,27 +25,53 @@ export interface RawAccountInfo {
   data: Uint8Array;
 }
 
-/** Reads a token account; undefined for anything else (mints, other programs, uninitialized). */
+/**
+ * Where the fields of a token account's base layout lie (SPL Token, and Token-2022 before its
+ * extensions): mint, owner, amount, delegate (a u32 option tag, then the key), state, isNative (tag,
+ * then the rent-exempt reserve), delegatedAmount, closeAuthority (tag, then the key). 165 bytes.
+ */
+const AT = {
+  mint: 0,
+  owner: 32,
+  amount: 64,
+  delegateOption: 72,
+  delegate: 76,
+  state: 108,
+  isNativeOption: 109,
+  delegatedAmount: 121,
+  closeAuthorityOption: 129,
+  closeAuthority: 133,
+} as const;
+
+/**
+ * Reads a token account; undefined for anything else (mints, other programs, uninitialized). The
+ * fields are read in place: spl-token's layout decoder builds a key object and a BN per field, and
+ * the check reads every account of a transaction two to four times.
+ */
 export function readTokenAccount(info: RawAccountInfo | null | undefined): TokenAccountState | undefined {
   if (!info) return undefined;
   const programId = info.owner.toString();
-  if (!isTokenProgram(programId) || info.data.length < ACCOUNT_SIZE) return undefined;
+  const data = info.data;
+  if (!isTokenProgram(programId) || data.length < ACCOUNT_SIZE) return undefined;
   // Token-2022 accounts with extensions carry an account-type byte right after the base layout;
   // a mint is padded to the same length, so that byte is what tells them apart.
-  if (info.data.length > ACCOUNT_SIZE && info.data[ACCOUNT_SIZE] !== AccountType.Account) return undefined;
-  const raw = AccountLayout.decode(Buffer.from(info.data.subarray(0, ACCOUNT_SIZE)));
-  if (raw.state === AccountState.Uninitialized) return undefined;
+  if (data.length > ACCOUNT_SIZE && data[ACCOUNT_SIZE] !== AccountType.Account) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset, ACCOUNT_SIZE);
+  const stateByte = view.getUint8(AT.state);
+  if (stateByte === AccountState.Uninitialized) return undefined;
+  const key = (at: number) => addressOfBytes(data.subarray(at, at + 32));
+  const amount = view.getBigUint64(AT.amount, true);
   const state: TokenAccountState = {
     programId,
-    mint: raw.mint.toBase58(),
-    owner: raw.owner.toBase58(),
-    amount: raw.amount,
-    delegatedAmount: raw.delegatedAmount,
+    mint: key(AT.mint),
+    owner: key(AT.owner),
+    amount,
+    delegatedAmount: view.getBigUint64(AT.delegatedAmount, true),
     lamports: BigInt(info.lamports),
   };
-  if (raw.delegateOption === 1) state.delegate = raw.delegate.toBase58();
-  if (raw.closeAuthorityOption === 1) state.closeAuthority = raw.closeAuthority.toBase58();
-  if (raw.isNativeOption === 1) state.nativeAmount = raw.amount;
-  if (raw.state === AccountState.Frozen) state.frozen = true;
+  if (view.getUint32(AT.delegateOption, true) === 1) state.delegate = key(AT.delegate);
+  if (view.getUint32(AT.closeAuthorityOption, true) === 1) state.closeAuthority = key(AT.closeAuthority);
+  if (view.getUint32(AT.isNativeOption, true) === 1) state.nativeAmount = amount;
+  if (stateByte === AccountState.Frozen) state.frozen = true;
   return state;
 }

@@ -362,4 +362,27 @@ describe("native SOL and rent rules", () => {
       [usdcAta.toBase58(), { mint: mint.toBase58() }],
     ]);
   });
+
+  it("leaves out the associated accounts the caller already counts as the wallet's of that mint, and only those", () => {
+    const usdcAta = getAssociatedTokenAddressSync(mint, wallet);
+    const otherAta = getAssociatedTokenAddressSync(otherMint, wallet);
+    const effects = [
+      createAssociatedTokenAccountIdempotentInstruction(wallet, usdcAta, wallet, mint),
+      createAssociatedTokenAccountIdempotentInstruction(wallet, otherAta, wallet, otherMint),
+      // Not the derivation of (wallet, mint): known or not, only a derivation could admit it.
+      createAssociatedTokenAccountIdempotentInstruction(wallet, stranger, wallet, mint),
+    ].map((ix, i) => effectOf(ix, String(i)));
+    const asked: string[] = [];
+    // The caller knows the USDC account with its mint, and the other one with another mint.
+    const known = new Map([
+      [usdcAta.toBase58(), mint.toBase58()],
+      [otherAta.toBase58(), mint.toBase58()],
+    ]);
+    const created = createdWalletTokenAccounts(effects, wallet.toBase58(), (account, m) => {
+      asked.push(account);
+      return known.get(account) === m;
+    });
+    expect([...created]).toEqual([[otherAta.toBase58(), { mint: otherMint.toBase58() }]]);
+    expect(asked).toEqual([usdcAta.toBase58(), otherAta.toBase58(), stranger.toBase58()]);
+  });
 });

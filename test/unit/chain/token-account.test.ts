@@ -107,4 +107,42 @@ describe("readTokenAccount", () => {
   ])("answers undefined for $what", ({ account }) => {
     expect(readTokenAccount(account)).toBeUndefined();
   });
+
+  it("reads what spl-token's own layout decodes, for any bytes and option tags, at any offset", () => {
+    // The reference: spl-token's decoder, with the same rules for options (a tag of 1 is "some").
+    const reference = (data: Uint8Array) => {
+      const raw = AccountLayout.decode(Buffer.from(data.subarray(0, ACCOUNT_SIZE)));
+      if (raw.state === AccountState.Uninitialized) return undefined;
+      return {
+        programId: TOKEN_PROGRAM,
+        mint: raw.mint.toBase58(),
+        owner: raw.owner.toBase58(),
+        amount: raw.amount,
+        delegatedAmount: raw.delegatedAmount,
+        lamports: 7n,
+        ...(raw.delegateOption === 1 ? { delegate: raw.delegate.toBase58() } : {}),
+        ...(raw.closeAuthorityOption === 1 ? { closeAuthority: raw.closeAuthority.toBase58() } : {}),
+        ...(raw.isNativeOption === 1 ? { nativeAmount: raw.amount } : {}),
+        ...(raw.state === AccountState.Frozen ? { frozen: true } : {}),
+      };
+    };
+    let seed = 1;
+    const byte = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed >>> 16;
+    };
+    const tags = [0, 1, 2, 0x0100, 0xffffffff];
+    for (let round = 0; round < 300; round += 1) {
+      const pool = new Uint8Array(ACCOUNT_SIZE + 7);
+      for (let i = 0; i < pool.length; i += 1) pool[i] = byte() & 0xff;
+      const data = pool.subarray(round % 7, (round % 7) + ACCOUNT_SIZE);
+      const view = new DataView(data.buffer, data.byteOffset, ACCOUNT_SIZE);
+      view.setUint8(108, round % 3);
+      view.setUint32(72, tags[round % tags.length] ?? 0, true);
+      view.setUint32(109, tags[(round >> 1) % tags.length] ?? 0, true);
+      view.setUint32(129, tags[(round >> 2) % tags.length] ?? 0, true);
+      expect(readTokenAccount(info(data, TOKEN_PROGRAM, 7))).toEqual(reference(data));
+    }
+  });
 });
+
