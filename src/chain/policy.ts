@@ -345,7 +345,11 @@ async function simulateOnSteadyState(
     simulated: false,
     walletTokens: new Map<string, { mint: string }>([
       ...walletTokens,
-      ...createdWalletTokenAccounts(topLevel, wallet, (account, mint) => walletTokens.get(account)?.mint === mint),
+      ...createdWalletTokenAccounts(
+        topLevel,
+        wallet,
+        (account, mint) => walletTokens.get(account)?.mint === mint,
+      ),
     ]),
   });
 
