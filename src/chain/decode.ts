@@ -1,12 +1,13 @@
 import {
   type AddressLookupTableAccount,
   type Connection,
-  type PublicKey,
+  PublicKey,
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { PolicyRefusal } from "../core/errors.js";
-import { addressOf } from "./address-text.js";
+import { addressOf, addressOfBytes } from "./address-text.js";
+import { messageOf, readWireTransaction, WireError, type WireTransaction } from "./wire-transaction.js";
 
 /** Where an account key of a transaction comes from. */
 export type AccountSource = "static" | "lookup-writable" | "lookup-readonly";
@@ -40,7 +41,8 @@ export interface SignerView {
 
 /** One uniform view of a legacy or v0 transaction, with its lookup tables resolved. */
 export interface DecodedTransaction {
-  transaction: VersionedTransaction;
+  /** The wire bytes as the service built them, read in place: signed and sent as they are. */
+  wire: WireTransaction;
   version: "legacy" | 0;
   feePayer: PublicKey;
   recentBlockhash: string;
@@ -48,7 +50,7 @@ export interface DecodedTransaction {
   accountKeys: AccountKeyView[];
   instructions: InstructionView[];
   signers: SignerView[];
-  /** Serialized message: what every signer signs. */
+  /** Serialized message: what every signer signs (a view of the wire bytes). */
   messageBytes: Uint8Array;
 }
 
@@ -60,22 +62,17 @@ export function rpcLookupTableLoader(connection: Connection): LookupTableLoader 
 }
 
 /** Parses the wire bytes only; a refusal `decode_failed` for anything that is not exactly one transaction. */
-export function parseWireTransaction(transactionBase64: string): VersionedTransaction {
+export function parseWireTransaction(transactionBase64: string): WireTransaction {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(transactionBase64) || transactionBase64.length === 0) {
     throw new PolicyRefusal("decode_failed", "not base64");
   }
-  const bytes = Buffer.from(transactionBase64, "base64");
-  let transaction: VersionedTransaction;
   try {
-    transaction = VersionedTransaction.deserialize(bytes);
+    return readWireTransaction(Buffer.from(transactionBase64, "base64"));
   } catch (error) {
-    throw new PolicyRefusal("decode_failed", `not a transaction (${(error as Error).message})`);
+    if (error instanceof WireError)
+      throw new PolicyRefusal("decode_failed", `not a transaction (${error.message})`);
+    throw error;
   }
-  // Trailing or re-encoded bytes would mean we check one thing and send another: refuse them.
-  if (!Buffer.from(transaction.serialize()).equals(bytes)) {
-    throw new PolicyRefusal("decode_failed", "bytes do not round-trip (trailing or non-canonical data)");
-  }
-  return transaction;
 }
 
 /** Decodes base64 wire bytes and resolves lookup tables into the uniform view. */
@@ -83,40 +80,41 @@ export async function decodeTransaction(
   transactionBase64: string,
   loadLookupTable: LookupTableLoader,
 ): Promise<DecodedTransaction> {
-  const transaction = parseWireTransaction(transactionBase64);
+  const wire = parseWireTransaction(transactionBase64);
   const tables: AddressLookupTableAccount[] = [];
-  for (const lookup of transaction.message.addressTableLookups) {
-    const table = await loadLookupTable(lookup.accountKey);
+  for (const lookup of wire.lookups) {
+    const table = await loadLookupTable(new PublicKey(lookup.accountKey));
     if (!table) {
-      throw new PolicyRefusal("decode_failed", `lookup table ${addressOf(lookup.accountKey)} not found`);
+      throw new PolicyRefusal("decode_failed", `lookup table ${addressOfBytes(lookup.accountKey)} not found`);
     }
     tables.push(table);
   }
-  return viewTransaction(transaction, tables);
+  return viewTransaction(wire, tables);
 }
 
-/** The uniform view of a parsed transaction, given its lookup tables (pure). */
+/**
+ * The uniform view of a parsed transaction, given its lookup tables (pure). A web3.js transaction
+ * object is read through its serialized bytes, like any other.
+ */
 export function viewTransaction(
-  transaction: VersionedTransaction,
+  source: WireTransaction | VersionedTransaction,
   tables: readonly AddressLookupTableAccount[],
 ): DecodedTransaction {
-  const message = transaction.message;
-  const header = message.header;
-  const lookups = message.addressTableLookups;
-  const staticKeys = message.staticAccountKeys;
-
+  const wire = source instanceof VersionedTransaction ? wireOf(source) : source;
+  const { header, lookups } = wire;
+  const staticKeys = wire.staticKeys.map((bytes) => new PublicKey(bytes));
   const accountKeys: AccountKeyView[] = staticKeys.map((pubkey, index) => ({
     index,
     pubkey,
     isSigner: index < header.numRequiredSignatures,
-    isWritable: message.isAccountWritable(index),
+    isWritable: isStaticKeyWritable(header, staticKeys.length, index),
     source: "static",
   }));
   const loaded = (kind: "writable" | "readonly") => {
     for (const lookup of lookups) {
-      const table = tables.find((t) => t.key.equals(lookup.accountKey));
+      const table = tables.find((t) => addressOf(t.key) === addressOfBytes(lookup.accountKey));
       if (!table)
-        throw new PolicyRefusal("decode_failed", `lookup table ${addressOf(lookup.accountKey)} missing`);
+        throw new PolicyRefusal("decode_failed", `lookup table ${addressOfBytes(lookup.accountKey)} missing`);
       const indexes = kind === "writable" ? lookup.writableIndexes : lookup.readonlyIndexes;
       for (const i of indexes) {
         const pubkey = table.state.addresses[i];
@@ -146,7 +144,7 @@ export function viewTransaction(
     seen.add(text);
   }
 
-  const instructions: InstructionView[] = message.compiledInstructions.map((ix, index) => {
+  const instructions: InstructionView[] = wire.instructions.map((ix, index) => {
     const program = accountKeys[ix.programIdIndex];
     if (program?.source !== "static") {
       throw new PolicyRefusal(
@@ -165,7 +163,7 @@ export function viewTransaction(
       programIndex: ix.programIdIndex,
       accountIndexes: [...ix.accountKeyIndexes],
       accounts,
-      data: ix.data,
+      data: ix.data.slice(),
     };
   });
 
@@ -173,20 +171,20 @@ export function viewTransaction(
   if (!feePayer || header.numRequiredSignatures < 1) {
     throw new PolicyRefusal("decode_failed", "no fee payer");
   }
-  if (transaction.signatures.length !== header.numRequiredSignatures) {
+  if (wire.signatures.length !== header.numRequiredSignatures) {
     throw new PolicyRefusal("decode_failed", "signature count does not match the header");
   }
-  const signers: SignerView[] = transaction.signatures.map((signature, i) => ({
+  const signers: SignerView[] = wire.signatures.map((signature, i) => ({
     pubkey: staticKeys[i] as PublicKey,
     isSigned: signature.some((b) => b !== 0),
-    signature,
+    signature: signature.slice(),
   }));
 
   return {
-    transaction,
-    version: transaction.version === "legacy" ? "legacy" : 0,
+    wire,
+    version: wire.version,
     feePayer,
-    recentBlockhash: message.recentBlockhash,
+    recentBlockhash: addressOfBytes(wire.recentBlockhash),
     header: {
       numRequiredSignatures: header.numRequiredSignatures,
       numReadonlySigned: header.numReadonlySignedAccounts,
@@ -195,8 +193,30 @@ export function viewTransaction(
     accountKeys,
     instructions,
     signers,
-    messageBytes: message.serialize(),
+    messageBytes: messageOf(wire),
   };
+}
+
+/**
+ * The message's own writability of static key `index` (the header's counts; the runtime may demote a
+ * reserved account further): signed keys first, their read-only ones last, then unsigned keys, their
+ * read-only ones last.
+ */
+function isStaticKeyWritable(header: WireTransaction["header"], keys: number, index: number): boolean {
+  const signed = header.numRequiredSignatures;
+  if (index < signed) return index < signed - header.numReadonlySignedAccounts;
+  return index - signed < keys - signed - header.numReadonlyUnsignedAccounts;
+}
+
+/** The wire reading of a web3.js transaction object (tests and tools build transactions that way). */
+function wireOf(transaction: VersionedTransaction): WireTransaction {
+  try {
+    return readWireTransaction(transaction.serialize());
+  } catch (error) {
+    if (error instanceof WireError)
+      throw new PolicyRefusal("decode_failed", `not a transaction (${error.message})`);
+    throw error;
+  }
 }
 
 /** The transaction's id: its first signature (the fee payer's), base58. */

@@ -46,20 +46,26 @@ export function withLeanReads(connection: Connection, rpc: JsonRpc): Connection 
     // The policy's form: a versioned transaction and a config. Any other goes to web3.js.
     if (!(transaction instanceof VersionedTransaction) || rest.length > 0 || typeof config !== "object")
       return (simulateAny as (...args: unknown[]) => unknown)(transaction, config, ...rest);
-    return simulate(rpc, transaction, config as SimulateTransactionConfig | undefined, connection.commitment);
+    const { commitment } = connection;
+    return simulate(
+      rpc,
+      transaction.serialize(),
+      config as SimulateTransactionConfig | undefined,
+      commitment,
+    );
   }) as Connection["simulateTransaction"];
   return lean;
 }
 
 async function simulate(
   rpc: JsonRpc,
-  transaction: VersionedTransaction,
+  wire: Uint8Array,
   config: SimulateTransactionConfig | undefined,
   defaultCommitment: Commitment | undefined,
 ): Promise<RpcResponseAndContext<SimulatedTransactionResponse>> {
   const commitment = config?.commitment ?? defaultCommitment;
   const answer = await rpc("simulateTransaction", [
-    Buffer.from(transaction.serialize()).toString("base64"),
+    Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength).toString("base64"),
     {
       ...config,
       encoding: "base64",

@@ -39,6 +39,7 @@ import {
   tokensGained,
 } from "./simulated-effects.js";
 import { readTokenAccount, type TokenAccountState } from "./token-account.js";
+import { transactionOfWire } from "./wire-transaction.js";
 
 export interface PolicyConfig {
   /** Program ids of the service, on top of the allowed programs. */
@@ -361,7 +362,7 @@ async function simulateOnSteadyState(
     .map((k) => addressOf(k.pubkey));
   if (watched[0] !== wallet) throw new PolicyRefusal("fee_payer", "the fee payer is not writable");
   const simulation = await rpcCall("simulateTransaction", () =>
-    connection.simulateTransaction(decoded.transaction, {
+    connection.simulateTransaction(transactionOfWire(decoded.wire.bytes), {
       sigVerify: false,
       replaceRecentBlockhash: false,
       commitment,

@@ -1,10 +1,9 @@
 import type { Connection } from "@solana/web3.js";
-import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
-import { addressOrEmpty } from "../chain/address-text.js";
+import { addressOf } from "../chain/address-text.js";
 import { capLastValidBlockHeight } from "../chain/blockhash-lifetime.js";
-import { decodeTransaction, type LookupTableLoader } from "../chain/decode.js";
+import { decodeTransaction, type LookupTableLoader, type SignerView } from "../chain/decode.js";
 import { heldToSwapFloor, type InflowExpectation } from "../chain/inflow-rules.js";
 import { checkTransaction, type PolicyConfig } from "../chain/policy.js";
 import { rpcCall } from "../chain/rpc.js";
@@ -16,6 +15,7 @@ import {
   sendAndConfirm,
   sendOnce,
 } from "../chain/send-and-confirm.js";
+import { messageOf, readWireTransaction, withSignature } from "../chain/wire-transaction.js";
 import { PolicyRefusal, StaleTransaction } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 import type { AttemptRecord, AttemptStore } from "./attempt-store.js";
@@ -187,16 +187,21 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     );
     // Counted before the key signs: a sign that fails after it leaves the day's tally high, never low.
     await input.guard?.count(intent);
+    const slot = decoded.signers.findIndex((signer) => addressOf(signer.pubkey) === intent.wallet);
+    if (slot < 0) throw new PolicyRefusal("foreign_signer", "the wallet is not a signer of the transaction");
+    const isMissing = (signer: SignerView, i: number) =>
+      i !== slot && !signer.isSigned && !laterSigners.includes(addressOf(signer.pubkey));
+    if (decoded.signers.some(isMissing)) {
+      throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
+    }
     const signature = await wallets.sign(intent.wallet, decoded.messageBytes);
-    decoded.transaction.addSignature(new PublicKey(intent.wallet), signature);
-    const signers = decoded.transaction.message.staticAccountKeys;
-    const isMissing = (s: Uint8Array, i: number) =>
-      s.every((b) => b === 0) && !laterSigners.includes(addressOrEmpty(signers[i]));
-    if (decoded.transaction.signatures.some(isMissing)) {
+    // A key holder that answers no signature (empty, short) leaves the wallet's own slot missing.
+    if (signature.length !== 64 || signature.every((b) => b === 0)) {
       throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
     }
     signed = {
-      bytes: decoded.transaction.serialize(),
+      // The very bytes the policy checked, with the wallet's signature in its slot.
+      bytes: withSignature(decoded.wire, slot, signature),
       signature: bs58.encode(signature),
       recentBlockhash: decoded.recentBlockhash,
     };
@@ -445,9 +450,9 @@ function sameMessage(recorded: string | undefined, transactionBase64: string): b
   // Stryker disable next-line ConditionalExpression: without it Buffer.from(undefined) throws, and the catch answers false
   if (!recorded) return false;
   try {
-    const a = VersionedTransaction.deserialize(Buffer.from(recorded, "base64")).message.serialize();
-    const b = VersionedTransaction.deserialize(Buffer.from(transactionBase64, "base64")).message.serialize();
-    return Buffer.from(a).equals(Buffer.from(b));
+    const a = messageOf(readWireTransaction(Buffer.from(recorded, "base64")));
+    const b = messageOf(readWireTransaction(Buffer.from(transactionBase64, "base64")));
+    return Buffer.from(a).equals(b);
   } catch {
     return false; // not a transaction: the policy says so with its reason
   }

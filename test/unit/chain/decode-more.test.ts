@@ -114,7 +114,9 @@ describe("viewTransaction of hand-built messages", () => {
 
   it("refuses a message that asks for a signature but names no account", async () => {
     const tx = handBuilt(1, []);
-    expect(await refusalOf(() => viewTransaction(tx, []))).toBe("no fee payer");
+    expect(await refusalOf(() => viewTransaction(tx, []))).toBe(
+      "not a transaction (header: 1 signers but 0 account keys)",
+    );
   });
 
   it("counts a signature slot as signed when any byte is set, not only when all are", () => {

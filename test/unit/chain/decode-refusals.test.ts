@@ -72,7 +72,7 @@ describe("decode refusals", () => {
     );
     const withTail = Buffer.concat([Buffer.from(legacy(), "base64"), Buffer.from([7, 7])]).toString("base64");
     expect(detail(() => parseWireTransaction(withTail))).toBe(
-      "bytes do not round-trip (trailing or non-canonical data)",
+      "not a transaction (2 bytes after the end of the transaction)",
     );
   });
 
