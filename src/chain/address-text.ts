@@ -1,4 +1,4 @@
-import type { PublicKey } from "@solana/web3.js";
+import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 
 /**
@@ -40,4 +40,14 @@ export function addressOfBytes(bytes: Uint8Array): string {
     textsOfBytes.set(key, text);
   }
   return text;
+}
+
+/**
+ * A key object for 32 raw bytes whose text is known at once (addressOfBytes): the keys a transaction
+ * names repeat from claim to claim (programs, mints, vaults), so their text is rarely encoded anew.
+ */
+export function publicKeyOf(bytes: Uint8Array): PublicKey {
+  const key = new PublicKey(bytes);
+  texts.set(key, addressOfBytes(bytes));
+  return key;
 }

@@ -6,7 +6,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { PolicyRefusal } from "../core/errors.js";
-import { addressOf, addressOfBytes } from "./address-text.js";
+import { addressOf, addressOfBytes, publicKeyOf } from "./address-text.js";
 import { messageOf, readWireTransaction, WireError, type WireTransaction } from "./wire-transaction.js";
 
 /** Where an account key of a transaction comes from. */
@@ -102,7 +102,7 @@ export function viewTransaction(
 ): DecodedTransaction {
   const wire = source instanceof VersionedTransaction ? wireOf(source) : source;
   const { header, lookups } = wire;
-  const staticKeys = wire.staticKeys.map((bytes) => new PublicKey(bytes));
+  const staticKeys = wire.staticKeys.map((bytes) => publicKeyOf(bytes));
   const accountKeys: AccountKeyView[] = staticKeys.map((pubkey, index) => ({
     index,
     pubkey,

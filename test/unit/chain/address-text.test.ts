@@ -1,6 +1,6 @@
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { describe, expect, it, vi } from "vitest";
-import { addressOf, addressOfBytes, addressOrEmpty } from "../../../src/chain/address-text.js";
+import { addressOf, addressOfBytes, addressOrEmpty, publicKeyOf } from "../../../src/chain/address-text.js";
 
 describe("a key's text, encoded once", () => {
   it("is the key's base58 text, for every key, whichever object holds it", () => {
@@ -45,5 +45,14 @@ describe("the text of raw key bytes, remembered", () => {
       else addressOfBytes(bytes);
     }
     expect(addressOfBytes(keys[0]?.toBytes() ?? new Uint8Array())).toBe(keys[0]?.toBase58());
+  });
+
+  it("gives key objects for raw bytes whose text is known without encoding them again", () => {
+    const key = Keypair.generate().publicKey;
+    const made = publicKeyOf(key.toBytes());
+    const encode = vi.spyOn(made, "toBase58");
+    expect(made.equals(key)).toBe(true);
+    expect(addressOf(made)).toBe(key.toBase58());
+    expect(encode).not.toHaveBeenCalled();
   });
 });
