@@ -1,5 +1,5 @@
 import {
-  AddressLookupTableAccount,
+  type AddressLookupTableAccount,
   type Connection,
   Keypair,
   MessageV0,
@@ -17,21 +17,10 @@ import {
   viewTransaction,
 } from "../../../src/chain/decode.js";
 import { PolicyRefusal } from "../../../src/core/errors.js";
+import { lookupTableOf } from "../../helpers/lookup-table.js";
 
 const payer = Keypair.generate();
 const blockhash = Keypair.generate().publicKey.toBase58();
-
-function table(addresses: PublicKey[]): AddressLookupTableAccount {
-  return new AddressLookupTableAccount({
-    key: Keypair.generate().publicKey,
-    state: {
-      deactivationSlot: BigInt("18446744073709551615"),
-      lastExtendedSlot: 0,
-      lastExtendedSlotStartIndex: 0,
-      addresses,
-    },
-  });
-}
 
 /** A v0 transfer from the payer to `to` through `lookups`, as base64 wire bytes. */
 function v0Base64(to: PublicKey, lookups: AddressLookupTableAccount[]): string {
@@ -68,7 +57,7 @@ async function refusalOf(run: () => unknown): Promise<string> {
 describe("decodeTransaction", () => {
   it("loads each lookup table the message names and resolves its keys (never as signers)", async () => {
     const to = Keypair.generate().publicKey;
-    const lookups = table([to]);
+    const lookups = lookupTableOf([to]);
     const asked: string[] = [];
     const view = await decodeTransaction(v0Base64(to, [lookups]), async (address) => {
       asked.push(address.toBase58());
@@ -83,7 +72,7 @@ describe("decodeTransaction", () => {
 
   it("refuses a transaction whose lookup table the node does not have", async () => {
     const to = Keypair.generate().publicKey;
-    const lookups = table([to]);
+    const lookups = lookupTableOf([to]);
     expect(await refusalOf(() => decodeTransaction(v0Base64(to, [lookups]), async () => null))).toBe(
       `lookup table ${lookups.key.toBase58()} not found`,
     );
@@ -91,7 +80,7 @@ describe("decodeTransaction", () => {
 
   it("reads lookup tables through the RPC connection", async () => {
     const to = Keypair.generate().publicKey;
-    const lookups = table([to]);
+    const lookups = lookupTableOf([to]);
     const connection = {
       async getAddressLookupTable(address: PublicKey) {
         return { context: { slot: 1 }, value: address.equals(lookups.key) ? lookups : null };

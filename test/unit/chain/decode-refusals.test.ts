@@ -1,7 +1,6 @@
 import {
   AddressLookupTableAccount,
   Keypair,
-  type PublicKey,
   SystemProgram,
   Transaction,
   TransactionMessage,
@@ -10,6 +9,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { parseWireTransaction, viewTransaction } from "../../../src/chain/decode.js";
 import { PolicyRefusal } from "../../../src/core/errors.js";
+import { lookupTableOf } from "../../helpers/lookup-table.js";
 
 /** What the decoder says when it refuses, and the flags the policy reads from its view. */
 const payer = Keypair.generate();
@@ -25,18 +25,6 @@ function detail(run: () => unknown): string {
     throw error;
   }
   throw new Error("not refused");
-}
-
-function table(addresses: PublicKey[]): AddressLookupTableAccount {
-  return new AddressLookupTableAccount({
-    key: Keypair.generate().publicKey,
-    state: {
-      deactivationSlot: BigInt("18446744073709551615"),
-      lastExtendedSlot: 0,
-      lastExtendedSlotStartIndex: 0,
-      addresses,
-    },
-  });
 }
 
 function v0(lookups: AddressLookupTableAccount[], to = stranger): VersionedTransaction {
@@ -90,7 +78,7 @@ describe("decode refusals", () => {
   });
 
   it("refuses a lookup table it was not given, and an index the table does not have", () => {
-    const lookups = table([stranger]);
+    const lookups = lookupTableOf([stranger]);
     const tx = v0([lookups]);
     expect(detail(() => viewTransaction(tx, []))).toBe(`lookup table ${lookups.key.toBase58()} missing`);
     const shorter = new AddressLookupTableAccount({
@@ -103,7 +91,7 @@ describe("decode refusals", () => {
   });
 
   it("refuses an account named twice (a static key again in a lookup table)", () => {
-    const lookups = table([stranger]);
+    const lookups = lookupTableOf([stranger]);
     const tx = v0([lookups]);
     const twice = new AddressLookupTableAccount({
       key: lookups.key,
@@ -122,7 +110,7 @@ describe("decode refusals", () => {
 
   it("refuses an instruction whose program index is not a static key or whose account index is out of range", () => {
     const program = Keypair.generate().publicKey;
-    const lookups = table([program]);
+    const lookups = lookupTableOf([program]);
     const tx = v0([]);
     tx.message.compiledInstructions.push({
       programIdIndex: 3,

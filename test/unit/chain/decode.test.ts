@@ -1,9 +1,7 @@
 import { createTransferInstruction, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import {
-  AddressLookupTableAccount,
   ComputeBudgetProgram,
   Keypair,
-  type PublicKey,
   SystemProgram,
   Transaction,
   TransactionMessage,
@@ -13,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { readComputeBudget } from "../../../src/chain/compute-budget.js";
 import { parseWireTransaction, viewTransaction } from "../../../src/chain/decode.js";
 import { PolicyRefusal } from "../../../src/core/errors.js";
+import { lookupTableOf } from "../../helpers/lookup-table.js";
 
 const payer = Keypair.generate();
 const vault = Keypair.generate();
@@ -27,18 +26,6 @@ function legacyBase64(): string {
   );
   tx.partialSign(vault);
   return tx.serialize({ requireAllSignatures: false }).toString("base64");
-}
-
-function lookupTable(addresses: PublicKey[]): AddressLookupTableAccount {
-  return new AddressLookupTableAccount({
-    key: Keypair.generate().publicKey,
-    state: {
-      deactivationSlot: BigInt("18446744073709551615"),
-      lastExtendedSlot: 0,
-      lastExtendedSlotStartIndex: 0,
-      addresses,
-    },
-  });
 }
 
 describe("decode", () => {
@@ -61,7 +48,7 @@ describe("decode", () => {
   it("reads a v0 transaction and resolves its lookup table into writable and readonly keys", () => {
     const writable = Keypair.generate().publicKey;
     const readonly = Keypair.generate().publicKey;
-    const table = lookupTable([readonly, writable]);
+    const table = lookupTableOf([readonly, writable]);
     const message = new TransactionMessage({
       payerKey: payer.publicKey,
       recentBlockhash: blockhash,

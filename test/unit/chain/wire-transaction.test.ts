@@ -3,10 +3,8 @@ import {
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
 import {
-  AddressLookupTableAccount,
   ComputeBudgetProgram,
   Keypair,
-  type PublicKey,
   SystemProgram,
   Transaction,
   TransactionInstruction,
@@ -22,23 +20,12 @@ import {
   WireError,
   withSignature,
 } from "../../../src/chain/wire-transaction.js";
+import { lookupTableOf } from "../../helpers/lookup-table.js";
 
 const payer = Keypair.generate();
 const cosigner = Keypair.generate();
 const mint = Keypair.generate().publicKey;
 const blockhash = Keypair.generate().publicKey.toBase58();
-
-function table(addresses: PublicKey[]): AddressLookupTableAccount {
-  return new AddressLookupTableAccount({
-    key: Keypair.generate().publicKey,
-    state: {
-      deactivationSlot: 2n ** 64n - 1n,
-      lastExtendedSlot: 0,
-      lastExtendedSlotStartIndex: 0,
-      addresses,
-    },
-  });
-}
 
 /** A claim-like set of instructions: a compute budget, the payout account, a program call. */
 function instructions(dataBytes: number): TransactionInstruction[] {
@@ -73,7 +60,7 @@ function corpus(): Array<[string, VersionedTransaction]> {
     });
     const legacy = new VersionedTransaction(message.compileToLegacyMessage());
     const v0 = new VersionedTransaction(message.compileToV0Message());
-    const lookups = table([Keypair.generate().publicKey, mint, Keypair.generate().publicKey]);
+    const lookups = lookupTableOf([Keypair.generate().publicKey, mint, Keypair.generate().publicKey]);
     const withTable = new VersionedTransaction(message.compileToV0Message([lookups]));
     const signed = new VersionedTransaction(message.compileToV0Message());
     signed.sign([cosigner]);
