@@ -191,8 +191,9 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     if (slot < 0) throw new PolicyRefusal("foreign_signer", "the wallet is not a signer of the transaction");
     const isMissing = (signer: SignerView, i: number) =>
       i !== slot && !signer.isSigned && !laterSigners.includes(addressOf(signer.pubkey));
+    // The policy refused these already (checkStatic); checked again where the bytes are signed.
     if (decoded.signers.some(isMissing)) {
-      throw new PolicyRefusal("foreign_signer", "a signature is still missing after signing");
+      throw new PolicyRefusal("foreign_signer", "a signature other than the wallet's is missing");
     }
     const signature = await wallets.sign(intent.wallet, decoded.messageBytes);
     // A key holder that answers no signature (empty, short) leaves the wallet's own slot missing.
