@@ -66,8 +66,13 @@ export function parseWireTransaction(transactionBase64: string): WireTransaction
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(transactionBase64) || transactionBase64.length === 0) {
     throw new PolicyRefusal("decode_failed", "not base64");
   }
+  return readOrRefuse(Buffer.from(transactionBase64, "base64"));
+}
+
+/** The wire reading of `bytes`; a refusal `decode_failed` naming the broken rule otherwise. */
+function readOrRefuse(bytes: Uint8Array): WireTransaction {
   try {
-    return readWireTransaction(Buffer.from(transactionBase64, "base64"));
+    return readWireTransaction(bytes);
   } catch (error) {
     if (error instanceof WireError)
       throw new PolicyRefusal("decode_failed", `not a transaction (${error.message})`);
@@ -100,7 +105,7 @@ export function viewTransaction(
   source: WireTransaction | VersionedTransaction,
   tables: readonly AddressLookupTableAccount[],
 ): DecodedTransaction {
-  const wire = source instanceof VersionedTransaction ? wireOf(source) : source;
+  const wire = source instanceof VersionedTransaction ? readOrRefuse(source.serialize()) : source;
   const { header, lookups } = wire;
   const staticKeys = wire.staticKeys.map((bytes) => publicKeyOf(bytes));
   const accountKeys: AccountKeyView[] = staticKeys.map((pubkey, index) => ({
@@ -184,7 +189,7 @@ export function viewTransaction(
     wire,
     version: wire.version,
     feePayer,
-    recentBlockhash: addressOfBytes(wire.recentBlockhash),
+    recentBlockhash: bs58.encode(wire.recentBlockhash),
     header: {
       numRequiredSignatures: header.numRequiredSignatures,
       numReadonlySigned: header.numReadonlySignedAccounts,
@@ -206,17 +211,6 @@ function isStaticKeyWritable(header: WireTransaction["header"], keys: number, in
   const signed = header.numRequiredSignatures;
   if (index < signed) return index < signed - header.numReadonlySignedAccounts;
   return index - signed < keys - signed - header.numReadonlyUnsignedAccounts;
-}
-
-/** The wire reading of a web3.js transaction object (tests and tools build transactions that way). */
-function wireOf(transaction: VersionedTransaction): WireTransaction {
-  try {
-    return readWireTransaction(transaction.serialize());
-  } catch (error) {
-    if (error instanceof WireError)
-      throw new PolicyRefusal("decode_failed", `not a transaction (${error.message})`);
-    throw error;
-  }
 }
 
 /** The transaction's id: its first signature (the fee payer's), base58. */
