@@ -11,11 +11,30 @@ export function ed25519PublicKey(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" });
 }
 
+/**
+ * Key objects of the co-signers seen, by their bytes: the same service signer co-signs every claim,
+ * and wrapping its key (an SPKI parse) cost about as much as the verification itself. Bounded by
+ * dropping all when full, so a service naming a new key each time costs a parse, not memory.
+ */
+const verifyingKeys = new Map<string, KeyObject>();
+const MAX_VERIFYING_KEYS = 1_024;
+
+function verifyingKeyOf(raw: Uint8Array): KeyObject {
+  const id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("latin1");
+  let key = verifyingKeys.get(id);
+  if (key === undefined) {
+    key = ed25519PublicKey(raw);
+    if (verifyingKeys.size >= MAX_VERIFYING_KEYS) verifyingKeys.clear();
+    verifyingKeys.set(id, key);
+  }
+  return key;
+}
+
 /** True when `signature` is a valid Ed25519 signature of `message` by the raw public key. */
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   // Stryker disable next-line ConditionalExpression: Node's verify also answers false for a signature that is not 64 bytes
   if (signature.length !== 64) return false;
-  return verify(null, message, ed25519PublicKey(publicKey), signature);
+  return verify(null, message, verifyingKeyOf(publicKey), signature);
 }
 
 /** The raw 32 bytes of an Ed25519 public key object. */

@@ -29,6 +29,43 @@ describe("ed25519", () => {
     expect(verifyEd25519(key, message, new Uint8Array([...signature, 0]))).toBe(false);
   });
 
+  it("remembers co-signers' keys by their bytes, never one key's answer for another's, past its bound", () => {
+    const signers = Array.from({ length: 3 }, () => Keypair.generate());
+    const signatures = signers.map((signer) => signWith(signer, message));
+    // A view into a larger buffer at an offset reads as the same key as its own copy.
+    const inLargerBuffer = (key: Uint8Array) => {
+      const buffer = new Uint8Array(40);
+      buffer.set(key, 5);
+      return buffer.subarray(5, 37);
+    };
+    for (let round = 0; round < 2; round++)
+      signers.forEach((signer, i) => {
+        const key = signer.publicKey.toBytes();
+        expect(verifyEd25519(inLargerBuffer(key), message, signatures[i] ?? new Uint8Array())).toBe(true);
+        const other = signatures[(i + 1) % signers.length] ?? new Uint8Array();
+        expect(verifyEd25519(key, message, other)).toBe(false);
+      });
+    // More keys than the memo holds: it starts over, and every answer stays right.
+    for (let i = 0; i < 1_100; i++)
+      expect(
+        verifyEd25519(Keypair.generate().publicKey.toBytes(), message, signatures[0] ?? new Uint8Array()),
+      ).toBe(false);
+    expect(
+      verifyEd25519(
+        signers[0]?.publicKey.toBytes() ?? new Uint8Array(),
+        message,
+        signatures[0] ?? new Uint8Array(),
+      ),
+    ).toBe(true);
+    expect(
+      verifyEd25519(
+        signers[1]?.publicKey.toBytes() ?? new Uint8Array(),
+        message,
+        signatures[0] ?? new Uint8Array(),
+      ),
+    ).toBe(false);
+  });
+
   it("refuses a public key that is not 32 bytes, saying how long it was", () => {
     expect(() => ed25519PublicKey(new Uint8Array(31))).toThrow(
       new RangeError("an Ed25519 public key is 32 bytes, got 31"),
