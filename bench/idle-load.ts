@@ -15,6 +15,7 @@ import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { cronEvery } from "./options.js";
 import type { FromKeeper, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
+import { ServedRequests } from "./served-requests.js";
 import { settleBacklog, TAKE_PROFIT_USD } from "./world-sample.js";
 
 const USAGE = `usage: npm run bench:idle -- [options]
@@ -90,6 +91,7 @@ function parseOptions(argv: string[]): IdleOptions | undefined {
 async function measure(
   options: IdleOptions,
   sandbox: RunningSandbox,
+  served: ServedRequests,
   idleWallets: ReadonlySet<number>,
   multiple: number,
 ): Promise<LoadFigures> {
@@ -97,11 +99,13 @@ async function measure(
   const events: RequestEvent[] = [];
   let failure: string | undefined;
   let ready = false;
+  served.start();
   const child = forkKeeper("dist", undefined, KEEPER_NODE_FLAGS);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.on("message", (message: FromKeeper) => {
     if (message.type === "ready") ready = true;
-    else if (message.type === "progress" || message.type === "stopped") events.push(...message.events);
+    else if (message.type === "progress") events.push(...served.take());
+    else if (message.type === "stopped") events.push(...served.stop());
     else if (message.type === "failed") failure = message.error;
   });
   child.send({
@@ -160,8 +164,10 @@ async function main(): Promise<number> {
     log(USAGE);
     return 0;
   }
+  const served = new ServedRequests();
   const sandbox = await startSandbox({
     port: 0,
+    onServed: served.onServed,
     seed: 1,
     walletCount: options.wallets,
     eventsPerCategory: 7,
@@ -169,6 +175,7 @@ async function main(): Promise<number> {
     rateLimit: { requestsPerSecond: options.rps, windowSeconds: 60, retryAfter: true },
     chain: { port: 0 },
   });
+  served.walletsAre(sandbox.wallets);
   try {
     settleBacklog(sandbox.world);
     const busy = new Set(sandbox.world.positions.map((p) => p.ownerIndex));
@@ -178,8 +185,8 @@ async function main(): Promise<number> {
       `== idle load · ${options.wallets} wallets (${idle.size} hold nothing) · ${options.rps} req/s · ` +
         `positions every ${options.interval} s, orders every ${options.ordersInterval} s ==`,
     );
-    const baseline = await measure(options, sandbox, idle, 1);
-    const adaptive = await measure(options, sandbox, idle, options.multiple);
+    const baseline = await measure(options, sandbox, served, idle, 1);
+    const adaptive = await measure(options, sandbox, served, idle, options.multiple);
     const row = (name: string, a: number, b: number) =>
       `${name.padEnd(34)}${a.toFixed(0).padStart(10)}${b.toFixed(0).padStart(14)}${(b / a).toFixed(2).padStart(10)}×`;
     log(

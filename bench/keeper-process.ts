@@ -2,8 +2,8 @@
  * The keeper under test, in a process of its own so that its memory is measured alone (the sandbox
  * service and the local chain run in the benchmark's process). Forked by bench/run.ts; speaks IPC.
  *
- * It runs the real keeper (startKeeper, every role) and records each request it sends to the service
- * by wrapping the global fetch the API client uses: when it was sent, what it was, and the answer.
+ * It runs the real keeper (startKeeper, every role), nothing else: the requests it sends are counted
+ * where the sandbox answers them (served-requests.ts), so its CPU is the keeper's own.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -16,21 +16,13 @@ import { loadConfig } from "../src/config/load-config.js";
 import { deriveKeypair } from "../src/sandbox/world/rng.js";
 import { Wallets } from "../src/signer/keys.js";
 import { CpuProfiler } from "./cpu-profile.js";
-import {
-  type FromKeeper,
-  type KeeperStart,
-  REQUEST_KIND,
-  type RequestEvent,
-  type RequestKind,
-  type ToKeeper,
-} from "./protocol.js";
+import type { FromKeeper, KeeperStart, ToKeeper } from "./protocol.js";
 
 const PROGRESS_MS = 500;
 /** Cron that never fires within a run: the orders poll and housekeeping are not what is measured. */
 const NEVER = "0 0 0 1 1 *";
 
 let keeper: RunningKeeper | undefined;
-let pending: RequestEvent[] = [];
 let peakRss = 0;
 /** process.memoryUsage() when the sampled RSS peaked: what the peak was made of. */
 let atPeak: NodeJS.MemoryUsage | undefined;
@@ -58,50 +50,12 @@ function sampleRss(): number {
   return rss;
 }
 
-/** Wraps fetch: every request to the service becomes an event (web3.js's RPC calls are not counted). */
-function recordServiceRequests(serviceUrl: string, walletIndex: ReadonlyMap<string, number>): void {
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    if (!url.startsWith(serviceUrl)) return realFetch(input, init);
-    const sentAt = Date.now();
-    const parsed = new URL(url);
-    let kind: RequestKind = REQUEST_KIND.other;
-    let owner = parsed.searchParams.get("ownerPubkey") ?? undefined;
-    if (parsed.pathname === "/prediction/v1/positions") kind = REQUEST_KIND.positions;
-    else if (parsed.pathname.endsWith("/claim")) {
-      kind = REQUEST_KIND.claim;
-      try {
-        owner = (JSON.parse(String(init?.body ?? "{}")) as { ownerPubkey?: string }).ownerPubkey;
-      } catch {
-        owner = undefined;
-      }
-    }
-    const wallet = owner === undefined ? -1 : (walletIndex.get(owner) ?? -1);
-    try {
-      const response = await realFetch(input, init);
-      const event: RequestEvent = [sentAt, kind, wallet, response.status];
-      pending.push(event);
-      return response;
-    } catch (error) {
-      const event: RequestEvent = [sentAt, kind, wallet, 0];
-      pending.push(event);
-      throw error;
-    }
-  };
-}
-
 async function start(message: KeeperStart): Promise<void> {
   const started = performance.now();
   const secretKeys: Uint8Array[] = [];
-  const walletIndex = new Map<string, number>();
-  for (let i = 0; i < message.walletCount; i++) {
-    const keypair = deriveKeypair(`wallet:${i}`, message.seed);
-    walletIndex.set(keypair.publicKey.toBase58(), i);
-    secretKeys.push(keypair.secretKey);
-  }
+  for (let i = 0; i < message.walletCount; i++)
+    secretKeys.push(deriveKeypair(`wallet:${i}`, message.seed).secretKey);
   const wallets = Wallets.fromSecretKeys(secretKeys);
-  recordServiceRequests(message.serviceUrl, walletIndex);
 
   const dir = await mkdtemp(join(tmpdir(), "keeper-bench-"));
   const apiKeyFile = join(dir, "api-key");
@@ -160,12 +114,9 @@ async function start(message: KeeperStart): Promise<void> {
   if (message.signerProcess) await startSignerProcess(message);
   keeper = await startKeeper({ config, roles: new Set(roles), logger, wallets, opsServer: false });
   progressTimer = setInterval(() => {
-    const events = pending;
-    pending = [];
     const cpu = process.cpuUsage();
     void send({
       type: "progress",
-      events,
       rssBytes: sampleRss(),
       cpuMicros: cpu.user + cpu.system + signerProcess.cpuMicros,
       ...(signerProcess.child ? { signerCpuMicros: signerProcess.cpuMicros } : {}),
@@ -238,7 +189,6 @@ async function stop(): Promise<void> {
           },
         }
       : {}),
-    events: pending,
   });
   process.disconnect?.();
 }

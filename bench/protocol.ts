@@ -1,6 +1,6 @@
 /** Messages between the benchmark and the keeper process it forks (Node IPC, JSON). */
 
-/** What one request to the service was, as seen by whoever sent it. */
+/** What one request to the service was (the naive bot's as it sent it, the keeper's as the sandbox answered it). */
 export const REQUEST_KIND = { positions: 0, claim: 1, other: 2 } as const;
 export type RequestKind = (typeof REQUEST_KIND)[keyof typeof REQUEST_KIND];
 
@@ -74,7 +74,6 @@ export interface KeeperReady {
 
 export interface KeeperProgress {
   readonly type: "progress";
-  readonly events: RequestEvent[];
   readonly rssBytes: number;
   /** CPU time the keeper's process used since it started (user + system), in microseconds. */
   readonly cpuMicros: number;
@@ -89,7 +88,6 @@ export interface KeeperStopped {
   readonly peakSampledRssBytes: number;
   /** What the sampled peak was made of (process.memoryUsage() then). */
   readonly atPeak?: MemoryAtPeak;
-  readonly events: RequestEvent[];
 }
 
 export interface MemoryAtPeak {

@@ -19,6 +19,7 @@ import type { PhaseResult } from "./phase-result.js";
 import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol.js";
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
+import { ServedRequests } from "./served-requests.js";
 import { claimStages, claimTimings, SweepProgress, sweepsOf } from "./stats.js";
 import {
   type ClaimSample,
@@ -231,6 +232,7 @@ async function waitForQuietGap(
 async function runKeeperPhase(
   options: BenchOptions,
   sandbox: RunningSandbox,
+  served: ServedRequests,
   redis: Redis,
   prefix: string,
   service: ReturnType<typeof countServiceDecisions>,
@@ -249,6 +251,7 @@ async function runKeeperPhase(
   const cpuReadings: CpuReading[] = [];
   const signerReadings: CpuReading[] = [];
   const logFile = join(tmpdir(), `${prefix}-keeper.log`);
+  served.start();
   const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb, options.keeperNodeFlags);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.once("exit", (code) => {
@@ -259,16 +262,18 @@ async function runKeeperPhase(
       ready = true;
       log(`${since(phaseStart)}  keeper started in ${message.startupMs} ms (log: ${logFile})`);
     } else if (message.type === "progress") {
-      events.push(...message.events);
-      progress.add(message.events);
+      const fresh = served.take();
+      events.push(...fresh);
+      progress.add(fresh);
       rss = message.rssBytes;
       cpuReadings.push([Date.now(), message.cpuMicros]);
       if (message.signerCpuMicros !== undefined) signerReadings.push([Date.now(), message.signerCpuMicros]);
     } else if (message.type === "cpu-profile") {
       log(`${since(phaseStart)}  keeper's CPU profile:\n${message.summary}`);
     } else if (message.type === "stopped") {
-      events.push(...message.events);
-      progress.add(message.events);
+      const rest = served.stop();
+      events.push(...rest);
+      progress.add(rest);
       stopped = message;
     } else failure = message.error;
   });
@@ -595,15 +600,18 @@ async function main(): Promise<number> {
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
   await redis.connect();
   let sandbox: RunningSandbox | undefined;
+  const served = new ServedRequests();
   try {
     sandbox = await startSandbox({
       port: 0,
+      onServed: served.onServed,
       seed: options.seed,
       walletCount: options.wallets,
       eventsPerCategory: options.eventsPerCategory,
       rateLimit: { requestsPerSecond: options.rps, windowSeconds: options.windowSeconds, retryAfter: true },
       chain: { port: 0, slotMs: options.slotMs },
     });
+    served.walletsAre(sandbox.wallets);
     const settled = settleBacklog(sandbox.world);
     log(
       `${since(runStart)}  sandbox up at ${sandbox.url}: ${sandbox.world.positions.length} positions; ` +
@@ -612,7 +620,7 @@ async function main(): Promise<number> {
     const service = countServiceDecisions(sandbox);
     const usedMarkets = new Set<string>();
     log(`${since(runStart)}  phase 1: keeper`);
-    const keeper = await runKeeperPhase(options, sandbox, redis, prefix, service, usedMarkets);
+    const keeper = await runKeeperPhase(options, sandbox, served, redis, prefix, service, usedMarkets);
     let naive: PhaseResult | undefined;
     if (!options.skipNaive) {
       // A fresh window: nothing the keeper sent counts against the naive loop.

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { HttpTransport, type TransportHooks } from "./http.js";
+import type { SendHttp } from "./node-http.js";
 import { type PredictionApi, predictionApi } from "./prediction.js";
 import type { RequestRateLimiter } from "./rate-limiter.js";
 import { type RecurringApi, recurringApi } from "./recurring.js";
@@ -23,8 +24,8 @@ export interface ApiClientOptions {
   readonly rateLimiter?: RequestRateLimiter;
   readonly logger?: Logger;
   readonly hooks?: TransportHooks;
-  /** Defaults to the global fetch. */
-  readonly fetch?: typeof fetch;
+  /** How a request goes out; defaults to Node's HTTP with kept-alive connections (node-http.ts). */
+  readonly send?: SendHttp;
 }
 
 export interface ApiClient {

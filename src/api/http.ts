@@ -14,6 +14,7 @@ import {
   TransientApiError,
   ValidationError,
 } from "./errors.js";
+import { type HttpAnswer, type SendHttp, sendOverNodeHttp } from "./node-http.js";
 import type { RequestRateLimiter } from "./rate-limiter.js";
 import { buildUrl, encodeJsonBody } from "./request-url.js";
 import { retryAfterMs, serverRequestedDelayMs } from "./retry-after.js";
@@ -67,8 +68,8 @@ export interface HttpTransportOptions {
   readonly rateLimiter?: RequestRateLimiter;
   readonly logger?: Logger;
   readonly hooks?: TransportHooks;
-  /** Defaults to the global fetch; tests pass a spy. */
-  readonly fetch?: typeof fetch;
+  /** How a request goes out: Node's HTTP by default (node-http.ts); tests pass a spy, or fetch itself. */
+  readonly send?: SendHttp;
 }
 
 export interface CallOptions {
@@ -118,7 +119,7 @@ export class HttpTransport {
   readonly #limiter: RequestRateLimiter | undefined;
   readonly #logger: Logger | undefined;
   readonly #hooks: TransportHooks | undefined;
-  readonly #fetch: typeof fetch;
+  readonly #send: SendHttp;
 
   constructor(options: HttpTransportOptions) {
     if (options.apiKey !== undefined && options.apiKey.trim() === "")
@@ -140,7 +141,7 @@ export class HttpTransport {
     this.#limiter = options.rateLimiter;
     this.#logger = options.logger;
     this.#hooks = options.hooks;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#send = options.send ?? sendOverNodeHttp;
   }
 
   [inspect.custom](): string {
@@ -271,10 +272,10 @@ export class HttpTransport {
       return new NetworkError(endpoint, deliveryOf(error), reason, { cause: error });
     };
 
-    let response: Response;
+    let response: HttpAnswer;
     let text: string;
     try {
-      response = await this.#fetch(url, {
+      response = await this.#send(url, {
         method: def.method,
         headers: {
           accept: "application/json",
@@ -282,7 +283,7 @@ export class HttpTransport {
           ...(bodyText === undefined ? {} : { "content-type": "application/json" }),
         },
         body: bodyText,
-        // A redirect is never followed: fetch would send the x-api-key header on to wherever it points.
+        // A redirect is never followed: it would take the x-api-key header on to wherever it points.
         redirect: "manual",
         signal,
       });
@@ -306,7 +307,7 @@ export class HttpTransport {
       observe(response.status, "http_error", requestId);
       throw this.#redirectError(def, response, url, requestId);
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       observe(response.status, "http_error", requestId);
       const failure = this.#httpError(def, response, text, requestId);
       if (failure instanceof RateLimitedError) await this.#holdBackSenders(def, failure);
@@ -356,7 +357,12 @@ export class HttpTransport {
     return data;
   }
 
-  #httpError(def: EndpointDef, response: Response, text: string, headerRequestId: string | undefined): Error {
+  #httpError(
+    def: EndpointDef,
+    response: HttpAnswer,
+    text: string,
+    headerRequestId: string | undefined,
+  ): Error {
     const parsed = parseErrorBody(def.area, text, response.statusText);
     const details = {
       status: response.status,
@@ -381,7 +387,7 @@ export class HttpTransport {
    * to another origin. The message names only where it pointed (scheme, host, port), never its path
    * or query, which may carry a token of its own.
    */
-  #redirectError(def: EndpointDef, response: Response, url: URL, requestId: string | undefined): Error {
+  #redirectError(def: EndpointDef, response: HttpAnswer, url: URL, requestId: string | undefined): Error {
     const location = response.headers.get("location");
     let target = "no Location";
     if (location !== null)

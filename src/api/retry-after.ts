@@ -1,5 +1,8 @@
+/** What these rules read of an answer's headers (fetch's Headers, or node-http.ts's answer). */
+type HeaderReader = { get(name: string): string | null };
+
 /** `Retry-After` (delta seconds or an HTTP date) in ms from now, or undefined when absent or unreadable. */
-export function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
+export function retryAfterMs(headers: HeaderReader, nowMs: number): number | undefined {
   const retryAfter = headers.get("retry-after")?.trim();
   if (!retryAfter) return undefined;
   if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.ceil(Number(retryAfter) * 1000);
@@ -12,7 +15,7 @@ export function retryAfterMs(headers: Headers, nowMs: number): number | undefine
  * else `x-ratelimit-reset` (Unix seconds of the window's reset), else undefined, and the caller falls
  * back to its own backoff.
  */
-export function serverRequestedDelayMs(headers: Headers, nowMs: number): number | undefined {
+export function serverRequestedDelayMs(headers: HeaderReader, nowMs: number): number | undefined {
   const stated = retryAfterMs(headers, nowMs);
   if (stated !== undefined) return stated;
   const reset = headers.get("x-ratelimit-reset")?.trim();

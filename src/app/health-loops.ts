@@ -9,16 +9,31 @@ const WORKER_HEARTBEAT_MS = 10_000;
 /** A loop's stop. */
 export type StopLoop = () => Promise<void>;
 
-/** Poll times are shared through Redis so /readyz of any role sees every wallet. */
-export function refreshPollTimes(redis: Redis, keys: RedisKeys, polls: PollTracker): StopLoop {
+/**
+ * Poll times are shared through Redis so /readyz of any role sees every wallet. Each refresh reads
+ * only the wallets polled since the second of the newest time it has seen (that second again, for
+ * polls recorded after it was read): a fleet's whole set, every two seconds, was about 18 ms of CPU
+ * at 10,000 wallets.
+ */
+export function refreshPollTimes(
+  redis: Redis,
+  keys: RedisKeys,
+  polls: PollTracker,
+  everyMs = 2_000,
+): StopLoop {
+  let fromSecond = 0;
   const timer = setInterval(() => {
-    void redis.hgetall(keys.lastPolls).then(
-      (times) => {
-        for (const [wallet, at] of Object.entries(times)) polls.recordSuccess(wallet, Number(at) * 1000);
+    void redis.zrangebyscore(keys.lastPolls, fromSecond, "+inf", "WITHSCORES").then(
+      (scored) => {
+        for (let i = 0; i + 1 < scored.length; i += 2) {
+          const second = Number(scored[i + 1]);
+          polls.recordSuccess(scored[i] as string, second * 1000);
+          if (second > fromSecond) fromSecond = second;
+        }
       },
       () => undefined,
     );
-  }, 2_000);
+  }, everyMs);
   return async () => clearInterval(timer);
 }
 

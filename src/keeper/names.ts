@@ -16,6 +16,10 @@ export interface RedisKeys {
   ledgerTriggerOrders(wallet: string): string;
   strategyState(wallet: string, strategy: string): string;
   lastPoll(wallet: string): string;
+  /**
+   * Every wallet's last successful poll: a sorted set, each wallet scored by the Unix second of it,
+   * so that a role's refresh reads only the wallets polled since its last read, not the whole fleet.
+   */
   readonly lastPolls: string;
   /** What one wallet's last polls saw (positions, pending orders), for the status page. */
   pollSeen(wallet: string): string;
@@ -83,7 +87,8 @@ export function redisKeys(
     ledgerTriggerOrders: (wallet) => `${ledger}:triggers:${wallet}`,
     strategyState: (wallet, strategy) => `${of("state")}:${wallet}:${strategy}`,
     lastPoll: (wallet) => `${poll}:last:${wallet}`,
-    lastPolls: `${poll}:last`,
+    // Not `${poll}:last`: that was a hash of the same times, and a key changes type only under a new name.
+    lastPolls: `${poll}:polled-at`,
     pollSeen: (wallet) => `${poll}:seen:${wallet}`,
     // Pause is shared by both modes: an operator's switch must stop whatever runs.
     paused: of("paused", prefix),

@@ -6,7 +6,7 @@ import { createSandboxDriver } from "./drive/drive.js";
 import { FaultController, type FaultSettings } from "./http/faults.js";
 import type { RateLimitPlan } from "./http/rate-limit.js";
 import { ResponseCheck, type ResponseViolation } from "./http/response-check.js";
-import { buildSandboxServer, type SandboxServer } from "./server.js";
+import { buildSandboxServer, type SandboxServer, type ServedRequest } from "./server.js";
 import { type Clock, DrivenClock, WallClock } from "./world/clock.js";
 import { createWorldHandlers } from "./world/handlers.js";
 import { ServiceClaims } from "./world/service-claims.js";
@@ -50,6 +50,8 @@ export interface StartSandboxOptions {
   readonly checkResponses?: boolean | "log";
   /** Where a violation is told; default: `logger.warn`, or one line on stderr without a logger. */
   readonly onResponseViolation?: (violation: ResponseViolation) => void;
+  /** Told of every answered request to the service's routes (the benchmarks count a keeper's requests so). */
+  readonly onServed?: (served: ServedRequest) => void;
 }
 
 /**
@@ -187,6 +189,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     driver: createSandboxDriver(world, chain, serviceClaims),
     boundHost: options.host ?? "127.0.0.1",
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.onServed === undefined ? {} : { onServed: options.onServed }),
   });
   let url: string;
   try {

@@ -10,7 +10,7 @@ import { type EndpointDef, type EndpointName, endpoints } from "../api/endpoints
 import { buildOpenApiDocument } from "../api/openapi.js";
 import { HostAllowList } from "../ops/allowed-hosts.js";
 import type { SandboxDriver } from "./drive/drive.js";
-import { registerAdminRoutes } from "./http/admin.js";
+import { ADMIN_PREFIX, registerAdminRoutes } from "./http/admin.js";
 import { API_KEY_HEADER, type ApiKeySpec, authenticate, buildKeyTable } from "./http/auth.js";
 import { corruptBody } from "./http/body-faults.js";
 import { areaOfUrl, type ErrorArea, errorBody, HttpProblem } from "./http/errors.js";
@@ -55,6 +55,20 @@ export interface SandboxServerOptions {
   readonly boundHost?: string;
   /** More Host names to answer (`keeper sandbox --allowed-host`); any other Host gets 421. */
   readonly allowedHosts?: readonly string[];
+  /** Told of every answered request to the service's own routes (a benchmark's count of requests). */
+  readonly onServed?: (served: ServedRequest) => void;
+}
+
+/** One request to the service as the sandbox answered it. */
+export interface ServedRequest {
+  /** Epoch ms when it arrived. */
+  readonly receivedAtMs: number;
+  readonly method: string;
+  /** Path and query, as sent. */
+  readonly url: string;
+  /** The parsed JSON body; undefined when there was none or the request was refused before reading it (a 429). */
+  readonly body: unknown;
+  readonly status: number;
 }
 
 export type SandboxServer = FastifyInstance & {
@@ -96,6 +110,18 @@ export function buildSandboxServer(options: SandboxServerOptions): SandboxServer
     ...(options.boundHost === undefined ? {} : { boundHost: options.boundHost }),
     names: options.allowedHosts ?? [],
   });
+  const onServed = options.onServed;
+  if (onServed)
+    app.addHook("onResponse", async (request, reply) => {
+      if (request.url.startsWith(ADMIN_PREFIX)) return;
+      onServed({
+        receivedAtMs: Date.now() - reply.elapsedTime,
+        method: request.method,
+        url: request.url,
+        body: request.body,
+        status: reply.statusCode,
+      });
+    });
   app.addHook("onRequest", async (request, reply) => {
     // The live gateway's header, and the spec's.
     reply.header("x-api-gateway-request-id", request.id);

@@ -59,8 +59,8 @@ export async function readKeeperStatus(deps: StatusDeps, nowSeconds: number): Pr
     }
   }
   const lastPolls: Record<string, number> = {};
-  for (const [wallet, at] of Object.entries(await redis.hgetall(keys.lastPolls)))
-    lastPolls[wallet] = Number(at);
+  const scored = await redis.zrange(keys.lastPolls, "0", "-1", "WITHSCORES");
+  for (let i = 0; i + 1 < scored.length; i += 2) lastPolls[scored[i] as string] = Number(scored[i + 1]);
   const recent = await new Ledger(redis, keys).list({ limit: LEDGER_SCAN_LIMIT });
   const intents: Record<string, number> = {};
   for (const row of recent) intents[row.status] = (intents[row.status] ?? 0) + 1;

@@ -14,6 +14,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 
 describe("auto-claim end to end: sandbox service, local chain, real Redis, whole keeper", () => {
@@ -106,9 +107,9 @@ describe("auto-claim end to end: sandbox service, local chain, real Redis, whole
     for (const p of expected) expect(after.find((a) => a.pubkey === p.pubkey)?.claimed).toBe(true);
 
     // More polls change nothing: no second claim of anything.
-    const ticks = await keeper.redis.hgetall(keeper.keys.lastPolls);
+    const ticks = await lastPollsOf(keeper.redis, keeper.keys);
     await eventually("two more polls of every wallet", async () => {
-      const now = await keeper.redis.hgetall(keeper.keys.lastPolls);
+      const now = await lastPollsOf(keeper.redis, keeper.keys);
       return sandbox.wallets.every((w) => Number(now[w]) >= Number(ticks[w]) + 2) ? true : undefined;
     });
     const again = (await keeper.ledger.list()).filter((r) => r.kind === "claim");

@@ -132,7 +132,7 @@ describe("claims worth their fee: a small payout left to the service's free clai
     // Recorded once, not on every poll: a few more polls add nothing. A poll that read the positions
     // before the service showed the large claim done may still propose it (refused: done), so the
     // count is taken once the service shows it and a poll after that finished.
-    const polls = async () => Number((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) ?? 0);
+    const polls = async () => Number((await keeper.redis.zscore(keeper.keys.lastPolls, wallet)) ?? 0);
     const refusedDone = async () =>
       Number(
         /keeper_intents_not_admitted_total\{[^}]*reason="done"[^}]*\} (\d+)/.exec(

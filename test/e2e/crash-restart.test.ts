@@ -12,6 +12,7 @@ import {
   writeKeeperConfig,
   writeWalletKeyFiles,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.js";
 
 describe("crash: the keeper is killed (SIGKILL) with claims in flight and restarted", () => {
@@ -161,9 +162,9 @@ describe("two keepers against the same Redis", () => {
     );
     // Let both keep polling a few more ticks: nothing more happens.
     const probe = new Redis(redis.redis.options);
-    const ticks = await probe.hgetall(redis.keys.lastPolls);
+    const ticks = await lastPollsOf(probe, redis.keys);
     await eventually("three more polls", async () => {
-      const now = await probe.hgetall(redis.keys.lastPolls);
+      const now = await lastPollsOf(probe, redis.keys);
       return sandbox.wallets.every((w) => Number(now[w]) >= Number(ticks[w]) + 3) ? true : undefined;
     });
     probe.disconnect();

@@ -48,11 +48,11 @@ describe("dca rounds end to end: never two open orders of one plan, with faults 
   async function polls(count: number) {
     const k = keeper;
     if (!k) throw new Error("no keeper running");
-    const before = Number((await k.redis.hget(k.keys.lastPolls, wallet)) ?? 0);
+    const before = Number((await k.redis.zscore(k.keys.lastPolls, wallet)) ?? 0);
     await eventually(
       `${count} more polls`,
       async () => {
-        const now = Number((await k.redis.hget(k.keys.lastPolls, wallet)) ?? 0);
+        const now = Number((await k.redis.zscore(k.keys.lastPolls, wallet)) ?? 0);
         return now >= before + count ? true : undefined;
       },
       60_000,

@@ -166,7 +166,7 @@ describe("docs are tests: every YAML config in the docs is checked and runs one 
         const tick = new Date();
         await keeper.scheduler?.tick("pollOrders", tick);
         await eventually("one poll of every wallet", async () => {
-          const polled = await keeper.redis.hmget(keeper.keys.lastPolls, ...wallets);
+          const polled = await keeper.redis.zmscore(keeper.keys.lastPolls, ...wallets);
           return polled.every((at) => Number(at) >= Math.floor(tick.getTime() / 1000)) ? true : undefined;
         });
         // The intents the poll recorded are built; a build that fails shows as a failed job.

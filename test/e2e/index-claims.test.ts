@@ -21,6 +21,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 
 const sideOf = (p: Position) => (p.isYes ? "yes" : "no");
@@ -121,7 +122,7 @@ describe("claims from the index: one request per winner, no positions read", () 
     await eventually(
       "every wallet swept once, its holdings indexed, and every genesis claim done",
       async () => {
-        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        const polled = await lastPollsOf(keeper.redis, keeper.keys);
         if (!sandbox.wallets.every((w) => polled[w] !== undefined)) return undefined;
         const held = await keeper.redis.hgetall(keeper.keys.holdingsMarkets);
         if (held[marketId] === undefined || held[forecast.marketId] === undefined) return undefined;

@@ -12,6 +12,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 
 /**
@@ -63,7 +64,7 @@ describe("market watcher end to end: a market resolves, only its winners claim, 
     await eventually(
       "every wallet swept once and every genesis claim done",
       async () => {
-        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        const polled = await lastPollsOf(keeper.redis, keeper.keys);
         if (!sandbox.wallets.every((w) => polled[w] !== undefined)) return undefined;
         if ((await keeper.redis.hlen(keeper.keys.holdingsMarkets)) === 0) return undefined;
         const ledger = await keeper.ledger.list();
@@ -165,7 +166,7 @@ describe("market watcher end to end: a price crosses a take-profit, only its hol
     await eventually(
       "every wallet swept once",
       async () => {
-        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        const polled = await lastPollsOf(keeper.redis, keeper.keys);
         return sandbox.wallets.every((w) => polled[w] !== undefined) ? true : undefined;
       },
       60_000,

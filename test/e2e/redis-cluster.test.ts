@@ -15,6 +15,7 @@ import {
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
 import { countLandedClaims } from "../helpers/landed.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { type TestCluster, testCluster } from "../helpers/redis-cluster.js";
 
 /** The port of the master that serves `key`'s slot. */
@@ -124,9 +125,9 @@ describe("a keeper on a three-master Redis Cluster, a master restarted with clai
     for (const p of expected) expect(after.find((a) => a.pubkey === p.pubkey)?.claimed).toBe(true);
 
     // More sweeps change nothing: no claim is admitted or lands a second time.
-    const ticks = await running.redis.hgetall(running.keys.lastPolls);
+    const ticks = await lastPollsOf(running.redis, running.keys);
     await eventually("two more polls of every wallet", async () => {
-      const now = await running.redis.hgetall(running.keys.lastPolls);
+      const now = await lastPollsOf(running.redis, running.keys);
       return sandbox.wallets.every((w) => Number(now[w]) >= Number(ticks[w]) + 2) ? true : undefined;
     });
     expect((await running.ledger.list()).filter((r) => r.kind === "claim")).toHaveLength(expected.length);

@@ -42,9 +42,11 @@ describe("replay of a live keeper's recording: the same exit, at the same time, 
 
   async function polls(count: number) {
     const live = keeper as RunningKeeper;
-    const before = Number((await live.redis.hget(live.keys.lastPolls, wallet)) ?? 0);
+    const before = Number((await live.redis.zscore(live.keys.lastPolls, wallet)) ?? 0);
     await eventually(`${count} more polls`, async () =>
-      Number((await live.redis.hget(live.keys.lastPolls, wallet)) ?? 0) >= before + count ? true : undefined,
+      Number((await live.redis.zscore(live.keys.lastPolls, wallet)) ?? 0) >= before + count
+        ? true
+        : undefined,
     );
   }
 

@@ -18,6 +18,7 @@ import {
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
 import { countLandedClaims } from "../helpers/landed.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.js";
 
 /**
@@ -67,9 +68,9 @@ describe("keeper retry: a refused claim is admitted again by hand, end to end", 
 
   /** Waits until every wallet was polled twice more than now. */
   async function twoMorePolls(running: RunningKeeper) {
-    const ticks = await running.redis.hgetall(running.keys.lastPolls);
+    const ticks = await lastPollsOf(running.redis, running.keys);
     await eventually("two more polls of the wallet", async () => {
-      const now = await running.redis.hgetall(running.keys.lastPolls);
+      const now = await lastPollsOf(running.redis, running.keys);
       return Number(now[wallet]) >= Number(ticks[wallet]) + 2 ? true : undefined;
     });
   }

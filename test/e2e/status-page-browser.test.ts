@@ -16,6 +16,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 import { TEST_ADMIN_TOKEN } from "../helpers/test-secrets.js";
 
@@ -241,7 +242,7 @@ describe("status page in a browser", () => {
     );
     const metrics = () => keeper.metrics.render();
     const completed = metricSum(await metrics(), "keeper_poll_duration_seconds_count");
-    const lastPolls = await keeper.redis.hgetall(keeper.keys.lastPolls);
+    const lastPolls = await lastPollsOf(keeper.redis, keeper.keys);
     const skipped = metricSum(await metrics(), 'keeper_poll_skipped_total{reason="paused"}');
     // Two more scheduler ticks skipped as paused: at least one whole tick after the counts above.
     await eventually("two scheduler ticks skipped as paused", async () =>
@@ -250,7 +251,7 @@ describe("status page in a browser", () => {
         : undefined,
     );
     expect(metricSum(await metrics(), "keeper_poll_duration_seconds_count")).toBe(completed);
-    expect(await keeper.redis.hgetall(keeper.keys.lastPolls)).toEqual(lastPolls);
+    expect(await lastPollsOf(keeper.redis, keeper.keys)).toEqual(lastPolls);
     await page.reload();
     expect(await textOf(page.locator("#paused"))).toContain("PAUSED");
 

@@ -151,7 +151,7 @@ notifications:
     keeper = running;
     // Let a poll run at cost: nothing happens, the breakers are ok.
     await eventually("a first poll", async () =>
-      (await running.redis.hget(running.keys.lastPolls, wallet)) ? true : undefined,
+      (await running.redis.zscore(running.keys.lastPolls, wallet)) ? true : undefined,
     );
     expect(await running.ledger.list()).toEqual([]);
     const ok = await cli(["status", "--json", "--config", file]);

@@ -12,6 +12,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 
 const WALLETS = 4;
@@ -197,9 +198,9 @@ ${overrides}
     }
 
     // More polls of every wallet add nothing, and no wallet's intent ever met another wallet's key.
-    const ticks = await keeper.redis.hgetall(keeper.keys.lastPolls);
+    const ticks = await lastPollsOf(keeper.redis, keeper.keys);
     await eventually("two more polls of every wallet", async () => {
-      const now = await keeper.redis.hgetall(keeper.keys.lastPolls);
+      const now = await lastPollsOf(keeper.redis, keeper.keys);
       return wallets.every((w) => Number(now[w]) >= Number(ticks[w]) + 2) ? true : undefined;
     });
     expect((await keeper.ledger.list()).map((r) => r.key).sort()).toEqual(rows.map((r) => r.key).sort());

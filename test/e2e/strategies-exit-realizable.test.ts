@@ -36,9 +36,9 @@ describe("exit-rules end to end: a take-profit only the mark reaches sells nothi
   const risen = (p: Position) => Math.round(Number(p.avgPriceUsd) * 1.35);
 
   async function polls(count: number) {
-    const before = Number((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) ?? 0);
+    const before = Number((await keeper.redis.zscore(keeper.keys.lastPolls, wallet)) ?? 0);
     await eventually(`${count} more polls`, async () =>
-      Number((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) ?? 0) >= before + count
+      Number((await keeper.redis.zscore(keeper.keys.lastPolls, wallet)) ?? 0) >= before + count
         ? true
         : undefined,
     );

@@ -11,6 +11,7 @@ import {
   usdcBalance,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 
 const ONE_USD = 1_000_000;
@@ -23,9 +24,9 @@ function yesPriceFor(position: Position, sidePriceMicro: number): number {
 
 /** Waits until every configured wallet was polled `count` more times than now. */
 async function morePolls(keeper: RunningKeeper, wallets: readonly string[], count: number) {
-  const ticks = await keeper.redis.hgetall(keeper.keys.lastPolls);
+  const ticks = await lastPollsOf(keeper.redis, keeper.keys);
   await eventually(`${count} more polls`, async () => {
-    const now = await keeper.redis.hgetall(keeper.keys.lastPolls);
+    const now = await lastPollsOf(keeper.redis, keeper.keys);
     return wallets.every((w) => Number(now[w] ?? 0) >= Number(ticks[w] ?? 0) + count) ? true : undefined;
   });
 }

@@ -13,9 +13,9 @@ import {
 import { testRedis } from "../helpers/redis.js";
 
 async function morePolls(keeper: RunningKeeper, wallet: string, count: number) {
-  const before = Number((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) ?? 0);
+  const before = Number((await keeper.redis.zscore(keeper.keys.lastPolls, wallet)) ?? 0);
   await eventually(`${count} more polls`, async () => {
-    const now = Number((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) ?? 0);
+    const now = Number((await keeper.redis.zscore(keeper.keys.lastPolls, wallet)) ?? 0);
     return now >= before + count ? true : undefined;
   });
 }
@@ -229,7 +229,7 @@ ${
     await eventually(
       "a poll after the limit order's TTL",
       async () => {
-        const last = Number((await first.redis.hget(first.keys.lastPolls, wallet)) ?? 0);
+        const last = Number((await first.redis.zscore(first.keys.lastPolls, wallet)) ?? 0);
         return last > (created?.createdAt ?? 0) + LIMIT_TTL_SECONDS ? true : undefined;
       },
       60_000,

@@ -76,9 +76,9 @@ describe("sweep end to end: the excess of a token is swapped through the swap bu
     expect(gained).toBeLessThan(240_000_000n);
 
     // Nothing more to sweep: more polls ask for nothing.
-    const before = Number(await running.redis.hget(running.keys.lastPolls, wallet));
+    const before = Number(await running.redis.zscore(running.keys.lastPolls, wallet));
     await eventually("two more polls", async () =>
-      Number(await running.redis.hget(running.keys.lastPolls, wallet)) >= before + 2 ? true : undefined,
+      Number(await running.redis.zscore(running.keys.lastPolls, wallet)) >= before + 2 ? true : undefined,
     );
     expect((await running.ledger.list()).map((r) => r.key)).toEqual([`sweep-${wallet}-usdc-to-keep-1`]);
     expect(await running.metrics.render()).toContain(

@@ -13,6 +13,7 @@ import {
   startTestSandbox,
   writeKeeperConfig,
 } from "../helpers/keeper-harness.js";
+import { lastPollsOf } from "../helpers/last-polls.js";
 import { testRedis } from "../helpers/redis.js";
 
 const EXAMPLE = resolve("strategies/examples/close-at-multiple.ts");
@@ -96,7 +97,7 @@ strategies:
     await eventually(
       "every wallet swept once, nothing in flight",
       async () => {
-        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        const polled = await lastPollsOf(keeper.redis, keeper.keys);
         if (!sandbox.wallets.every((w) => polled[w] !== undefined)) return undefined;
         const ledger = await keeper.ledger.list();
         return ledger.every((row) => ["confirmed", "failed", "refused"].includes(row.status))

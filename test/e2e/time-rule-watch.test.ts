@@ -85,10 +85,10 @@ describe("a time rule fires between sweeps: the watcher polls its holder at the 
   it("sells the position when its moment comes, polled by the watcher, with no sweep in between", async () => {
     await eventually(
       "the sweep at start indexed the position with its moment",
-      async () => ((await keeper.redis.hget(keeper.keys.lastPolls, wallet)) !== null ? true : undefined),
+      async () => ((await keeper.redis.zscore(keeper.keys.lastPolls, wallet)) !== null ? true : undefined),
       30_000,
     );
-    const sweptAt = Number(await keeper.redis.hget(keeper.keys.lastPolls, wallet));
+    const sweptAt = Number(await keeper.redis.zscore(keeper.keys.lastPolls, wallet));
     const before = await usdcBalance(sandbox, wallet, sandbox.usdcMint);
     // Nothing was sold at the sweep: the rule's moment had not come.
     expect(await keeper.ledger.get(`close-${target.pubkey}`)).toBeUndefined();
@@ -111,6 +111,6 @@ describe("a time rule fires between sweeps: the watcher polls its holder at the 
     // The watcher's poll, on the time trigger; the day's sweep never ran.
     const metrics = await keeper.metrics.render();
     expect(metrics).toMatch(/keeper_targeted_polls_total\{trigger="time"\} [1-9]/);
-    expect(Number(await keeper.redis.hget(keeper.keys.lastPolls, wallet))).toBeGreaterThan(sweptAt);
+    expect(Number(await keeper.redis.zscore(keeper.keys.lastPolls, wallet))).toBeGreaterThan(sweptAt);
   }, 90_000);
 });

@@ -213,7 +213,7 @@ export async function processPoll(
           job.data.target ? BUILD_PRIORITY.first : BUILD_PRIORITY.sweep,
         );
     }
-    await deps.redis.hset(deps.keys.lastPolls, wallet, String(Math.floor(now.getTime() / 1000)));
+    await deps.redis.zadd(deps.keys.lastPolls, Math.floor(now.getTime() / 1000), wallet);
     deps.events?.onPollSucceeded?.(wallet, performance.now() - started);
     return { intents: intents.length, admitted, heldBack };
   } finally {

@@ -15,6 +15,7 @@ import {
   startTestSandbox,
   writeKeeperConfig,
 } from "../../helpers/keeper-harness.js";
+import { lastPollsOf } from "../../helpers/last-polls.js";
 import { testRedis } from "../../helpers/redis.js";
 
 /** Concurrent views of the page, as a page left open in many tabs or a loop of GETs would send. */
@@ -57,7 +58,7 @@ describe("status page reads no service", () => {
     await eventually(
       "every wallet polled",
       async () => {
-        const polled = await keeper.redis.hgetall(keeper.keys.lastPolls);
+        const polled = await lastPollsOf(keeper.redis, keeper.keys);
         return sandbox.wallets.every((w) => polled[w] !== undefined) ? true : undefined;
       },
       60_000,

@@ -138,7 +138,7 @@ describe("status page on the ops server", () => {
       signature: "sig1",
       amountMicroUsd: "2500000",
     });
-    await ctx.redis.hset(keys.lastPolls, wallet, String(Math.floor(Date.now() / 1000)));
+    await ctx.redis.zadd(keys.lastPolls, Math.floor(Date.now() / 1000), wallet);
     // A DCA round running, a plan no longer configured, and a limit order Keeper opened.
     await new StrategyStateStore(ctx.redis, keys).save(wallet, "dca", {
       plans: {

@@ -41,7 +41,7 @@ function clientAnswering(
   const client = createApiClient({
     baseUrl: "http://127.0.0.1:9",
     ...("apiKey" in options ? { apiKey: options.apiKey } : { apiKey: "unit-key" }),
-    fetch: fetchSpy,
+    send: fetchSpy,
     retries: 0,
     logger: logger as never,
     hooks: { onItemsSkipped: (endpoint, count) => skipped.push([endpoint, count]) },

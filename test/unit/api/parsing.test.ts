@@ -158,7 +158,7 @@ describe("trigger and recurring answers as the live service sends them", () => {
       baseUrl: "http://127.0.0.1:9",
       apiKey: "unit-key",
       retries: 0,
-      fetch: async () => new Response(JSON.stringify(body), { status: 200 }),
+      send: async () => new Response(JSON.stringify(body), { status: 200 }),
     });
   const execute = { requestId: "r1", signedTransaction: "AQID" };
 

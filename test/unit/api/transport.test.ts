@@ -37,7 +37,7 @@ const client = (fetchSpy: typeof fetch, extra: Partial<Parameters<typeof createA
   createApiClient({
     baseUrl: "http://127.0.0.1:9",
     apiKey: API_KEY,
-    fetch: fetchSpy,
+    send: fetchSpy,
     minRetryDelayMs: 1,
     ...extra,
   });

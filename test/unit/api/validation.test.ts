@@ -636,7 +636,7 @@ const cases: Case[] = [
 describe("the client refuses every broken rule before sending", () => {
   it.each(cases)("%s", async (_rule, call, field, text) => {
     const fetchSpy = vi.fn<typeof fetch>();
-    const client = createApiClient({ baseUrl: "http://127.0.0.1:9", apiKey: "unit-key", fetch: fetchSpy });
+    const client = createApiClient({ baseUrl: "http://127.0.0.1:9", apiKey: "unit-key", send: fetchSpy });
     const error = await call(client).then(
       () => undefined,
       (e: unknown) => e,
@@ -657,7 +657,7 @@ describe("the client refuses every broken rule before sending", () => {
     const client = createApiClient({
       baseUrl: "http://127.0.0.1:9",
       apiKey: "unit-key",
-      fetch: fetchSpy,
+      send: fetchSpy,
       retries: 0,
     });
     const edges: Array<(c: ApiClient) => Promise<unknown>> = [

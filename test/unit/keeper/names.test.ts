@@ -42,7 +42,7 @@ describe("Redis key names", () => {
       ledgerTriggerOrders: "keeper:ledger:triggers:w",
       strategyState: "keeper:state:w:s",
       lastPoll: "keeper:poll:last:w",
-      lastPolls: "keeper:poll:last",
+      lastPolls: "keeper:poll:polled-at",
       pollSeen: "keeper:poll:seen:w",
       paused: "keeper:paused",
       pollLock: "keeper:poll:lock:w",

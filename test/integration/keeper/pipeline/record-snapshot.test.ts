@@ -55,6 +55,6 @@ describe("the poll tells what it read to the recording, and a failing recording 
       throw new Error("disk on fire");
     });
     expect(result.skipped).toBeUndefined();
-    expect(await ctx.redis.hget(ctx.keys.lastPolls, HELD.ownerPubkey)).toBe(String(NOW));
+    expect(await ctx.redis.zscore(ctx.keys.lastPolls, HELD.ownerPubkey)).toBe(String(NOW));
   });
 });
