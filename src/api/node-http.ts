@@ -1,5 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { pipeline, type Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /**
  * How the transport reaches the service: one request over Node's own HTTP, connections kept alive.
@@ -49,7 +51,7 @@ const agents = {
  */
 export class NoAnswerError extends Error {
   constructor(cause: unknown) {
-    super("no answer from the service", { cause });
+    super(`no answer from the service: ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = "NoAnswerError";
   }
 }
@@ -58,7 +60,12 @@ export const sendOverNodeHttp: SendHttp = (url, call) =>
   new Promise((resolve, reject) => {
     const isHttps = url.protocol === "https:";
     const send = isHttps ? httpsRequest : httpRequest;
-    const headers: Record<string, string | number> = { ...call.headers };
+    // The codings fetch asked for, so the service sees the request it saw before; an answer in a coding
+    // not asked for is still read (without the header any coding is allowed), or refused by name.
+    const headers: Record<string, string | number> = {
+      "accept-encoding": "gzip, deflate, br",
+      ...call.headers,
+    };
     if (call.body !== undefined) headers["content-length"] = Buffer.byteLength(call.body);
     const request = send(
       url,
@@ -89,24 +96,57 @@ function headerText(value: string | string[] | undefined): string | null {
 /** The whole body as text (UTF-8, a leading byte-order mark dropped as fetch does), at most MAX_ANSWER_BYTES. */
 function readBody(response: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
+    const fail = (error: Error) => reject(new NoAnswerError(error));
+    let decoded: Readable;
+    try {
+      decoded = decodedBody(response, fail);
+    } catch (error) {
+      response.destroy();
+      return fail(error as Error);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let ended = false;
-    response.on("data", (chunk: Buffer) => {
+    decoded.on("data", (chunk: Buffer) => {
+      // Counted after decoding: a small compressed answer must not unpack into more than the limit.
       size += chunk.length;
-      if (size > MAX_ANSWER_BYTES)
-        response.destroy(new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`));
-      else chunks.push(chunk);
+      if (size > MAX_ANSWER_BYTES) {
+        const tooLarge = new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+        decoded.destroy(tooLarge);
+        response.destroy(tooLarge);
+      } else chunks.push(chunk);
     });
-    response.on("end", () => {
+    decoded.on("end", () => {
       ended = true;
       const text = Buffer.concat(chunks, size).toString("utf8");
       resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     });
-    response.on("error", (error) => reject(new NoAnswerError(error)));
+    decoded.on("error", fail);
     // A connection closed before the end, without an error of its own.
-    response.on("close", () => {
-      if (!ended) reject(new NoAnswerError(new Error("the connection closed before the answer ended")));
+    decoded.on("close", () => {
+      if (!ended) fail(new Error("the connection closed before the answer ended"));
     });
   });
+}
+
+/** The body through the decoder its Content-Encoding names; a coding Keeper cannot read is refused. */
+function decodedBody(response: IncomingMessage, fail: (error: Error) => void): Readable {
+  const coding = headerText(response.headers["content-encoding"])?.trim().toLowerCase() ?? "identity";
+  const decoder =
+    coding === "gzip" || coding === "x-gzip"
+      ? createGunzip()
+      : coding === "deflate"
+        ? createInflate()
+        : coding === "br"
+          ? createBrotliDecompress()
+          : undefined;
+  if (decoder) {
+    // pipeline carries a failure of either side to the other (a dropped connection, corrupt bytes).
+    pipeline(response, decoder, (error) => {
+      if (error) fail(error);
+    });
+    return decoder;
+  }
+  if (coding === "identity" || coding === "") return response;
+  throw new Error(`the answer's Content-Encoding "${coding}" is not one Keeper reads (gzip, deflate, br)`);
 }

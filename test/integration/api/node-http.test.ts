@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_ANSWER_BYTES, NoAnswerError, sendOverNodeHttp } from "../../../src/api/node-http.js";
 
@@ -114,6 +115,58 @@ describe("sendOverNodeHttp", () => {
     expect(((failure as Error).cause as Error).message).toBe(
       `the answer is larger than ${MAX_ANSWER_BYTES} bytes`,
     );
+  });
+
+  it("asks for compressed answers and reads gzip, deflate and br, each to the same JSON", async () => {
+    const json = JSON.stringify({ data: Array.from({ length: 50 }, (_, i) => ({ pubkey: `p${i}` })) });
+    const encoders: Record<string, (bytes: Buffer) => Buffer> = {
+      gzip: gzipSync,
+      deflate: deflateSync,
+      br: brotliCompressSync,
+      identity: (bytes) => bytes,
+    };
+    const asked: string[] = [];
+    const { url } = await serve((request, response) => {
+      asked.push(String(request.headers["accept-encoding"]));
+      const coding = String(request.headers["x-coding"]);
+      response.writeHead(200, { "content-encoding": coding });
+      response.end(encoders[coding]?.(Buffer.from(json)));
+    });
+    for (const coding of Object.keys(encoders)) {
+      const answer = await sendOverNodeHttp(url, call({ headers: { "x-coding": coding } }));
+      expect(await answer.text(), coding).toBe(json);
+    }
+    expect(new Set(asked)).toEqual(new Set(["gzip, deflate, br"]));
+  });
+
+  it("refuses a coding it cannot read by name, and corrupt compressed bytes, as no answer", async () => {
+    const { url } = await serve((request, response) => {
+      const coding = String(request.headers["x-coding"]);
+      response.writeHead(200, { "content-encoding": coding });
+      response.end(coding === "gzip" ? Buffer.from("not gzip at all") : "{}");
+    });
+    const unknown = await (await sendOverNodeHttp(url, call({ headers: { "x-coding": "zstd" } })))
+      .text()
+      .catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(NoAnswerError);
+    expect((unknown as Error).message).toContain('Content-Encoding "zstd" is not one Keeper reads');
+    const corrupt = await (await sendOverNodeHttp(url, call({ headers: { "x-coding": "gzip" } })))
+      .text()
+      .catch((error: unknown) => error);
+    expect(corrupt).toBeInstanceOf(NoAnswerError);
+    expect(((corrupt as Error).cause as NodeJS.ErrnoException).code).toBe("Z_DATA_ERROR");
+  });
+
+  it("cuts off a small compressed answer that unpacks past the limit", async () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_ANSWER_BYTES + 1024 * 1024, 0x20));
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { "content-encoding": "gzip" });
+      response.end(bomb);
+    });
+    const failure = await (await sendOverNodeHttp(url, call())).text().catch((error: unknown) => error);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(failure).toBeInstanceOf(NoAnswerError);
+    expect((failure as Error).message).toContain(`larger than ${MAX_ANSWER_BYTES} bytes`);
   });
 
   it("gives Node's error code as the cause when nothing listens, and stops when the caller aborts", async () => {
