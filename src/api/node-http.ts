@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { pipeline, type Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from "node:zlib";
 
 /**
  * How the transport reaches the service: one request over Node's own HTTP, connections kept alive.
@@ -132,13 +132,17 @@ function readBody(response: IncomingMessage): Promise<string> {
 /** The body through the decoder its Content-Encoding names; a coding Keeper cannot read is refused. */
 function decodedBody(response: IncomingMessage, fail: (error: Error) => void): Readable {
   const coding = headerText(response.headers["content-encoding"])?.trim().toLowerCase() ?? "identity";
+  // Flushed as it comes, as fetch does: an empty body sent with a coding header (a 429 from a gateway,
+  // say) reads as empty instead of failing as an unfinished stream; corrupt bytes still fail.
+  const zlibFlush = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+  const brotliFlush = { flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH };
   const decoder =
     coding === "gzip" || coding === "x-gzip"
-      ? createGunzip()
+      ? createGunzip(zlibFlush)
       : coding === "deflate"
-        ? createInflate()
+        ? createInflate(zlibFlush)
         : coding === "br"
-          ? createBrotliDecompress()
+          ? createBrotliDecompress(brotliFlush)
           : undefined;
   if (decoder) {
     // pipeline carries a failure of either side to the other (a dropped connection, corrupt bytes).

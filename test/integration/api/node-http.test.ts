@@ -157,6 +157,21 @@ describe("sendOverNodeHttp", () => {
     expect(((corrupt as Error).cause as NodeJS.ErrnoException).code).toBe("Z_DATA_ERROR");
   });
 
+  it("reads an empty body sent with a coding header as empty, with its status and headers", async () => {
+    const { url } = await serve((request, response) => {
+      response.writeHead(429, {
+        "content-encoding": String(request.headers["x-coding"]),
+        "retry-after": "7",
+      });
+      response.end();
+    });
+    for (const coding of ["gzip", "deflate", "br"]) {
+      const answer = await sendOverNodeHttp(url, call({ headers: { "x-coding": coding } }));
+      expect([answer.status, answer.headers.get("retry-after")]).toEqual([429, "7"]);
+      expect(await answer.text(), coding).toBe("");
+    }
+  });
+
   it("cuts off a small compressed answer that unpacks past the limit", async () => {
     const bomb = gzipSync(Buffer.alloc(MAX_ANSWER_BYTES + 1024 * 1024, 0x20));
     const { url } = await serve((_request, response) => {
