@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { pipeline, type Readable } from "node:stream";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from "node:zlib";
 
 /**
@@ -129,28 +129,30 @@ function readBody(response: IncomingMessage): Promise<string> {
   });
 }
 
+// Flushed as they come, as fetch does: an empty body sent with a coding header (a 429 from a gateway,
+// say) reads as empty instead of failing as an unfinished stream; corrupt bytes still fail.
+const zlibFlush = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+const brotliFlush = { flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH };
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: () => createGunzip(zlibFlush),
+  "x-gzip": () => createGunzip(zlibFlush),
+  deflate: () => createInflate(zlibFlush),
+  br: () => createBrotliDecompress(brotliFlush),
+};
+
 /** The body through the decoder its Content-Encoding names; a coding Keeper cannot read is refused. */
 function decodedBody(response: IncomingMessage, fail: (error: Error) => void): Readable {
   const coding = headerText(response.headers["content-encoding"])?.trim().toLowerCase() ?? "identity";
-  // Flushed as it comes, as fetch does: an empty body sent with a coding header (a 429 from a gateway,
-  // say) reads as empty instead of failing as an unfinished stream; corrupt bytes still fail.
-  const zlibFlush = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
-  const brotliFlush = { flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH };
-  const decoder =
-    coding === "gzip" || coding === "x-gzip"
-      ? createGunzip(zlibFlush)
-      : coding === "deflate"
-        ? createInflate(zlibFlush)
-        : coding === "br"
-          ? createBrotliDecompress(brotliFlush)
-          : undefined;
-  if (decoder) {
-    // pipeline carries a failure of either side to the other (a dropped connection, corrupt bytes).
-    pipeline(response, decoder, (error) => {
-      if (error) fail(error);
-    });
-    return decoder;
-  }
   if (coding === "identity" || coding === "") return response;
-  throw new Error(`the answer's Content-Encoding "${coding}" is not one Keeper reads (gzip, deflate, br)`);
+  const decoder = Object.hasOwn(DECODERS, coding) ? DECODERS[coding]?.() : undefined;
+  // The service's header, shortened: it goes into an error message.
+  if (!decoder)
+    throw new Error(
+      `the answer's Content-Encoding "${coding.slice(0, 40)}" is not one Keeper reads (gzip, deflate, br)`,
+    );
+  // pipeline carries a failure of either side to the other (a dropped connection, corrupt bytes).
+  pipeline(response, decoder, (error) => {
+    if (error) fail(error);
+  });
+  return decoder;
 }
