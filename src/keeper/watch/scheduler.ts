@@ -7,6 +7,7 @@ import { jobIds, POLL_PRIORITY } from "../names.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { KeeperQueues } from "../queues/queues.js";
 import { PollRecords } from "../state/poll-record.js";
+import { cronLogger } from "./cron-logger.js";
 import { selectSweep } from "./sweep-selection.js";
 
 export type ScheduleKind = "pollPositions" | "pollOrders" | "housekeeping";
@@ -55,6 +56,7 @@ export class Scheduler {
         schedule(schedules[kind], (ctx) => this.tick(kind, ctx.date), {
           name: `keeper-${kind}`,
           noOverlap: true,
+          logger: cronLogger(this.deps.logger, `keeper-${kind}`),
         }),
       );
     add("pollPositions");
@@ -69,6 +71,7 @@ export class Scheduler {
         schedule(this.deps.config.watcher.schedule, (ctx) => this.watchTick(ctx.date, watch), {
           name: "keeper-watch-markets",
           noOverlap: true,
+          logger: cronLogger(this.deps.logger, "keeper-watch-markets"),
         }),
       );
       const hot = this.deps.watchHot;
