@@ -1,7 +1,15 @@
 import { claimCpuCell } from "./cpu-per-claim.js";
 import type { BenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
-import { boundEfficiency, burstFloorMs, formatMs, formatRatio, percentile, type Sweep } from "./stats.js";
+import {
+  boundEfficiency,
+  burstFloorMs,
+  formatMs,
+  formatRatio,
+  KEEPER_PLAN_SHARE,
+  percentile,
+  type Sweep,
+} from "./stats.js";
 
 export interface Report {
   readonly options: BenchOptions;
@@ -114,7 +122,7 @@ export function printReport(report: Report): void {
   const floor = burstFloorMs(keeper.sample.positions, options.rps, options.mode !== "markets");
   row(
     options.staggerMs > 0 ? "  rate-limit floor of the largest burst" : "  rate-limit floor of the burst",
-    `${floor.requests} req: ${formatMs(floor.planMs)} (${formatMs(floor.keeperMs)} at 90 %)`,
+    `${floor.requests} req: ${formatMs(floor.planMs)} (${formatMs(floor.keeperMs)} at ${KEEPER_PLAN_SHARE * 100} %)`,
     "—",
   );
   const closeLatencies = keeper.closeLatenciesMs ?? [];
@@ -149,7 +157,8 @@ export function printReport(report: Report): void {
   row("phase duration", formatMs(keeper.durationMs), naive ? formatMs(naive.durationMs) : "—");
   out(
     "note: the floor is what the rate limit alone allows the claim burst: one build request per claim (and in wallets " +
-      "mode one positions read per winning wallet; in markets mode the claims come from the holdings index), at the plan's rate (and at the 90 % Keeper aims at); the slowest claim cannot beat it " +
+      "mode one positions read per winning wallet; in markets mode the claims come from the holdings index), at the plan's rate (and at the " +
+      `${KEEPER_PLAN_SHARE * 100} % of it Keeper aims at); the slowest claim cannot beat it ` +
       "when the window has no room left. Over a longer window (--window-seconds) the keeper spends at once what the paced " +
       "sweep left of the window, and a burst smaller than that beats the floor",
   );

@@ -1,3 +1,4 @@
+import { WINDOW_SHARE } from "../src/api/sliding-window.js";
 import { REQUEST_KIND, type RequestEvent } from "./protocol.js";
 
 /** Nearest-rank percentile of `values` (p in 0..100); NaN when there are none. */
@@ -264,5 +265,5 @@ export function burstFloorMs(
   };
 }
 
-/** The share of the plan Keeper's rate limiter aims at (src/api/rate-limiter.ts PLAN_SHARE). */
-const KEEPER_PLAN_SHARE = 0.9;
+/** The share of the plan's window Keeper's rate limiter fills (src/api/sliding-window.ts WINDOW_SHARE). */
+export const KEEPER_PLAN_SHARE = WINDOW_SHARE;

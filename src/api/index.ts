@@ -42,6 +42,7 @@ export {
   chargedTo,
   createRateLimiter,
   PriorityLanes,
+  type QueuedPlan,
   type RateGrant,
   type RateLimiterOptions,
   type RequestRateLimiter,

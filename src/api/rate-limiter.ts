@@ -242,13 +242,27 @@ export function slowerWhile(
   };
 }
 
+/** A plan that tells how many of this process's senders wait now for its window to free a turn. */
+export interface QueuedPlan extends RequestRateLimiter {
+  /** Senders in line for a full window (0 while the window has room). */
+  readonly queued: number;
+}
+
+/**
+ * How long a sweep request stands aside while targeted requests wait for a full window. Long enough
+ * that a burst of claims gets nearly every turn the window frees; short enough that the sweep's polls,
+ * which hold poll-worker slots a targeted poll (an exit) may need, still move a request every few
+ * seconds.
+ */
+export const SWEEP_YIELD_MS = 2_000;
+
 /**
  * Two lanes over one plan, in this process: `first` (targeted polls, builds, the watcher's reads) and
  * `after` (the sweep). The after lane enters the plan one request at a time while the first lane's
- * requests enter side by side: when the plan is short, N targeted requests waiting get N turns for
- * each of the sweep's, and at most one sweep request is ever ahead of them, instead of the share of
- * the plan the sweep would otherwise keep through a burst of claims. The sweep is not stopped outright
- * while targeted work waits: its polls hold poll-worker slots, and a targeted poll needs one of those.
+ * requests enter side by side; and while first-lane requests are in line for a full window, the after
+ * lane's next request stands aside (at most `yieldMs`) instead of taking its place in that line, so a
+ * burst of claims at a plan already spent by routine reads gets the turns the window frees. The sweep
+ * is not stopped outright: its polls hold poll-worker slots, and a targeted poll needs one of those.
  * Across processes the plan's Redis budget is shared as before; the order is per process.
  */
 export class PriorityLanes {
@@ -258,8 +272,9 @@ export class PriorityLanes {
   readonly first: RequestRateLimiter;
   readonly after: RequestRateLimiter;
 
-  constructor(plan: RequestRateLimiter) {
+  constructor(plan: RequestRateLimiter | QueuedPlan, yieldMs = SWEEP_YIELD_MS) {
     const backOff = (ms: number) => plan.backOff(ms);
+    const queued = () => ("queued" in plan ? plan.queued : 0);
     this.first = {
       acquire: async (signal?: AbortSignal) => {
         this.#firstWaiting += 1;
@@ -274,7 +289,13 @@ export class PriorityLanes {
     };
     this.after = {
       acquire: async (signal?: AbortSignal) => {
-        while (this.#afterEntered) await this.#change(signal);
+        const standAsideUntil = performance.now() + yieldMs;
+        for (;;) {
+          if (this.#afterEntered) await this.#change(signal);
+          else if (queued() > 0 && performance.now() < standAsideUntil)
+            await this.#change(signal, standAsideUntil - performance.now());
+          else break;
+        }
         this.#afterEntered = true;
         try {
           return await plan.acquire(signal);
@@ -298,20 +319,22 @@ export class PriorityLanes {
     for (const wake of wakers) wake();
   }
 
-  /** Resolves at the next turn taken or given up in either lane; rejects when `signal` aborts. */
-  #change(signal?: AbortSignal): Promise<void> {
+  /** Resolves at the next turn taken or given up in either lane, or after `timeoutMs`; rejects when `signal` aborts. */
+  #change(signal?: AbortSignal, timeoutMs?: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (settle: () => void) => {
         this.#wakers.delete(wake);
-        reject(signal?.reason);
-      };
-      const wake = () => {
         signal?.removeEventListener("abort", onAbort);
-        resolve();
+        clearTimeout(timer);
+        settle();
       };
+      const onAbort = () => done(() => reject(signal?.reason));
+      const wake = () => done(resolve);
       this.#wakers.add(wake);
       signal?.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== undefined) timer = setTimeout(wake, Math.max(1, Math.ceil(timeoutMs)));
     });
   }
 }

@@ -3,6 +3,7 @@ import {
   chargedTo,
   createRateLimiter,
   PriorityLanes,
+  type QueuedPlan,
   type RequestRateLimiter,
   slowerWhile,
   withinShare,
@@ -35,7 +36,7 @@ export type ChargeableLimiter = RequestRateLimiter & { charge(points: number): P
 /** The limiters a budget is made of: real ones over Redis by default; tests pass recording ones. */
 export interface RequestBudgetParts {
   /** The plan's window as the service counts it. */
-  planWindow(): RequestRateLimiter;
+  planWindow(): RequestRateLimiter | QueuedPlan;
   /** An even pace of `requestsPerSecond`, under its own `name`. */
   pace(requestsPerSecond: number, name: string): ChargeableLimiter;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { TransientError } from "../core/errors.js";
-import { apiKeyFingerprint, PLAN_SHARE, type RateGrant, type RequestRateLimiter } from "./rate-limiter.js";
+import { apiKeyFingerprint, type QueuedPlan, type RateGrant } from "./rate-limiter.js";
 import { sleep } from "./sleep.js";
 
 export interface SlidingWindowOptions {
@@ -19,6 +19,16 @@ export interface SlidingWindowOptions {
   readonly nowMs?: () => number;
 }
 
+/**
+ * The share of the service's window Keeper's own window may fill. Paced limiters keep a tenth back for
+ * sends made late (PLAN_SHARE); this window needs less: it counts each send from its grant until the
+ * service answered it and from the answer on, so it always holds every send of Keeper's that the
+ * service's window holds. The twentieth kept back is for what Keeper cannot see: other clients of
+ * the organisation's plan (a 60 s window at 10 a second: 30 requests). The rest is a burst's: what
+ * routine reads leave of the window is what a burst of claims spends at once.
+ */
+export const WINDOW_SHARE = 0.95;
+
 /** At most `limit` sends in any `windowMs`: the plan's share of a window, or one send a longer window. */
 export function slidingBudget(
   requestsPerSecond: number,
@@ -28,10 +38,10 @@ export function slidingBudget(
     throw new RangeError("requestsPerSecond must be a positive number");
   if (!(windowSeconds > 0) || !Number.isFinite(windowSeconds))
     throw new RangeError("windowSeconds must be a positive number");
-  const limit = Math.floor(requestsPerSecond * windowSeconds * PLAN_SHARE);
+  const limit = Math.floor(requestsPerSecond * windowSeconds * WINDOW_SHARE);
   if (limit >= 1) return { limit, windowMs: windowSeconds * 1000 };
   // A plan too small for one request a window: one request in the time the plan gives it.
-  return { limit: 1, windowMs: Math.ceil(1000 / (requestsPerSecond * PLAN_SHARE)) };
+  return { limit: 1, windowMs: Math.ceil(1000 / (requestsPerSecond * WINDOW_SHARE)) };
 }
 
 /**
@@ -100,7 +110,7 @@ function withScripts(redis: Redis): Redis & WindowScripts {
 }
 
 /**
- * The plan as the service counts it: a sliding window (60 s live), of which Keeper uses `PLAN_SHARE`.
+ * The plan as the service counts it: a sliding window (60 s live), of which Keeper uses `WINDOW_SHARE`.
  * A request may go as soon as the last window holds fewer sends than that, with no pacing, so a burst
  * of claims after a market resolved spends at once what the routine traffic (the sweep, paced on its
  * own share) left of the window, instead of waiting for evenly spaced turns. Once the window is
@@ -111,7 +121,7 @@ function withScripts(redis: Redis): Redis & WindowScripts {
  * Written here rather than taken from a library: the sliding-window packages for ioredis found need
  * ioredis 5 (Keeper's is 6) and have no back-off shared by every process, which a 429 needs.
  */
-export class SlidingWindowLimiter implements RequestRateLimiter {
+export class SlidingWindowLimiter implements QueuedPlan {
   readonly #limit: number;
   readonly #windowMs: number;
   readonly #redis: (Redis & WindowScripts) | undefined;
@@ -176,6 +186,11 @@ export class SlidingWindowLimiter implements RequestRateLimiter {
       // The one behind goes once everyone ahead went, even when this waiter gave up early.
       void ahead.then(leave);
     }
+  }
+
+  /** Senders of this process in line for a full window now (0 while it has room). */
+  get queued(): number {
+    return this.#waiting;
   }
 
   #granted(grant: RateGrant): RateGrant {

@@ -138,8 +138,10 @@ export const jobIds = {
 export const POLL_PRIORITY = { targeted: 1, sweep: 10 } as const;
 
 /**
- * BullMQ job priorities of builds: those of a targeted poll's intents, and rebuilds, retries and
- * resumes of intents already under way, run before the builds the routine sweep found (every build has
- * one, as every poll does, since BullMQ runs jobs without one before any prioritized job).
+ * BullMQ job priorities of builds (every build has one, as every poll does, since BullMQ runs jobs
+ * without one before any prioritized job). First: a targeted poll's intents (an exit at a price that
+ * may not last) and rebuilds, retries and resumes of intents already under way. Then the claims a
+ * resolution made from the holdings index: a burst of hundreds at once, none of which loses by waiting
+ * a few seconds, that an exit found during it must not queue behind. Last, the routine sweep's.
  */
-export const BUILD_PRIORITY = { first: 1, sweep: 10 } as const;
+export const BUILD_PRIORITY = { first: 1, indexClaim: 5, sweep: 10 } as const;

@@ -142,7 +142,7 @@ export class IndexClaims {
     deps.events?.onClaimAdmitted?.(((deps.now?.() ?? Date.now()) - seenAtMs) / 1000);
     log.info({ mode: deps.mode }, "claim from the index recorded");
     if (deps.mode === "live")
-      await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1, BUILD_PRIORITY.first);
+      await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1, BUILD_PRIORITY.indexClaim);
   }
 }
 

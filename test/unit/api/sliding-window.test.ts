@@ -3,12 +3,12 @@ import { SlidingWindowLimiter, slidingBudget } from "../../../src/api/index.js";
 
 describe("the plan's share of a window", () => {
   it.each([
-    [100, 60, { limit: 5_400, windowMs: 60_000 }],
-    [10, 60, { limit: 540, windowMs: 60_000 }],
-    [100, 1, { limit: 90, windowMs: 1_000 }],
-    [1.5, 10, { limit: 13, windowMs: 10_000 }],
-    // Under one request a window: one request in the time the plan's 90 % gives it.
-    [0.1, 1, { limit: 1, windowMs: 11_112 }],
+    [100, 60, { limit: 5_700, windowMs: 60_000 }],
+    [10, 60, { limit: 570, windowMs: 60_000 }],
+    [100, 1, { limit: 95, windowMs: 1_000 }],
+    [1.5, 10, { limit: 14, windowMs: 10_000 }],
+    // Under one request a window: one request in the time the plan's 95 % gives it.
+    [0.1, 1, { limit: 1, windowMs: 10_527 }],
   ])("%s a second over %s s", (rps, windowSeconds, budget) => {
     expect(slidingBudget(rps, windowSeconds)).toEqual(budget);
   });
@@ -30,12 +30,24 @@ describe("sliding window limiter (one process, clock moved by the test)", () => 
     vi.useRealTimers();
   });
 
-  /** A limiter of `limit` a window of 1 s: 0.9 × rps. */
+  /** A limiter of `limit` a window of 1 s: 0.95 × rps, rounded down. */
   const limiterOf = (requestsPerSecond: number) =>
     new SlidingWindowLimiter({ apiKey: "k", requestsPerSecond, windowSeconds: 1, nowMs: () => Date.now() });
 
+  it("counts the senders in line for a full window, and none while it has room", async () => {
+    const limiter = limiterOf(10); // 9 a second
+    await Promise.all(Array.from({ length: 9 }, () => limiter.acquire()));
+    expect(limiter.queued).toBe(0);
+    const late = Promise.all(Array.from({ length: 3 }, () => limiter.acquire()));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(limiter.queued).toBe(3);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await late;
+    expect(limiter.queued).toBe(0);
+  });
+
   it("grants the window's share at once, then each send when the oldest one leaves the window", async () => {
-    const limiter = limiterOf(50); // 45 a second
+    const limiter = limiterOf(50); // 47 a second
     const grantedAt: number[] = [];
     const start = Date.now();
     const all = Promise.all(
@@ -44,16 +56,16 @@ describe("sliding window limiter (one process, clock moved by the test)", () => 
     await vi.advanceTimersByTimeAsync(10_000);
     await all;
     expect(grantedAt).toHaveLength(200);
-    // No pacing: the first 45 went without waiting.
-    expect(grantedAt.filter((t) => t === 0)).toHaveLength(45);
-    // In no window of 1 s (the service's count) more than 45.
+    // No pacing: the first 47 went without waiting.
+    expect(grantedAt.filter((t) => t === 0)).toHaveLength(47);
+    // In no window of 1 s (the service's count) more than 47.
     const sorted = [...grantedAt].sort((a, b) => a - b);
-    for (let i = 45; i < sorted.length; i++)
-      expect((sorted[i] as number) - (sorted[i - 45] as number)).toBeGreaterThanOrEqual(1_000);
+    for (let i = 47; i < sorted.length; i++)
+      expect((sorted[i] as number) - (sorted[i - 47] as number)).toBeGreaterThanOrEqual(1_000);
     // And no slower than that: 200 sends are 4 full windows and a bit (plus up to 10 ms of spread per wait).
     expect(sorted.at(-1)).toBeLessThan(4 * 1_000 + 5 * 11);
     expect(limiter.stats).toMatchObject({ acquired: 200, redisFailures: 0 });
-    // The 155 that found the window full waited in line: one sleep a window, not one per waiter.
+    // The 153 that found the window full waited in line: one sleep a window, not one per waiter.
     expect(limiter.stats.waits).toBeLessThan(10);
   });
 

@@ -1,12 +1,17 @@
 import { Worker } from "bullmq";
+import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { intentKeys } from "../../../../src/core/intent.js";
+import type { Market } from "../../../../src/core/schemas/prediction.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
 import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
+import { IndexClaims } from "../../../../src/keeper/pipeline/index-claims.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData, PollJobData } from "../../../../src/keeper/queues/queues.js";
+import { autoClaim } from "../../../../strategies/auto-claim.js";
 import { OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
+import { testHolding } from "../../../helpers/holdings.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 import { testPollDeps } from "../../../helpers/poll-deps.js";
 
@@ -28,6 +33,16 @@ const claimAll = defineStrategy<Record<string, never>>({
     state: {},
   }),
 });
+
+const THIRD_WALLET = "So11111111111111111111111111111111111111112";
+const resolvedMarket: Market = {
+  marketId: "mkt-1",
+  status: "closed",
+  result: "yes",
+  openTime: 1_699_000_000,
+  closeTime: 1_700_000_000,
+  resolveAt: "2023-11-14T22:13:20Z",
+};
 
 describe("builds of a targeted poll's intents run before the sweep's", () => {
   let ctx: LedgerAndQueues;
@@ -73,5 +88,53 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
     );
     await expect.poll(() => order.length, { timeout: 20_000, interval: 50 }).toBe(4);
     expect(order).toEqual([targetedWallet, sweepWallet, sweepWallet, sweepWallet]);
+  });
+
+  it("a targeted poll's build goes before a resolution's burst of index claims queued earlier, which go before the sweep's", async () => {
+    expect(await poll(WALLET, 1)).toMatchObject({ admitted: 1 });
+    const indexClaims = new IndexClaims({
+      mode: "live",
+      strategies: [
+        { name: autoClaim.name, strategy: autoClaim as never, config: autoClaim.configSchema.parse({}) },
+      ],
+      ledger: ctx.ledger,
+      actions: ctx.queue<ActionJobData>(QUEUES.actions),
+      logger: pino({ level: "silent" }),
+      claimCost: { microUsd: async () => "2000" },
+    });
+    const winners = [
+      "PosA111111111111111111111111111111111111111",
+      "PosB111111111111111111111111111111111111111",
+    ];
+    expect(
+      await indexClaims.claim(
+        resolvedMarket,
+        winners.map((pos) =>
+          testHolding({
+            wallet: THIRD_WALLET,
+            marketId: "mkt-1",
+            eventId: "evt-1",
+            position: pos,
+            contractsMicro: "5000000",
+          }),
+        ),
+        Date.now(),
+      ),
+    ).toBe(true);
+    expect(
+      await poll(OTHER_WALLET, 1, { trigger: "price", seenAtMs: Date.now(), marketIds: ["mkt-2"] }),
+    ).toMatchObject({ admitted: 1 });
+
+    const order: string[] = [];
+    const { ledger } = ctx;
+    worker = new Worker<ActionJobData>(
+      QUEUES.actions,
+      async (job) => {
+        order.push((await ledger.get(job.data.intentKey))?.wallet ?? "unknown");
+      },
+      { connection: ctx.redis, prefix: keys.bullPrefix, concurrency: 1 },
+    );
+    await expect.poll(() => order.length, { timeout: 20_000, interval: 50 }).toBe(4);
+    expect(order).toEqual([OTHER_WALLET, THIRD_WALLET, THIRD_WALLET, WALLET]);
   });
 });
