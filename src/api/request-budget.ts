@@ -13,7 +13,11 @@ import { WorkInProgress } from "./work-in-progress.js";
 
 /** The parts of Keeper's configuration the budget reads (a `KeeperConfig` is one). */
 export interface RequestBudgetConfig {
-  readonly service: { readonly requestsPerSecond: number; readonly rateLimitWindowSeconds: number };
+  readonly service: {
+    readonly requestsPerSecond: number;
+    readonly rateLimitWindowSeconds: number;
+    readonly rateLimitSharePct: number;
+  };
   readonly watcher: {
     readonly enabled: boolean;
     readonly sweepSharePct: number;
@@ -73,6 +77,7 @@ export function requestBudgetParts(options: RequestBudgetOptions): RequestBudget
         apiKey,
         requestsPerSecond: config.service.requestsPerSecond,
         windowSeconds: config.service.rateLimitWindowSeconds,
+        share: config.service.rateLimitSharePct / 100,
         ...(redis ? { redis } : {}),
         keyPrefix: keyPrefix("api-window"),
       }),

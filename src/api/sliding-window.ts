@@ -11,6 +11,8 @@ export interface SlidingWindowOptions {
   readonly requestsPerSecond: number;
   /** The window the service counts the plan over (60 s live, api-gaps). */
   readonly windowSeconds: number;
+  /** The share of the window Keeper may fill (0-1; default WINDOW_SHARE). */
+  readonly share?: number;
   /** Shared budget across processes; without it the budget is this process's own. */
   readonly redis?: Redis;
   /** Redis key prefix; tests give each run its own. */
@@ -20,7 +22,8 @@ export interface SlidingWindowOptions {
 }
 
 /**
- * The share of the service's window Keeper's own window may fill. Paced limiters keep a tenth back for
+ * The share of the service's window Keeper's own window may fill by default
+ * (`service.rateLimitSharePct`). Paced limiters keep a tenth back for
  * sends made late (PLAN_SHARE); this window needs less: it counts each send from its grant until the
  * service answered it and from the answer on, so it always holds every send of Keeper's that the
  * service's window holds. The twentieth kept back is for what Keeper cannot see: other clients of
@@ -33,15 +36,17 @@ export const WINDOW_SHARE = 0.95;
 export function slidingBudget(
   requestsPerSecond: number,
   windowSeconds: number,
+  share: number = WINDOW_SHARE,
 ): { limit: number; windowMs: number } {
   if (!(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))
     throw new RangeError("requestsPerSecond must be a positive number");
   if (!(windowSeconds > 0) || !Number.isFinite(windowSeconds))
     throw new RangeError("windowSeconds must be a positive number");
-  const limit = Math.floor(requestsPerSecond * windowSeconds * WINDOW_SHARE);
+  if (!(share > 0 && share <= 1)) throw new RangeError("share must be above 0 and at most 1");
+  const limit = Math.floor(requestsPerSecond * windowSeconds * share);
   if (limit >= 1) return { limit, windowMs: windowSeconds * 1000 };
   // A plan too small for one request a window: one request in the time the plan gives it.
-  return { limit: 1, windowMs: Math.ceil(1000 / (requestsPerSecond * WINDOW_SHARE)) };
+  return { limit: 1, windowMs: Math.ceil(1000 / (requestsPerSecond * share)) };
 }
 
 /**
@@ -141,7 +146,11 @@ export class SlidingWindowLimiter implements QueuedPlan {
   readonly stats = { acquired: 0, waits: 0, waitedMs: 0, redisFailures: 0 };
 
   constructor(options: SlidingWindowOptions) {
-    const { limit, windowMs } = slidingBudget(options.requestsPerSecond, options.windowSeconds);
+    const { limit, windowMs } = slidingBudget(
+      options.requestsPerSecond,
+      options.windowSeconds,
+      options.share,
+    );
     this.#limit = limit;
     this.#windowMs = windowMs;
     this.#redis = options.redis === undefined ? undefined : withScripts(options.redis);

@@ -104,6 +104,15 @@ export const configSchema = z.strictObject({
         .min(1, "expected whole seconds from 1 to 3600")
         .max(3_600, "expected whole seconds from 1 to 3600")
         .default(60),
+      /**
+       * The percent of that window Keeper's requests may fill. The plan is the organisation's: other
+       * clients of it (another Keeper under another key, a script) need the rest.
+       */
+      rateLimitSharePct: z
+        .number({ error: "expected a percent between 10 and 100" })
+        .min(10, "expected a percent between 10 and 100")
+        .max(100, "expected a percent between 10 and 100")
+        .default(95),
       pageSize: z.number().int().min(1).max(500).default(100),
       /**
        * Where signed prediction transactions go: `auto` through the service's POST /prediction/v1/execute

@@ -116,6 +116,10 @@ describe("loadConfig", () => {
     ],
     ["watcher:\n  hotSharePct: 80", "watcher.hotSharePct: expected a percent between 1 and 50"],
     [
+      "service:\n  rateLimitSharePct: 101",
+      "service.rateLimitSharePct: expected a percent between 10 and 100",
+    ],
+    [
       "schedules:\n  idleSweepMultiple: 0",
       "schedules.idleSweepMultiple: expected a whole number from 1 to 100",
     ],

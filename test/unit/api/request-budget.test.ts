@@ -5,7 +5,9 @@ import {
   createRequestBudget,
   type RequestBudgetConfig,
   type RequestBudgetParts,
+  requestBudgetParts,
 } from "../../../src/api/request-budget.js";
+import type { SlidingWindowLimiter } from "../../../src/api/sliding-window.js";
 
 /** Limiters that grant at once and write down every turn, charge and back-off, by name. */
 function recordingParts() {
@@ -34,7 +36,7 @@ function recordingParts() {
 
 function configWith(watcher: Partial<RequestBudgetConfig["watcher"]>): RequestBudgetConfig {
   return {
-    service: { requestsPerSecond: 10, rateLimitWindowSeconds: 60 },
+    service: { requestsPerSecond: 10, rateLimitWindowSeconds: 60, rateLimitSharePct: 95 },
     watcher: { enabled: true, sweepSharePct: 50, sweepShareWhileActingPct: 20, ...watcher },
     redis: { prefix: "budget-test" },
   };
@@ -128,5 +130,24 @@ describe("the request budget: how the sweep, the market watcher and targeted wor
     await take(budget.sweep);
     await take(budget.watcher);
     expect(budget.isActing).toBe(false);
+  });
+});
+
+describe("the plan's window as configured", () => {
+  it("fills service.rateLimitSharePct of the window, then makes the next request wait in line", async () => {
+    const config: RequestBudgetConfig = {
+      service: { requestsPerSecond: 10, rateLimitWindowSeconds: 1, rateLimitSharePct: 50 },
+      watcher: { enabled: true, sweepSharePct: 50, sweepShareWhileActingPct: 20 },
+      redis: { prefix: "budget-share-test" },
+    };
+    const window = requestBudgetParts({ config, apiKey: "k" }).planWindow() as SlidingWindowLimiter;
+    for (let i = 0; i < 5; i++) await window.acquire();
+    expect(window.stats).toMatchObject({ acquired: 5, waits: 0 });
+    const stop = new AbortController();
+    const sixth = window.acquire(stop.signal).catch((error: Error) => error.name);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(window.queued).toBe(1);
+    stop.abort();
+    expect(await sixth).toBe("AbortError");
   });
 });

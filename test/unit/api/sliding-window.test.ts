@@ -20,6 +20,13 @@ describe("the plan's share of a window", () => {
   ])("refuses %s a second over %s s", (rps, windowSeconds, message) => {
     expect(() => slidingBudget(rps, windowSeconds)).toThrow(message);
   });
+
+  it("fills the share it is given of the window (service.rateLimitSharePct), and refuses a share outside 0-1", () => {
+    expect(slidingBudget(10, 60, 0.5)).toEqual({ limit: 300, windowMs: 60_000 });
+    expect(slidingBudget(10, 60, 1)).toEqual({ limit: 600, windowMs: 60_000 });
+    expect(() => slidingBudget(10, 60, 0)).toThrow("share must be above 0 and at most 1");
+    expect(() => slidingBudget(10, 60, 1.5)).toThrow("share must be above 0 and at most 1");
+  });
 });
 
 describe("sliding window limiter (one process, clock moved by the test)", () => {
