@@ -1,4 +1,4 @@
-import type { Position } from "../../src/core/schemas/prediction.js";
+import type { Market, Position } from "../../src/core/schemas/prediction.js";
 import type { InFlightIntent, Snapshot } from "../../src/core/snapshot.js";
 
 export const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -103,3 +103,13 @@ export function inFlight(
 ): InFlightIntent {
   return { key, kind, strategy: "test", status: "sending", ...extra };
 }
+
+/** A market that closed and resolved "yes" (mkt-1): its yes holders have a claim. */
+export const RESOLVED_MARKET: Market = {
+  marketId: "mkt-1",
+  status: "closed",
+  result: "yes",
+  openTime: 1_699_000_000,
+  closeTime: 1_700_000_000,
+  resolveAt: "2023-11-14T22:13:20Z",
+};

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Market } from "../../../src/core/schemas/prediction.js";
 import type { IndexedWinner } from "../../../src/core/strategy-hooks.js";
 import { autoClaim, claimFromIndex } from "../../../strategies/auto-claim.js";
-import { WALLET } from "../../helpers/fixtures.js";
+import { RESOLVED_MARKET, WALLET } from "../../helpers/fixtures.js";
 
 const config = autoClaim.configSchema.parse({});
 const POSITION = "Pos1111111111111111111111111111111111111111";
@@ -15,14 +15,7 @@ const entry: IndexedWinner = {
   contractsMicro: "2500000",
   costUsd: "1500000",
 };
-const resolved: Market = {
-  marketId: "mkt-1",
-  status: "closed",
-  result: "yes",
-  openTime: 1_699_000_000,
-  closeTime: 1_700_000_000,
-  resolveAt: "2023-11-14T22:13:20Z",
-};
+const resolved = RESOLVED_MARKET;
 
 describe("auto-claim's claimFromIndex: the poll's rule on an index entry", () => {
   it("claims the exact count at $1 a contract under the claim's own key", () => {

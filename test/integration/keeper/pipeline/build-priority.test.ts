@@ -3,14 +3,13 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { intentKeys } from "../../../../src/core/intent.js";
-import type { Market } from "../../../../src/core/schemas/prediction.js";
 import { defineStrategy } from "../../../../src/core/strategy.js";
 import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { IndexClaims } from "../../../../src/keeper/pipeline/index-claims.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import type { ActionJobData, PollJobData } from "../../../../src/keeper/queues/queues.js";
 import { autoClaim } from "../../../../strategies/auto-claim.js";
-import { OTHER_WALLET, position, WALLET } from "../../../helpers/fixtures.js";
+import { OTHER_WALLET, position, RESOLVED_MARKET, WALLET } from "../../../helpers/fixtures.js";
 import { testHolding } from "../../../helpers/holdings.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 import { testPollDeps } from "../../../helpers/poll-deps.js";
@@ -35,14 +34,6 @@ const claimAll = defineStrategy<Record<string, never>>({
 });
 
 const THIRD_WALLET = "So11111111111111111111111111111111111111112";
-const resolvedMarket: Market = {
-  marketId: "mkt-1",
-  status: "closed",
-  result: "yes",
-  openTime: 1_699_000_000,
-  closeTime: 1_700_000_000,
-  resolveAt: "2023-11-14T22:13:20Z",
-};
 
 describe("builds of a targeted poll's intents run before the sweep's", () => {
   let ctx: LedgerAndQueues;
@@ -69,14 +60,8 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
     );
   };
 
-  it("a build the watcher's poll asked for is taken before every build the sweep queued earlier", async () => {
-    const sweepWallet = WALLET;
-    const targetedWallet = OTHER_WALLET;
-    expect(await poll(sweepWallet, 3)).toMatchObject({ admitted: 3 });
-    expect(
-      await poll(targetedWallet, 1, { trigger: "resolved", seenAtMs: Date.now(), marketIds: ["mkt-1"] }),
-    ).toMatchObject({ admitted: 1 });
-
+  /** The wallets whose builds one worker takes, in the order it takes them, once `count` were taken. */
+  const buildOrder = async (count: number) => {
     const order: string[] = [];
     const { ledger } = ctx;
     worker = new Worker<ActionJobData>(
@@ -86,7 +71,19 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
       },
       { connection: ctx.redis, prefix: keys.bullPrefix, concurrency: 1 },
     );
-    await expect.poll(() => order.length, { timeout: 20_000, interval: 50 }).toBe(4);
+    await expect.poll(() => order.length, { timeout: 20_000, interval: 50 }).toBe(count);
+    return order;
+  };
+
+  it("a build the watcher's poll asked for is taken before every build the sweep queued earlier", async () => {
+    const sweepWallet = WALLET;
+    const targetedWallet = OTHER_WALLET;
+    expect(await poll(sweepWallet, 3)).toMatchObject({ admitted: 3 });
+    expect(
+      await poll(targetedWallet, 1, { trigger: "resolved", seenAtMs: Date.now(), marketIds: ["mkt-1"] }),
+    ).toMatchObject({ admitted: 1 });
+
+    const order = await buildOrder(4);
     expect(order).toEqual([targetedWallet, sweepWallet, sweepWallet, sweepWallet]);
   });
 
@@ -108,7 +105,7 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
     ];
     expect(
       await indexClaims.claim(
-        resolvedMarket,
+        RESOLVED_MARKET,
         winners.map((pos) =>
           testHolding({
             wallet: THIRD_WALLET,
@@ -125,16 +122,7 @@ describe("builds of a targeted poll's intents run before the sweep's", () => {
       await poll(OTHER_WALLET, 1, { trigger: "price", seenAtMs: Date.now(), marketIds: ["mkt-2"] }),
     ).toMatchObject({ admitted: 1 });
 
-    const order: string[] = [];
-    const { ledger } = ctx;
-    worker = new Worker<ActionJobData>(
-      QUEUES.actions,
-      async (job) => {
-        order.push((await ledger.get(job.data.intentKey))?.wallet ?? "unknown");
-      },
-      { connection: ctx.redis, prefix: keys.bullPrefix, concurrency: 1 },
-    );
-    await expect.poll(() => order.length, { timeout: 20_000, interval: 50 }).toBe(4);
+    const order = await buildOrder(4);
     expect(order).toEqual([OTHER_WALLET, THIRD_WALLET, THIRD_WALLET, WALLET]);
   });
 });

@@ -1,7 +1,6 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
-import type { Market } from "../../../../src/core/schemas/prediction.js";
 import { defineStrategy, type Strategy } from "../../../../src/core/strategy.js";
 import type { IndexClaim } from "../../../../src/core/strategy-hooks.js";
 import { QUEUES } from "../../../../src/keeper/names.js";
@@ -9,18 +8,11 @@ import { type IndexClaimOutcome, IndexClaims } from "../../../../src/keeper/pipe
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
 import { holdingsOf } from "../../../../src/keeper/state/holdings.js";
 import { autoClaim } from "../../../../strategies/auto-claim.js";
-import { position, WALLET } from "../../../helpers/fixtures.js";
+import { position, RESOLVED_MARKET, WALLET } from "../../../helpers/fixtures.js";
 import { testHolding } from "../../../helpers/holdings.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
-const resolved: Market = {
-  marketId: "mkt-1",
-  status: "closed",
-  result: "yes",
-  openTime: 1_699_000_000,
-  closeTime: 1_700_000_000,
-  resolveAt: "2023-11-14T22:13:20Z",
-};
+const resolved = RESOLVED_MARKET;
 const POS_A = "PosA111111111111111111111111111111111111111";
 const POS_B = "PosB111111111111111111111111111111111111111";
 const winner = (pos: string, contractsMicro: string | null = "5000000") =>
