@@ -22,11 +22,10 @@ export interface SlidingWindowOptions {
 }
 
 /**
- * The share of the service's window Keeper's own window may fill by default
- * (`service.rateLimitSharePct`). Paced limiters keep a tenth back for
- * sends made late (PLAN_SHARE); this window needs less: it counts each send from its grant until the
- * service answered it and from the answer on, so it always holds every send of Keeper's that the
- * service's window holds. The twentieth kept back is for what Keeper cannot see: other clients of
+ * The share of the service's window Keeper's own window fills by default (`service.rateLimitSharePct`).
+ * Paced limiters keep a tenth back for sends made late (PLAN_SHARE); this window needs less: it counts
+ * each send from its grant until the service answered it and from the answer on, so it always holds
+ * every send of Keeper's that the service's window holds. The twentieth kept back is for what Keeper cannot see: other clients of
  * the organisation's plan (a 60 s window at 10 a second: 30 requests). The rest is a burst's: what
  * routine reads leave of the window is what a burst of claims spends at once.
  */

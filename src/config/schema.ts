@@ -1,6 +1,7 @@
 import { validate as isValidCron } from "node-cron";
 import { z } from "zod";
 import { defaultStrategyNames } from "../../strategies/index.js";
+import { WINDOW_SHARE } from "../api/sliding-window.js";
 import { DEFAULT_PAYOUT_MINTS, SETTLED_LATER_KINDS } from "../chain/inflow-rules.js";
 import { pubkey } from "../core/schemas/common.js";
 import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
@@ -112,7 +113,7 @@ export const configSchema = z.strictObject({
         .number({ error: "expected a percent between 10 and 100" })
         .min(10, "expected a percent between 10 and 100")
         .max(100, "expected a percent between 10 and 100")
-        .default(95),
+        .default(Math.round(WINDOW_SHARE * 100)),
       pageSize: z.number().int().min(1).max(500).default(100),
       /**
        * Where signed prediction transactions go: `auto` through the service's POST /prediction/v1/execute
