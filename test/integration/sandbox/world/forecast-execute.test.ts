@@ -260,11 +260,20 @@ describe("Forecast markets and the execute endpoints", () => {
         .filter((p) => unclaimedBefore.has(p.index) && p.claimedAt !== undefined && p.index !== forecastIndex)
         .reduce((sum, p) => sum + BigInt(p.claimedMicro ?? 0), 0n);
     const expected = () => before + payout + paidByService();
-    // The world records a service claim when it lands; the balance read may trail it a moment.
+    // The service's claims keep landing while the balance is read: a read counts only when no claim
+    // landed during it (the expected sum is the same before and after), else it is read again.
     const balanceSettles = async () => {
-      for (let i = 0; i < 200 && (await usdcOf(owner.publicKey)) !== expected(); i++)
+      let seen = { balance: -1n, expected: expected() };
+      for (let i = 0; i < 400; i++) {
+        const expectedBefore = expected();
+        const balance = await usdcOf(owner.publicKey);
+        if (expected() === expectedBefore) {
+          seen = { balance, expected: expectedBefore };
+          if (balance === expectedBefore) break;
+        }
         await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await usdcOf(owner.publicKey)).toBe(expected());
+      }
+      expect(seen.balance).toBe(seen.expected);
     };
     await balanceSettles();
     // Read again: paid once.
