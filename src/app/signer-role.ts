@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { Worker } from "bullmq";
+import pLimit from "p-limit";
 import { withBatchedReads } from "../chain/batched-reads.js";
 import { createJsonRpc } from "../chain/json-rpc.js";
 import { withLeanReads } from "../chain/lean-reads.js";
@@ -7,7 +8,7 @@ import { withLeanSendAndWatch } from "../chain/lean-send-and-watch.js";
 import { ConfigError } from "../core/errors.js";
 import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
-import { type OutcomeDeps, processSign } from "../keeper/pipeline/sign-worker.js";
+import { type OutcomeDeps, processSign, type WatchDeps } from "../keeper/pipeline/sign-worker.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
@@ -77,46 +78,57 @@ export async function startSignerRole(
     send,
   });
   const workerOptions = (queue: QueueName) => workerOptionsFor(config, redis, keys, queue);
+  // A stop does not wait out the watches (up to a blockhash's lifetime): they are cut short and their
+  // jobs retried, by another signer process or at the next start, which watch the recorded bytes.
+  const stopping = new AbortController();
+  // Every watch in flight waits on this signal (its pause between polls, its retried reads): up to
+  // concurrency + watchConcurrency of them at once is the design, not a leak, so Node's warning at 10 is lifted.
+  setMaxListeners((config.signer.concurrency + config.signer.watchConcurrency) * 4, stopping.signal);
+  // The confirm loop: a sent attempt to its outcome (rebroadcast, status, expiry). It needs no key,
+  // only the RPC and the attempt records.
+  const watchDeps: WatchDeps = {
+    watch: (intentKey, resumed, row) => {
+      const resubmit = predictionResubmitFor(row, { config, execute, onExecuteReport });
+      return watchAttempt({
+        intentKey,
+        resumed,
+        ...(resubmit ? { resubmit } : {}),
+        connection: chainReads,
+        attempts,
+        logger,
+        send,
+        signal: stopping.signal,
+      });
+    },
+    onWatching: (change) => metrics.attemptsWatched.inc(change),
+  };
+  // A sign job holds a signing slot (signer.concurrency) from its checks to the first send, then
+  // watches what it sent in the same job, outside the slot: a dropped transaction never holds a slot,
+  // and a claim costs one job, not two. BullMQ runs up to both bounds' worth of sign jobs at once.
+  const signingSlots = pLimit(config.signer.concurrency);
   const signWorker = new Worker(
     QUEUES.sign,
     async (job, token) =>
-      shared.budget.acting(() =>
-        processSign(
-          job,
-          { ...outcomeDeps, pause: shared.pause, confirm: queues.confirm, signAndSubmit },
-          token,
-        ),
+      processSign(
+        job,
+        {
+          ...outcomeDeps,
+          ...watchDeps,
+          pause: shared.pause,
+          signAndSubmit: (row) => signingSlots(() => shared.budget.acting(() => signAndSubmit(row))),
+          hasSentAttempt: async (intentKey) => (await attempts.get(intentKey))?.status === "sent",
+        },
+        token,
       ),
-    { ...workerOptions(QUEUES.sign), concurrency: config.signer.concurrency },
+    {
+      ...workerOptions(QUEUES.sign),
+      concurrency: config.signer.concurrency + config.signer.watchConcurrency,
+    },
   );
-  // The confirm loop: sent attempts to their outcome, so a dropped transaction never holds a signing
-  // slot. It runs in the signer role, the one that sends, but needs no key: only the RPC and the
-  // attempt records. A stop does not wait out the watches (up to a blockhash's lifetime): they are
-  // cut short and their jobs retried, by another signer process or at the next start.
-  const stopping = new AbortController();
-  // Every watch in flight waits on this signal (its pause between polls, its retried reads): up to
-  // watchConcurrency of them at once is the design, not a leak, so Node's warning at 10 is lifted.
-  setMaxListeners(config.signer.watchConcurrency * 4, stopping.signal);
+  // Watches an earlier version handed to the confirm queue, so that those an upgrade finds still end.
   const confirmWorker = new Worker(
     QUEUES.confirm,
-    async (job) =>
-      processConfirm(job, {
-        ...outcomeDeps,
-        watch: (intentKey, resumed, row) => {
-          const resubmit = predictionResubmitFor(row, { config, execute, onExecuteReport });
-          return watchAttempt({
-            intentKey,
-            resumed,
-            ...(resubmit ? { resubmit } : {}),
-            connection: chainReads,
-            attempts,
-            logger,
-            send,
-            signal: stopping.signal,
-          });
-        },
-        onWatching: (change) => metrics.attemptsWatched.inc(change),
-      }),
+    async (job) => processConfirm(job, { ...outcomeDeps, ...watchDeps }),
     { ...workerOptions(QUEUES.confirm), concurrency: config.signer.watchConcurrency },
   );
   // A watch that ran out of attempts (an RPC outage) fails its intent as a sign job does: the next

@@ -5,7 +5,7 @@ import { type Intent, intentKeys } from "../../src/core/intent.js";
 import type { Position } from "../../src/core/schemas/prediction.js";
 import { QUEUES } from "../../src/keeper/names.js";
 import { enqueueBuild } from "../../src/keeper/queues/enqueue.js";
-import type { ActionJobData, ConfirmJobData } from "../../src/keeper/queues/queues.js";
+import type { ActionJobData, SignJobData } from "../../src/keeper/queues/queues.js";
 import type { Ledger, LedgerRow } from "../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import type { AttemptRecord, RedisAttemptStore } from "../../src/signer/attempt-store.js";
@@ -25,7 +25,7 @@ import { type LedgerAndQueues, ledgerAndQueues } from "../helpers/ledger-queues.
 const DROP_EVERY_SEND = 1_000_000;
 
 /**
- * The watcher (confirm queue) across a crash: a keeper process is killed (SIGKILL) while it watches a
+ * The watch (the sign job's confirm loop) across a crash: a keeper process is killed (SIGKILL) while it watches a
  * sent claim the chain keeps dropping. The next process finishes that very transaction from the
  * attempt record, whether BullMQ hands it the stalled watch or housekeeping finds the watch gone.
  * Nothing is signed anew; each claim pays once.
@@ -36,7 +36,7 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
   let ledger: Ledger;
   let attempts: RedisAttemptStore;
   let actions: Queue<ActionJobData>;
-  let confirm: Queue<ConfirmJobData>;
+  let sign: Queue<SignJobData>;
   let configFile: string;
   let winners: Position[];
   const runs: Array<ReturnType<typeof spawnKeeper>> = [];
@@ -50,7 +50,7 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
     redis = await ledgerAndQueues("e2e-watch-resume");
     ({ ledger, attempts } = redis);
     actions = redis.queue(QUEUES.actions);
-    confirm = redis.queue(QUEUES.confirm);
+    sign = redis.queue(QUEUES.sign);
     configFile = await writeKeeperConfig(sandbox, redis.prefix, {
       walletYaml: await writeWalletKeyFiles(sandbox),
       extra: "strategies: []\n",
@@ -98,7 +98,7 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
       "the claim sent and watched",
       async () => {
         const record = await attempts.get(key);
-        const watches = await confirm.getJobs(["active"]);
+        const watches = await sign.getJobs(["active"]);
         return record?.status === "sent" && watches.some((job) => job?.data.intentKey === key)
           ? record
           : undefined;
@@ -171,9 +171,9 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
     await first.kill("SIGKILL");
     // The watch is lost with the process: its job removed once its lock has lapsed.
     await eventually("the dead process's watch removed", async () => {
-      for (const job of await confirm.getJobs(["active", "waiting", "delayed"]))
+      for (const job of await sign.getJobs(["active", "waiting", "delayed"]))
         if (job?.data.intentKey === key) await job.remove();
-      const left = await confirm.getJobs(["active", "waiting", "delayed"]);
+      const left = await sign.getJobs(["active", "waiting", "delayed"]);
       return left.some((job) => job?.data.intentKey === key) ? undefined : true;
     });
     chain.faults.reset();

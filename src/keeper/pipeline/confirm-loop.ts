@@ -1,23 +1,15 @@
 import { type Job, UnrecoverableError } from "bullmq";
 import type { ConfirmJobData } from "../queues/queues.js";
-import { type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
-import { applyOutcome, type OutcomeDeps, type SignOutcome } from "./sign-worker.js";
+import { TERMINAL_STATUSES } from "../state/ledger.js";
+import { applyOutcome, type OutcomeDeps, type SignOutcome, type WatchDeps } from "./sign-worker.js";
 
-export interface ConfirmDeps extends OutcomeDeps {
-  /**
-   * Sees the intent's recorded attempt to its outcome (watchAttempt: rebroadcast, status, expiry) and
-   * records it. Needs the RPC and the attempt records, never a key. `resumed`: an earlier run of this
-   * watch was lost (a crash, a stalled lock) or failed.
-   */
-  watch(intentKey: string, resumed: boolean, row: LedgerRow): Promise<SignOutcome>;
-  /** Told when a watch starts and ends (the keeper_attempts_watched gauge). */
-  onWatching?(change: 1 | -1): void;
-}
+export interface ConfirmDeps extends OutcomeDeps, WatchDeps {}
 
 /**
- * The confirm loop's job: the attempt a sign job sent, from its first send to confirmed, failed or expired,
- * outside any signing slot. A job lost to a crash runs again (BullMQ's stalled check) and watches the
- * same recorded bytes; an intent that already ended is left alone.
+ * A job of the `confirm` queue: the attempt a sign job of an earlier version sent and handed over,
+ * watched to confirmed, failed or expired. Sign jobs now watch what they send themselves; this worker
+ * runs so that the watches an upgrade finds queued still end. A job lost to a crash runs again
+ * (BullMQ's stalled check) and watches the same recorded bytes; an intent that already ended is left alone.
  */
 export async function processConfirm(
   job: Pick<Job<ConfirmJobData>, "data" | "id"> & Partial<Pick<Job<ConfirmJobData>, "attemptsStarted">>,

@@ -2,15 +2,17 @@ import { DelayedError, type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { Protections } from "../operator/protections.js";
-import { enqueueBuild, enqueueConfirm } from "../queues/enqueue.js";
-import type { ActionJobData, ConfirmJobData, SignJobData } from "../queues/queues.js";
+import { enqueueBuild } from "../queues/enqueue.js";
+import type { ActionJobData, SignJobData } from "../queues/queues.js";
 import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
 
-/** Recorded and sent once: the confirm loop (confirm queue) owns the attempt from here. */
+/** Recorded and sent once: the watch (the confirm loop) takes the attempt from here to its outcome. */
 export interface SentOutcome {
   outcome: "sent";
   signature: string;
   attempt: number;
+  /** Sent by an earlier run (found in flight), not by this one. */
+  resumed?: boolean;
 }
 
 export type SignOutcome =
@@ -37,28 +39,43 @@ export interface OutcomeDeps {
   nowSeconds?: () => number;
 }
 
-export interface SignDeps extends OutcomeDeps {
+/** The confirm loop: a sent attempt seen to its outcome, by whichever job holds it. */
+export interface WatchDeps {
   /**
-   * Checks, signs and sends the row's current transaction (the signer module). Answers `sent` once the
-   * signature is recorded and sent (the confirm loop takes over), or an outcome reached without watching.
+   * Sees the intent's recorded attempt to its outcome (watchAttempt: rebroadcast, status, expiry) and
+   * records it. Needs the RPC and the attempt records, never a key. `resumed`: an earlier run of this
+   * watch was lost (a crash, a stalled lock) or failed.
+   */
+  watch(intentKey: string, resumed: boolean, row: LedgerRow): Promise<SignOutcome>;
+  /** Told when a watch starts and ends (the keeper_attempts_watched gauge). */
+  onWatching?(change: 1 | -1): void;
+}
+
+export interface SignDeps extends OutcomeDeps, WatchDeps {
+  /**
+   * Checks, signs and sends the row's current transaction (the signer module), in a signing slot.
+   * Answers `sent` once the signature is recorded and sent (the watch takes over, outside the slot),
+   * or an outcome reached without watching.
    */
   signAndSubmit(row: LedgerRow): Promise<SignOutcome | SentOutcome>;
-  /** The confirm loop's queue: a `sent` attempt is handed to it, and the signing slot is free. */
-  confirm?: Queue<ConfirmJobData>;
+  /** Whether the intent has an attempt in flight (recorded, sent, not finished): watched even while paused. */
+  hasSentAttempt(intentKey: string): Promise<boolean>;
   pause: PauseSwitch;
   pausedRetryMs?: number;
 }
 
 /**
- * The signer worker's job: one transaction of one intent checked, signed and sent once. A sent attempt
- * goes to the confirm loop (the confirm queue) and the job ends, freeing its slot; an outcome reached
- * without sending (refused, stale, an attempt that already finished) is applied here.
+ * The signer worker's job: one transaction of one intent checked, signed and sent once, then watched to
+ * its outcome in the same job (the confirm loop). The signing slot (signer.concurrency) is held only
+ * until the first send; a crash during the watch leaves the job to BullMQ's stalled check, and the
+ * re-run finds the recorded attempt in flight and watches the same bytes: it never signs anew. An
+ * outcome reached without sending (refused, stale, an attempt that already finished) is applied at once.
  */
 export async function processSign(
   job: Pick<Job<SignJobData>, "data" | "id"> & Partial<Pick<Job<SignJobData>, "moveToDelayed">>,
   deps: SignDeps,
   token?: string,
-): Promise<SignOutcome | SentOutcome | undefined> {
+): Promise<SignOutcome | undefined> {
   const { intentKey, build } = job.data;
   const log = deps.logger.child({ intent: intentKey, job: job.id });
   const row = await deps.ledger.get(intentKey);
@@ -68,8 +85,11 @@ export async function processSign(
     return undefined;
   }
   if (!row.transaction) throw new UnrecoverableError(`intent ${intentKey} has no built transaction`);
-  if (await deps.pause.isPaused()) {
-    // A transaction already sent keeps being watched by the re-run; a new one waits for resume.
+  if (
+    (await deps.pause.isPaused()) &&
+    !(row.status === "sending" && (await deps.hasSentAttempt(intentKey)))
+  ) {
+    // A transaction already sent keeps being watched (above); a new one waits for resume.
     if (job.moveToDelayed && token) {
       await job.moveToDelayed(Date.now() + (deps.pausedRetryMs ?? 5_000), token);
       throw new DelayedError();
@@ -77,18 +97,26 @@ export async function processSign(
     throw new Error("paused");
   }
   await deps.ledger.update(intentKey, { status: "sending" });
-  const outcome = await deps.signAndSubmit(row);
-  if (outcome.outcome === "sent") {
-    if (!deps.confirm) throw new Error("a sent transaction needs the confirm queue to be watched");
-    await enqueueConfirm(deps.confirm, intentKey, build, outcome.attempt, String(job.id ?? ""));
-    log.info(
-      { signature: outcome.signature, attempt: outcome.attempt },
-      "transaction sent; the confirm loop has it",
-    );
-    return outcome;
-  }
+  const sent = await deps.signAndSubmit(row);
+  const outcome = sent.outcome === "sent" ? await watchSent(row, sent, deps, log) : sent;
   await applyOutcome(row, build, outcome, deps);
   return outcome;
+}
+
+/** The watch of what this job (or an earlier run of it) sent: outside the signing slot. */
+async function watchSent(
+  row: LedgerRow,
+  sent: SentOutcome,
+  deps: WatchDeps,
+  log: Logger,
+): Promise<SignOutcome> {
+  log.info({ signature: sent.signature, attempt: sent.attempt }, "transaction sent; watching it");
+  deps.onWatching?.(1);
+  try {
+    return await deps.watch(row.key, sent.resumed === true, row);
+  } finally {
+    deps.onWatching?.(-1);
+  }
 }
 
 /**

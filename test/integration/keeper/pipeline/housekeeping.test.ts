@@ -10,10 +10,11 @@ import type { ActionJobData, ConfirmJobData, SignJobData } from "../../../../src
 import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import { createMetrics } from "../../../../src/ops/metrics.js";
 import type { NotificationEvent } from "../../../../src/ops/notifier.js";
-import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
+import { signAndSend } from "../../../../src/signer/sign-transaction.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { eventually } from "../../../helpers/keeper-harness.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { watchDepsFor } from "../../../helpers/watch-deps.js";
 import { type SignerEnv, startSignerEnv } from "../../signer/env.js";
 import { toBase64 } from "../../signer/tx-builders.js";
 
@@ -233,7 +234,7 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
     });
     const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
     const signer = (signal?: AbortSignal) => (row: LedgerRow) =>
-      signAndSubmit({
+      signAndSend({
         intent,
         transactionBase64: row.transaction ?? "",
         lastValidBlockHeight: row.lastValidBlockHeight ?? 0,
@@ -247,13 +248,21 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
       });
     const pause = new PauseSwitch(ctx.redis, keys);
     const deps = { ledger, actions, pause, maxRebuilds: 1, logger: logs.logger };
+    const watching = (signal?: AbortSignal) =>
+      watchDepsFor({
+        connection: env.connection,
+        attempts: env.attempts,
+        logger: logs.logger,
+        send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
+        ...(signal ? { signal } : {}),
+      });
 
     // The first run: every send is dropped; once the attempt is recorded, the process "dies".
     env.chain.dropFirstSends(1_000_000);
     const dies = new AbortController();
     const firstWorker = new Worker<SignJobData>(
       QUEUES.sign,
-      (job) => processSign(job, { ...deps, signAndSubmit: signer(dies.signal) }),
+      (job) => processSign(job, { ...deps, ...watching(dies.signal), signAndSubmit: signer(dies.signal) }),
       { connection: ctx.redis, prefix: keys.bullPrefix },
     );
     await enqueueSign(sign, intent.key, 1, 1);
@@ -281,7 +290,7 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
     });
     const resumer = new Worker<SignJobData>(
       QUEUES.sign,
-      (job) => processSign(job, { ...deps, signAndSubmit: signer() }),
+      (job) => processSign(job, { ...deps, ...watching(), signAndSubmit: signer() }),
       { connection: ctx.redis, prefix: keys.bullPrefix },
     );
     const row = await eventually("the intent to be confirmed", async () => {

@@ -12,7 +12,7 @@ import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js"
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../../../../src/keeper/pipeline/assemble-swap.js";
-import { processSign, type SignDeps, type SignOutcome } from "../../../../src/keeper/pipeline/sign-worker.js";
+import { processSign, type SignDeps } from "../../../../src/keeper/pipeline/sign-worker.js";
 import { enqueueBuild } from "../../../../src/keeper/queues/enqueue.js";
 import type { ActionJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
 import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
@@ -21,11 +21,12 @@ import { SANDBOX_POOL_PROGRAM_ID } from "../../../../src/sandbox/chain/pool-prog
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
 import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../../src/signer/keys.js";
-import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
+import { signAndSend } from "../../../../src/signer/sign-transaction.js";
 import { serviceBuildApi } from "../../../helpers/build-api.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import { sandboxWallets, startTestSandbox } from "../../../helpers/keeper-harness.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { watchDepsFor } from "../../../helpers/watch-deps.js";
 
 const MAX_REBUILDS = 2;
 /** The policy's ceilings, the same the estimator holds its bids to. */
@@ -116,10 +117,16 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     pause: new PauseSwitch(redis.redis, keys),
     maxRebuilds: MAX_REBUILDS,
     logger: logs.logger,
-    signAndSubmit: async (row: LedgerRow): Promise<SignOutcome> => {
+    ...watchDepsFor({
+      connection,
+      attempts,
+      logger: logs.logger,
+      send: { commitment: "confirmed", rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
+    }),
+    signAndSubmit: async (row: LedgerRow) => {
       const requestId = row.requestId;
       if (!row.transaction) throw new Error(`${row.key} has no built transaction`);
-      return signAndSubmit({
+      return signAndSend({
         intent: row.intent,
         transactionBase64: row.transaction,
         lastValidBlockHeight:

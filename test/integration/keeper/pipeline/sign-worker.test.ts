@@ -7,7 +7,7 @@ import type { Position } from "../../../../src/core/schemas/prediction.js";
 import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
-import { processSign, type SignDeps, type SignOutcome } from "../../../../src/keeper/pipeline/sign-worker.js";
+import { processSign, type SignDeps } from "../../../../src/keeper/pipeline/sign-worker.js";
 import { enqueueBuild } from "../../../../src/keeper/queues/enqueue.js";
 import type { ActionJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
 import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
@@ -15,7 +15,7 @@ import type { LocalChain } from "../../../../src/sandbox/chain/local-chain.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
 import type { RedisAttemptStore } from "../../../../src/signer/attempt-store.js";
 import type { Wallets } from "../../../../src/signer/keys.js";
-import { signAndSubmit } from "../../../../src/signer/sign-transaction.js";
+import { signAndSend } from "../../../../src/signer/sign-transaction.js";
 import { serviceBuildApi } from "../../../helpers/build-api.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
 import {
@@ -27,6 +27,7 @@ import {
 } from "../../../helpers/keeper-harness.js";
 import { countLandedClaims } from "../../../helpers/landed.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
+import { watchDepsFor } from "../../../helpers/watch-deps.js";
 
 /** One fresh transaction after an expired one, then the intent gives up for this try. */
 const MAX_REBUILDS = 1;
@@ -99,10 +100,17 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     pause: new PauseSwitch(redis.redis, keys),
     maxRebuilds: MAX_REBUILDS,
     logger: logs.logger,
-    signAndSubmit: async (row: LedgerRow): Promise<SignOutcome> => {
+    ...watchDepsFor({
+      connection,
+      attempts,
+      logger: logs.logger,
+      send: { commitment: "confirmed", rebroadcastIntervalMs: REBROADCAST_MS, pollIntervalMs: 50 },
+      ...(options.signal ? { signal: options.signal } : {}),
+    }),
+    signAndSubmit: async (row: LedgerRow) => {
       if (!row.transaction || row.lastValidBlockHeight === undefined)
         throw new Error(`${row.key} has no built transaction`);
-      return signAndSubmit({
+      return signAndSend({
         intent: row.intent,
         transactionBase64: row.transaction,
         lastValidBlockHeight: row.lastValidBlockHeight,
@@ -398,6 +406,46 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
       paidBefore + BigInt(built.amountMicroUsd ?? "0"),
     );
+  }, 60_000);
+
+  it("while paused signs nothing new, yet watches a transaction an earlier run sent to its outcome", async () => {
+    const { position, key, paidBefore } = await admitClaim();
+    const built = await runBuild(key, 1);
+    const pause = new PauseSwitch(redis.redis, keys);
+    await pause.pause("test", Math.floor(Date.now() / 1000));
+    try {
+      // Nothing sent yet: the job waits for resume, nothing is signed or recorded.
+      await expect(runSign(key, 1)).rejects.toThrow("paused");
+      expect(await attempts.get(key)).toBeUndefined();
+      expect(await ledger.get(key)).toMatchObject({ status: "built", builds: 1 });
+
+      // Resumed for one run, which sends and then gives up watching (a crash) before the chain lands it.
+      await pause.resume();
+      chain.faults.landDelayMs = 600_000;
+      const giveUp = new AbortController();
+      const recordSigned = attempts.recordSigned.bind(attempts);
+      vi.spyOn(attempts, "recordSigned").mockImplementation(async (k, signed) => {
+        const ok = await recordSigned(k, signed);
+        setTimeout(() => giveUp.abort(new Error("first sign run over")), 3 * REBROADCAST_MS).unref();
+        return ok;
+      });
+      await expect(runSign(key, 1, { signal: giveUp.signal })).rejects.toThrow();
+      vi.mocked(attempts.recordSigned).mockRestore();
+      const sent = await attempts.get(key);
+      expect(sent).toMatchObject({ status: "sent", attempt: 1 });
+
+      // Paused again: the re-run of the job still watches the sent transaction to its outcome.
+      await pause.pause("test", Math.floor(Date.now() / 1000));
+      chain.landHeldSends();
+      expect(await runSign(key, 1)).toMatchObject({ outcome: "confirmed", signature: sent?.signature });
+      expect(await ledger.get(key)).toMatchObject({ status: "confirmed", signature: sent?.signature });
+      expect(landedClaims.get(position.pubkey)).toBe(1);
+      expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
+        paidBefore + BigInt(built.amountMicroUsd ?? "0"),
+      );
+    } finally {
+      await pause.resume();
+    }
   }, 60_000);
 
   it("fails the intent for this try once the rebuilt transaction expires too (maxRebuilds 1); nothing is paid", async () => {
