@@ -255,11 +255,11 @@ export const configSchema = z.strictObject({
       maxRebuilds: z.number().int().min(0).max(10).default(3),
       rebroadcastIntervalMs: z.number().int().min(50).max(60_000).default(2_000),
       /**
-       * Sign jobs at once per process. A slot is held from the checks to the first send only (the
-       * confirm queue watches the rest), so a burst of claims after a market resolves signs 16 at a time.
+       * Signing slots per process. A slot is held from the checks to the first send only (the same
+       * job then watches what it sent), so a burst of claims after a market resolves signs 16 at a time.
        */
       concurrency: z.number().int().min(1).max(64).default(16),
-      /** Sent transactions watched at once (rebroadcast until confirmed, failed or expired), per signer process. */
+      /** Sign jobs past their first send, watching it (rebroadcast until confirmed, failed or expired), per signer process. */
       watchConcurrency: z.number().int().min(1).max(1_000).default(100),
       /** Mints a claim or close pays in (6 decimals: a raw unit is a micro-USD); mainnet USDC and JupUSD. */
       payoutMints: z

@@ -107,8 +107,8 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /**
  * The one way a transaction gets signed and seen through, in one call: signAndSend, then watchAttempt
- * on what it sent. The keeper splits the two (a signing slot ends at the first send, the confirm loop
- * finishes the attempt); the result is the same.
+ * on what it sent. The keeper's sign job runs the two apart (its signing slot ends at the first send,
+ * its confirm loop finishes the attempt); the result is the same.
  */
 export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutcome> {
   const sent = await signAndSend(input);

@@ -13,7 +13,7 @@ export interface HousekeepingDeps {
   ledger: Ledger;
   actions: Queue<ActionJobData>;
   sign: Queue<SignJobData>;
-  /** The confirm loop's queue: an intent whose sent attempt is watched there is not abandoned either. */
+  /** The confirm queue (watches an earlier version queued): an intent watched there is not abandoned either. */
   confirm?: Queue<ConfirmJobData>;
   wallets: readonly string[];
   /** An intent `sending` (unchanged) for this long is stuck: alerted, and resumed if no job runs it. */
