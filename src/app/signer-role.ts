@@ -87,11 +87,12 @@ export async function startSignerRole(
   // The confirm loop: a sent attempt to its outcome (rebroadcast, status, expiry). It needs no key,
   // only the RPC and the attempt records.
   const watchDeps: WatchDeps = {
-    watch: (intentKey, resumed, row) => {
+    watch: (intentKey, resumed, row, record) => {
       const resubmit = predictionResubmitFor(row, { config, execute, onExecuteReport });
       return watchAttempt({
         intentKey,
         resumed,
+        ...(record ? { record } : {}),
         ...(resubmit ? { resubmit } : {}),
         connection: chainReads,
         attempts,

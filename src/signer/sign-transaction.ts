@@ -43,6 +43,8 @@ export interface SentAttempt {
   attempt: number;
   /** Sent by an earlier run (found in flight), not by this one. */
   resumed: boolean;
+  /** The attempt record as this run wrote it before the send (absent when found in flight). */
+  record?: AttemptRecord;
 }
 
 export interface SendOptions {
@@ -113,7 +115,12 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 export async function signAndSubmit(input: SignAndSubmitInput): Promise<SignOutcome> {
   const sent = await signAndSend(input);
   if (sent.outcome !== "sent") return sent;
-  return watchAttempt({ ...input, intentKey: input.intent.key, resumed: sent.resumed });
+  return watchAttempt({
+    ...input,
+    intentKey: input.intent.key,
+    resumed: sent.resumed,
+    ...(sent.record ? { record: sent.record } : {}),
+  });
 }
 
 /**
@@ -223,13 +230,14 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
   }
 
   // The signature is on record before anything leaves the process: a crash from here on resumes it.
-  const claimed = await attempts.recordSigned(intent.key, {
+  const written = {
     attempt,
     signature: signed.signature,
     lastValidBlockHeight,
     recentBlockhash: signed.recentBlockhash,
     signedTransaction: Buffer.from(signed.bytes).toString("base64"),
-  });
+  };
+  const claimed = await attempts.recordSigned(intent.key, written);
   if (!claimed) {
     // Another run of the same intent got there first: follow its attempt, never send a second one.
     const winner = await attempts.get(intent.key);
@@ -256,7 +264,15 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     );
     return { outcome: "failed", signature: signed.signature, error: failure, attempt, resumed: false };
   }
-  return { outcome: "sent", signature: signed.signature, attempt, resumed: false };
+  const now = Date.now();
+  const record: AttemptRecord = {
+    intentKey: intent.key,
+    status: "sent",
+    ...written,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { outcome: "sent", signature: signed.signature, attempt, resumed: false, record };
 }
 
 /**
@@ -345,6 +361,11 @@ export type WatchAttemptInput = Pick<
   resubmit?: SubmitSigned;
   /** Reported in the outcome: the attempt was sent by an earlier run. */
   resumed?: boolean;
+  /**
+   * The record the caller itself just wrote before sending (SentAttempt.record): watched as it is,
+   * neither read again nor capped again (its height was capped when it was signed).
+   */
+  record?: AttemptRecord;
 };
 
 /**
@@ -354,7 +375,7 @@ export type WatchAttemptInput = Pick<
  */
 export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcome> {
   const log = input.logger.child({ intentKey: input.intentKey });
-  const record = await input.attempts.get(input.intentKey);
+  const record = input.record ?? (await input.attempts.get(input.intentKey));
   if (!record) throw new Error(`no attempt record of ${input.intentKey} to watch`);
   if (record.status !== "sent") return fromRecord(record);
   const { signature, signedTransaction, recentBlockhash } = record;
@@ -368,8 +389,10 @@ export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcom
   );
   // Capped again: a record written before heights were capped may hold the service's far-off one, and
   // the blockhash, older than the record, cannot outlive the node's height now + 151 either.
-  const height = await blockHeightNow(input);
-  const lastValidBlockHeight = believed(record.lastValidBlockHeight, height, log);
+  const lastValidBlockHeight =
+    input.record !== undefined
+      ? record.lastValidBlockHeight
+      : believed(record.lastValidBlockHeight, await blockHeightNow(input), log);
   // Same bytes, same signature: rebroadcasting cannot make a second payment.
   const outcome = await sendAndConfirm({
     ...sendInput(input, log),

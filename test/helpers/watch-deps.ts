@@ -6,7 +6,8 @@ export function watchDepsFor(
   input: Omit<WatchAttemptInput, "intentKey" | "resumed">,
 ): Pick<SignDeps, "watch" | "hasSentAttempt"> {
   return {
-    watch: (intentKey, resumed) => watchAttempt({ ...input, intentKey, resumed }),
+    watch: (intentKey, resumed, _row, record) =>
+      watchAttempt({ ...input, intentKey, resumed, ...(record ? { record } : {}) }),
     hasSentAttempt: async (intentKey) => (await input.attempts.get(intentKey))?.status === "sent",
   };
 }

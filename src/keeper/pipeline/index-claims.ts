@@ -6,10 +6,10 @@ import type { Market } from "../../core/schemas/prediction.js";
 import type { IndexClaim, IndexedWinner } from "../../core/strategy-hooks.js";
 import { BUILD_PRIORITY } from "../names.js";
 import { isHeldBackByBreakers } from "../operator/circuit-breakers.js";
-import { enqueueBuild } from "../queues/enqueue.js";
+import { enqueueBuilds } from "../queues/enqueue.js";
 import type { ActionJobData } from "../queues/queues.js";
 import type { Holding } from "../state/holdings.js";
-import { type Ledger, notAdmittedReason } from "../state/ledger.js";
+import { type AdmitResult, type Ledger, notAdmittedReason } from "../state/ledger.js";
 import { admissionStatus, isLeftToService } from "./poll-worker.js";
 import { deepFreeze } from "./run-strategies.js";
 
@@ -52,27 +52,55 @@ export class IndexClaims {
     this.hooked = deps.strategies.filter((s) => s.strategy.claimFromIndex !== undefined);
   }
 
-  /**
-   * One wallet's winners of one resolved market. True when they were dealt with from the index;
-   * false when the wallet must be polled instead (no strategy has the hook, one cannot decide from
-   * the entry, or fails): then nothing was admitted, and the poll decides everything as before.
-   */
+  /** One wallet's winners of one resolved market: `claimMany` with one item. */
   async claim(market: Market, winners: readonly Holding[], seenAtMs: number): Promise<boolean> {
+    return (await this.claimMany([{ market, winners }], seenAtMs))[0] ?? false;
+  }
+
+  /**
+   * The winners of resolved markets a watcher cycle saw, one item per wallet and market. Per item, in
+   * order: true when they were dealt with from the index; false when the wallet must be polled
+   * instead (no strategy has the hook, one cannot decide from an entry, or fails): then nothing of it
+   * was admitted, and the poll decides everything as before. The admissions of all items go to the
+   * ledger in one round trip, and their builds to the queue in another.
+   */
+  async claimMany(
+    items: readonly { market: Market; winners: readonly Holding[] }[],
+    seenAtMs: number,
+  ): Promise<boolean[]> {
     // Claims are never held back by a breaker today; should they be, the poll applies the breakers.
-    if (this.hooked.length === 0 || isHeldBackByBreakers("claim") || winners.length === 0) return false;
-    const claimCostMicroUsd = await this.deps.claimCost?.microUsd();
+    if (this.hooked.length === 0 || isHeldBackByBreakers("claim")) return items.map(() => false);
+    const claimCostMicroUsd = items.some((item) => item.winners.length > 0)
+      ? await this.deps.claimCost?.microUsd()
+      : undefined;
     const intents = new Map<string, Intent>();
+    const done = items.map(({ market, winners }) => {
+      const decided = this.decideWallet(market, winners, claimCostMicroUsd);
+      for (const intent of decided ?? []) if (!intents.has(intent.key)) intents.set(intent.key, intent);
+      return decided !== undefined;
+    });
+    await this.admitAll([...intents.values()], seenAtMs);
+    return done;
+  }
+
+  /** One wallet's intents for its winners of one market; undefined when one of them cannot be decided. */
+  private decideWallet(
+    market: Market,
+    winners: readonly Holding[],
+    claimCostMicroUsd: string | undefined,
+  ): Intent[] | undefined {
+    if (winners.length === 0) return undefined;
+    const out: Intent[] = [];
     for (const holding of winners) {
       const decided = this.decide(market, holding, claimCostMicroUsd);
       if (decided === undefined) {
         this.deps.events?.onOutcome?.("polled");
-        return false;
+        return undefined;
       }
       if (decided.length === 0) this.deps.events?.onOutcome?.("nothing");
-      for (const intent of decided) if (!intents.has(intent.key)) intents.set(intent.key, intent);
+      out.push(...decided);
     }
-    for (const intent of intents.values()) await this.admit(intent, seenAtMs);
-    return true;
+    return out;
   }
 
   /** Every hooked strategy's intents for one winner; undefined when one of them cannot decide. */
@@ -120,29 +148,36 @@ export class IndexClaims {
     return out;
   }
 
-  private async admit(intent: Intent, seenAtMs: number): Promise<void> {
+  /** Admits every intent in one round trip, then queues the builds of those admitted in another. */
+  private async admitAll(intents: readonly Intent[], seenAtMs: number): Promise<void> {
     const { deps } = this;
-    const log = deps.logger.child({ wallet: intent.wallet, intent: intent.key, strategy: intent.strategy });
-    const result = await deps.ledger.admit(intent, admissionStatus(intent, deps.mode));
-    if (!result.admitted) {
-      const owner = await deps.ledger.walletOf(intent.key);
-      const reason = notAdmittedReason(result.status, owner !== undefined && owner !== intent.wallet);
-      log.debug({ status: result.status, reason }, "index claim not admitted");
-      deps.events?.onOutcome?.("not_admitted", intent.strategy);
-      return;
+    const results = await deps.ledger.admitMany(
+      intents.map((intent) => ({ intent, status: admissionStatus(intent, deps.mode) })),
+    );
+    const builds: { intentKey: string; tries: number; build: number }[] = [];
+    for (const [i, intent] of intents.entries()) {
+      const result = results[i] as AdmitResult;
+      const log = deps.logger.child({ wallet: intent.wallet, intent: intent.key, strategy: intent.strategy });
+      if (!result.admitted) {
+        const owner = await deps.ledger.walletOf(intent.key);
+        const reason = notAdmittedReason(result.status, owner !== undefined && owner !== intent.wallet);
+        log.debug({ status: result.status, reason }, "index claim not admitted");
+        deps.events?.onOutcome?.("not_admitted", intent.strategy);
+        continue;
+      }
+      if (isLeftToService(intent)) {
+        if (intent.expectedPayoutMicroUsd !== undefined)
+          await deps.ledger.update(intent.key, { amountMicroUsd: intent.expectedPayoutMicroUsd });
+        deps.events?.onOutcome?.("left_to_service", intent.strategy);
+        log.info({ reason: intent.reason }, "claim from the index left to the service's free claim");
+        continue;
+      }
+      deps.events?.onOutcome?.("claimed", intent.strategy);
+      deps.events?.onClaimAdmitted?.(((deps.now?.() ?? Date.now()) - seenAtMs) / 1000);
+      log.info({ mode: deps.mode }, "claim from the index recorded");
+      if (deps.mode === "live") builds.push({ intentKey: intent.key, tries: result.tries ?? 1, build: 1 });
     }
-    if (isLeftToService(intent)) {
-      if (intent.expectedPayoutMicroUsd !== undefined)
-        await deps.ledger.update(intent.key, { amountMicroUsd: intent.expectedPayoutMicroUsd });
-      deps.events?.onOutcome?.("left_to_service", intent.strategy);
-      log.info({ reason: intent.reason }, "claim from the index left to the service's free claim");
-      return;
-    }
-    deps.events?.onOutcome?.("claimed", intent.strategy);
-    deps.events?.onClaimAdmitted?.(((deps.now?.() ?? Date.now()) - seenAtMs) / 1000);
-    log.info({ mode: deps.mode }, "claim from the index recorded");
-    if (deps.mode === "live")
-      await enqueueBuild(deps.actions, intent.key, result.tries ?? 1, 1, BUILD_PRIORITY.indexClaim);
+    if (builds.length > 0) await enqueueBuilds(deps.actions, builds, BUILD_PRIORITY.indexClaim);
   }
 }
 

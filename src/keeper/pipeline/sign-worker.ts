@@ -1,5 +1,6 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
+import type { AttemptRecord } from "../../signer/attempt-store.js";
 import type { PauseSwitch } from "../operator/pause.js";
 import type { Protections } from "../operator/protections.js";
 import { enqueueBuild } from "../queues/enqueue.js";
@@ -13,6 +14,8 @@ export interface SentOutcome {
   attempt: number;
   /** Sent by an earlier run (found in flight), not by this one. */
   resumed?: boolean;
+  /** The attempt record as this run wrote it before the send: the watch need not read it again. */
+  record?: AttemptRecord;
 }
 
 export type SignOutcome =
@@ -44,9 +47,9 @@ export interface WatchDeps {
   /**
    * Sees the intent's recorded attempt to its outcome (watchAttempt: rebroadcast, status, expiry) and
    * records it. Needs the RPC and the attempt records, never a key. `resumed`: an earlier run of this
-   * watch was lost (a crash, a stalled lock) or failed.
+   * watch was lost (a crash, a stalled lock) or failed. `record`: the attempt as the caller just wrote it.
    */
-  watch(intentKey: string, resumed: boolean, row: LedgerRow): Promise<SignOutcome>;
+  watch(intentKey: string, resumed: boolean, row: LedgerRow, record?: AttemptRecord): Promise<SignOutcome>;
   /** Told when a watch starts and ends (the keeper_attempts_watched gauge). */
   onWatching?(change: 1 | -1): void;
 }
@@ -113,7 +116,7 @@ async function watchSent(
   log.info({ signature: sent.signature, attempt: sent.attempt }, "transaction sent; watching it");
   deps.onWatching?.(1);
   try {
-    return await deps.watch(row.key, sent.resumed === true, row);
+    return await deps.watch(row.key, sent.resumed === true, row, sent.record);
   } finally {
     deps.onWatching?.(-1);
   }

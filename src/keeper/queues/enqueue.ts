@@ -65,6 +65,21 @@ export function enqueueBuild(
   );
 }
 
+/** Several intents' first builds in one round trip (BullMQ's addBulk), each as enqueueBuild would add it. */
+export function enqueueBuilds(
+  actions: Queue<ActionJobData>,
+  builds: readonly { intentKey: string; tries: number; build: number }[],
+  priority: number = BUILD_PRIORITY.first,
+) {
+  return actions.addBulk(
+    builds.map(({ intentKey, tries, build }) => ({
+      name: "build",
+      data: { intentKey, build },
+      opts: { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
+    })),
+  );
+}
+
 export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {
   return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(`${intentKey}-t${tries}`, build) });
 }

@@ -68,6 +68,9 @@ export interface LedgerRow {
   confirmedAt?: number;
 }
 
+/** The status an admitted intent starts in. */
+export type AdmitStatus = "pending" | "dry-run" | "left_to_service";
+
 export interface AdmitResult {
   admitted: boolean;
   /** Status that blocked admission, when not admitted. */
@@ -174,12 +177,28 @@ export class Ledger {
    * Records a new intent unless its key is in flight or done. `dry-run` and `left_to_service` record
    * it as done (nothing is to be built).
    */
-  async admit(
-    intent: Intent,
-    status: "pending" | "dry-run" | "left_to_service" = "pending",
-  ): Promise<AdmitResult> {
-    const result = await admitScript(
+  async admit(intent: Intent, status: AdmitStatus = "pending"): Promise<AdmitResult> {
+    return this.#admitted(intent, await admitScript(this.redis, ...this.#admitArgs(intent, status)));
+  }
+
+  /**
+   * Admits several intents (a resolution's claims from the index) in one round trip, each as `admit`
+   * would, answers in order. A Redis error fails the whole call: none of its answers is trusted.
+   */
+  async admitMany(items: readonly { intent: Intent; status: AdmitStatus }[]): Promise<AdmitResult[]> {
+    if (items.length === 0) return [];
+    const answers = await admitScript.many(
       this.redis,
+      items.map(({ intent, status }) => this.#admitArgs(intent, status)),
+    );
+    return answers.map((answer, i) => {
+      if (answer instanceof Error) throw answer;
+      return this.#admitted((items[i] as { intent: Intent }).intent, answer);
+    });
+  }
+
+  #admitArgs(intent: Intent, status: AdmitStatus): string[] {
+    return [
       this.keys.ledgerIntent(intent.key),
       this.keys.ledgerIndex,
       this.keys.ledgerInFlight(intent.wallet),
@@ -193,7 +212,10 @@ export class Ledger {
       intent.kind,
       intent.wallet,
       intent.strategy,
-    );
+    ];
+  }
+
+  #admitted(intent: Intent, result: [number, string]): AdmitResult {
     if (result[0] !== 1) return { admitted: false, status: result[1] as LedgerStatus };
     // A first record holds the intent's own wallet and kind; a record admitted again keeps its first.
     if (result[1] === "1") this.#remember(intent.key, intent);

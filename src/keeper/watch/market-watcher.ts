@@ -168,6 +168,8 @@ export function hotEvents(
 const HOLDERS_PER_READ = 16;
 /** Targeted polls queued at once (each a few Redis round trips). */
 const ENQUEUES_AT_ONCE = 32;
+/** Winners (wallet and market) claimed from the index in one call: a pipeline of admissions each. */
+const CLAIMS_AT_ONCE = 512;
 
 export interface HotSettings {
   /** How long after its close time a market unresolved is read at the hot cadence. */
@@ -200,7 +202,10 @@ export interface WatcherDeps {
    * (see pipeline/index-claims.ts). False for a wallet it could not deal with: that one is polled.
    */
   claims?: {
-    claim(market: Market, winners: readonly Holding[], seenAtMs: number): Promise<boolean>;
+    claimMany(
+      items: readonly { market: Market; winners: readonly Holding[] }[],
+      seenAtMs: number,
+    ): Promise<boolean[]>;
   };
   events?: {
     onWatched?(markets: number): void;
@@ -454,29 +459,37 @@ export class MarketWatcher {
   ): Promise<void> {
     const claims = this.deps.claims;
     if (!claims) return;
-    const one = async (d: WatchDecision) => {
-      const market = ctx.markets.get(d.marketId);
-      const winners = ctx.winners.get(`${d.wallet} ${d.marketId}`) ?? [];
-      let done = false;
+    const known = decisions.filter((d) => ctx.markets.has(d.marketId));
+    const polled = decisions.filter((d) => !ctx.markets.has(d.marketId));
+    // A resolution's winners in one call: their admissions and builds go in a round trip each.
+    for (let from = 0; from < known.length; from += CLAIMS_AT_ONCE) {
+      const chunk = known.slice(from, from + CLAIMS_AT_ONCE);
+      let done: boolean[] = [];
       try {
-        done = market !== undefined && (await claims.claim(market, winners, ctx.seenAtMs));
+        done = await claims.claimMany(
+          chunk.map((d) => ({
+            market: ctx.markets.get(d.marketId) as Market,
+            winners: ctx.winners.get(`${d.wallet} ${d.marketId}`) ?? [],
+          })),
+          ctx.seenAtMs,
+        );
       } catch (error) {
         this.deps.logger.warn(
-          { wallet: d.wallet, market: d.marketId, err: (error as Error).message },
-          "claims from the index failed: the holder is polled",
+          { wallets: chunk.length, err: (error as Error).message },
+          "claims from the index failed: their holders are polled",
         );
       }
-      if (done) {
-        ctx.cycle.claimedFromIndex.push(d.wallet);
-        return;
-      }
+      chunk.forEach((d, i) => {
+        if (done[i] === true) ctx.cycle.claimedFromIndex.push(d.wallet);
+        else polled.push(d);
+      });
+    }
+    for (const d of polled) {
       const entry = ctx.perWallet.get(d.wallet) ?? { triggers: new Set<WatchTrigger>(), marketIds: [] };
       entry.triggers.add(d.trigger);
       entry.marketIds.push(d.marketId);
       ctx.perWallet.set(d.wallet, entry);
-    };
-    for (let from = 0; from < decisions.length; from += ENQUEUES_AT_ONCE)
-      await Promise.all(decisions.slice(from, from + ENQUEUES_AT_ONCE).map(one));
+    }
   }
 
   /**

@@ -60,6 +60,25 @@ describe("ledger", () => {
     expect(await ctx.redis.exists(ctx.keys.ledgerIntent(key))).toBe(0);
   });
 
+  it("admits several intents in one call as one by one would, answers in order", async () => {
+    const other = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 1 });
+    await ledger.update(`claim-${POSITION}`, { status: "confirmed", signature: "sig1" });
+    const answers = await ledger.admitMany([
+      { intent: claim(POSITION), status: "pending" },
+      { intent: claim(other), status: "left_to_service" },
+    ]);
+    expect(answers).toEqual([
+      { admitted: false, status: "confirmed" },
+      { admitted: true, tries: 1 },
+    ]);
+    expect(await ledger.get(`claim-${other}`)).toMatchObject({ status: "left_to_service", tries: 1 });
+    expect(await ledger.admitMany([{ intent: claim(other), status: "pending" }])).toEqual([
+      { admitted: false, status: "left_to_service" },
+    ]);
+    expect(await ledger.admitMany([])).toEqual([]);
+  });
+
   it("admits concurrent duplicates exactly once", async () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => ledger.admit(claim(POSITION))));
     expect(results.filter((r) => r.admitted)).toHaveLength(1);
