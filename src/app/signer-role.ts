@@ -8,7 +8,8 @@ import { withLeanSendAndWatch } from "../chain/lean-send-and-watch.js";
 import { ConfigError } from "../core/errors.js";
 import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
-import { type OutcomeDeps, processSign, type WatchDeps } from "../keeper/pipeline/sign-worker.js";
+import { type OutcomeDeps, processSign, type WatchDeps, WatchSlots } from "../keeper/pipeline/sign-worker.js";
+import { enqueueConfirm } from "../keeper/queues/enqueue.js";
 import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
@@ -104,9 +105,12 @@ export async function startSignerRole(
     onWatching: (change) => metrics.attemptsWatched.inc(change),
   };
   // A sign job holds a signing slot (signer.concurrency) from its checks to the first send, then
-  // watches what it sent in the same job, outside the slot: a dropped transaction never holds a slot,
-  // and a claim costs one job, not two. BullMQ runs up to both bounds' worth of sign jobs at once.
+  // watches what it sent in the same job, outside the slot, in one of signer.watchConcurrency watch
+  // slots: a dropped transaction never holds a signing slot, and a claim costs one job, not two. BullMQ
+  // runs both bounds' worth of sign jobs, so the watches never take the signing slots' jobs; with every
+  // watch slot taken, a sent attempt goes to the confirm queue and its job ends.
   const signingSlots = pLimit(config.signer.concurrency);
+  const watchSlots = new WatchSlots(config.signer.watchConcurrency);
   const signWorker = new Worker(
     QUEUES.sign,
     async (job, token) =>
@@ -118,6 +122,9 @@ export async function startSignerRole(
           pause: shared.pause,
           signAndSubmit: (row) => signingSlots(() => shared.budget.acting(() => signAndSubmit(row))),
           hasSentAttempt: async (intentKey) => (await attempts.get(intentKey))?.status === "sent",
+          watchSlots,
+          handOff: (intentKey, build, attempt, signJobId) =>
+            enqueueConfirm(queues.confirm, intentKey, build, attempt, signJobId),
         },
         token,
       ),
@@ -126,7 +133,8 @@ export async function startSignerRole(
       concurrency: config.signer.concurrency + config.signer.watchConcurrency,
     },
   );
-  // Watches an earlier version handed to the confirm queue, so that those an upgrade finds still end.
+  // The confirm queue: attempts sent while every watch slot was taken (and those an earlier version,
+  // which handed over every attempt, left queued).
   const confirmWorker = new Worker(
     QUEUES.confirm,
     async (job) => processConfirm(job, { ...outcomeDeps, ...watchDeps }),

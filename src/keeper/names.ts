@@ -126,6 +126,8 @@ export const jobIds = {
   pollDeduplication: (wallet: string, kind: string) => `poll-${kind}-${wallet}`,
   action: (intentKey: string, build: number) => `act-${intentKey}-${build}`,
   sign: (intentKey: string, build: number) => `sign-${intentKey}-${build}`,
+  /** The watch of attempt `attempt`, handed over by the sign job `signJobId`. */
+  confirm: (signJobId: string, attempt: number) => `confirm-${signJobId}-a${attempt}`,
 } as const;
 
 /**

@@ -6,10 +6,10 @@ import { applyOutcome, type OutcomeDeps, type SignOutcome, type WatchDeps } from
 export interface ConfirmDeps extends OutcomeDeps, WatchDeps {}
 
 /**
- * A job of the `confirm` queue: the attempt a sign job of an earlier version sent and handed over,
- * watched to confirmed, failed or expired. Sign jobs now watch what they send themselves; this worker
- * runs so that the watches an upgrade finds queued still end. A job lost to a crash runs again
- * (BullMQ's stalled check) and watches the same recorded bytes; an intent that already ended is left alone.
+ * A job of the `confirm` queue: an attempt a sign job sent and handed over, because every watch slot
+ * of its process was taken (or because an earlier version handed over every attempt), watched to
+ * confirmed, failed or expired. A job lost to a crash runs again (BullMQ's stalled check) and watches
+ * the same recorded bytes; an intent that already ended is left alone.
  */
 export async function processConfirm(
   job: Pick<Job<ConfirmJobData>, "data" | "id"> & Partial<Pick<Job<ConfirmJobData>, "attemptsStarted">>,

@@ -63,22 +63,48 @@ export interface SignDeps extends OutcomeDeps, WatchDeps {
   signAndSubmit(row: LedgerRow): Promise<SignOutcome | SentOutcome>;
   /** Whether the intent has an attempt in flight (recorded, sent, not finished): watched even while paused. */
   hasSentAttempt(intentKey: string): Promise<boolean>;
+  /**
+   * The process's watch slots (signer.watchConcurrency). When all are taken, a sent attempt goes to
+   * the confirm queue instead (`handOff`) and the job ends: a burst's watches never hold back the next
+   * sends. Without them every attempt is watched in its job.
+   */
+  watchSlots?: WatchSlots;
+  /** Hands a sent attempt to the confirm queue (enqueueConfirm). */
+  handOff?(intentKey: string, build: number, attempt: number, signJobId: string): Promise<void>;
   pause: PauseSwitch;
   pausedRetryMs?: number;
 }
 
+/** A bound on the watches run in sign jobs at once. */
+export class WatchSlots {
+  #taken = 0;
+  constructor(readonly size: number) {}
+
+  /** Takes a slot if one is free. */
+  take(): boolean {
+    if (this.#taken >= this.size) return false;
+    this.#taken += 1;
+    return true;
+  }
+
+  release(): void {
+    this.#taken = Math.max(0, this.#taken - 1);
+  }
+}
+
 /**
  * The signer worker's job: one transaction of one intent checked, signed and sent once, then watched to
- * its outcome in the same job (the confirm loop). The signing slot (signer.concurrency) is held only
- * until the first send; a crash during the watch leaves the job to BullMQ's stalled check, and the
- * re-run finds the recorded attempt in flight and watches the same bytes: it never signs anew. An
- * outcome reached without sending (refused, stale, an attempt that already finished) is applied at once.
+ * its outcome in the same job (the confirm loop), or, with every watch slot taken, handed to the
+ * confirm queue. The signing slot (signer.concurrency) is held only until the first send; a crash
+ * during the watch leaves the job to BullMQ's stalled check, and the re-run finds the recorded attempt
+ * in flight and watches the same bytes: it never signs anew. An outcome reached without sending
+ * (refused, stale, an attempt that already finished) is applied at once.
  */
 export async function processSign(
   job: Pick<Job<SignJobData>, "data" | "id"> & Partial<Pick<Job<SignJobData>, "moveToDelayed">>,
   deps: SignDeps,
   token?: string,
-): Promise<SignOutcome | undefined> {
+): Promise<SignOutcome | SentOutcome | undefined> {
   const { intentKey, build } = job.data;
   const log = deps.logger.child({ intent: intentKey, job: job.id });
   const row = await deps.ledger.get(intentKey);
@@ -101,9 +127,26 @@ export async function processSign(
   }
   await deps.ledger.update(intentKey, { status: "sending" });
   const sent = await deps.signAndSubmit(row);
-  const outcome = sent.outcome === "sent" ? await watchSent(row, sent, deps, log) : sent;
-  await applyOutcome(row, build, outcome, deps);
-  return outcome;
+  if (sent.outcome !== "sent") {
+    await applyOutcome(row, build, sent, deps);
+    return sent;
+  }
+  if (deps.watchSlots && !deps.watchSlots.take()) {
+    if (!deps.handOff) throw new Error("a sent transaction past the watch slots needs the confirm queue");
+    await deps.handOff(intentKey, build, sent.attempt, String(job.id ?? ""));
+    log.info(
+      { signature: sent.signature, attempt: sent.attempt },
+      "transaction sent; every watch slot taken, the confirm queue has it",
+    );
+    return sent;
+  }
+  try {
+    const outcome = await watchSent(row, sent, deps, log);
+    await applyOutcome(row, build, outcome, deps);
+    return outcome;
+  } finally {
+    deps.watchSlots?.release();
+  }
 }
 
 /** The watch of what this job (or an earlier run of it) sent: outside the signing slot. */

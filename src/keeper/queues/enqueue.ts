@@ -1,6 +1,12 @@
 import type { Queue } from "bullmq";
 import { BUILD_PRIORITY, jobIds, POLL_PRIORITY } from "../names.js";
-import { type ActionJobData, type PollJobData, type SignJobData, weightierTrigger } from "./queues.js";
+import {
+  type ActionJobData,
+  type ConfirmJobData,
+  type PollJobData,
+  type SignJobData,
+  weightierTrigger,
+} from "./queues.js";
 
 // How work enters each queue: one helper per hop, with the job ids that make a repeated enqueue a no-op.
 
@@ -82,4 +88,23 @@ export function enqueueBuilds(
 
 export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {
   return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(`${intentKey}-t${tries}`, build) });
+}
+
+/**
+ * A sent attempt handed to the confirm queue (every watch slot of the sign worker taken). One watch per
+ * attempt and sign job: a re-run of the same sign job adds nothing, a sign job that housekeeping
+ * started anew (another id) gets a watch of its own.
+ */
+export async function enqueueConfirm(
+  confirm: Queue<ConfirmJobData>,
+  intentKey: string,
+  build: number,
+  attempt: number,
+  signJobId: string,
+): Promise<void> {
+  await confirm.add(
+    "confirm",
+    { intentKey, build },
+    { jobId: jobIds.confirm(signJobId || intentKey, attempt) },
+  );
 }

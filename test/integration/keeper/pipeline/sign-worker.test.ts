@@ -7,9 +7,10 @@ import type { Position } from "../../../../src/core/schemas/prediction.js";
 import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
-import { processSign, type SignDeps } from "../../../../src/keeper/pipeline/sign-worker.js";
-import { enqueueBuild } from "../../../../src/keeper/queues/enqueue.js";
-import type { ActionJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
+import { processConfirm } from "../../../../src/keeper/pipeline/confirm-loop.js";
+import { processSign, type SignDeps, WatchSlots } from "../../../../src/keeper/pipeline/sign-worker.js";
+import { enqueueBuild, enqueueConfirm } from "../../../../src/keeper/queues/enqueue.js";
+import type { ActionJobData, ConfirmJobData, SignJobData } from "../../../../src/keeper/queues/queues.js";
 import type { Ledger, LedgerRow } from "../../../../src/keeper/state/ledger.js";
 import type { LocalChain } from "../../../../src/sandbox/chain/local-chain.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
@@ -59,7 +60,8 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
   let landedClaims: Map<string, number>;
 
   beforeAll(async () => {
-    ({ sandbox } = await startTestSandbox());
+    // Six wallets: a winning position for each test.
+    ({ sandbox } = await startTestSandbox({ walletCount: 6 }));
     if (!sandbox.chain) throw new Error("the sandbox runs no chain");
     chain = sandbox.chain.chain;
     landedClaims = countLandedClaims(sandbox);
@@ -446,6 +448,37 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     } finally {
       await pause.resume();
     }
+  }, 60_000);
+
+  it("with every watch slot taken, hands the sent claim to the confirm queue, whose job confirms it once", async () => {
+    const { position, key, paidBefore } = await admitClaim();
+    const built = await runBuild(key, 1);
+    const confirm = redis.queue<ConfirmJobData>(QUEUES.confirm);
+    const slots = new WatchSlots(1);
+    expect(slots.take()).toBe(true); // a watch of another claim holds the only slot
+    const job = await queuedSign(key, 1);
+    if (!job) throw new Error("no sign job");
+    const sent = await processSign(job, {
+      ...signDeps(),
+      watchSlots: slots,
+      handOff: (intentKey, build, attempt, signJobId) =>
+        enqueueConfirm(confirm, intentKey, build, attempt, signJobId),
+    });
+    expect(sent).toMatchObject({ outcome: "sent", attempt: 1 });
+    expect(await ledger.get(key)).toMatchObject({ status: "sending", builds: 1 });
+    const [watch] = await confirm.getJobs(["waiting"]);
+    expect(watch?.data).toEqual({ intentKey: key, build: 1 });
+    if (!watch) return;
+    const watched = await processConfirm(watch, { ...signDeps(), onWatching: () => {} });
+    const signature = sent?.outcome === "sent" ? sent.signature : "";
+    expect(watched).toMatchObject({ outcome: "confirmed", signature });
+    expect(await ledger.get(key)).toMatchObject({ status: "confirmed", signature });
+    expect(landedClaims.get(position.pubkey)).toBe(1);
+    expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
+      paidBefore + BigInt(built.amountMicroUsd ?? "0"),
+    );
+    // The slot held by the other watch was never taken twice, nor released by this job.
+    expect(slots.take()).toBe(false);
   }, 60_000);
 
   it("fails the intent for this try once the rebuilt transaction expires too (maxRebuilds 1); nothing is paid", async () => {
