@@ -259,7 +259,10 @@ export const configSchema = z.strictObject({
        * job then watches what it sent), so a burst of claims after a market resolves signs 16 at a time.
        */
       concurrency: z.number().int().min(1).max(64).default(16),
-      /** Sign jobs past their first send, watching it (rebroadcast until confirmed, failed or expired), per signer process. */
+      /**
+       * Watch slots per signer process: sign jobs past their first send, watching it (rebroadcast until
+       * confirmed, failed or expired). With every slot taken, a sent attempt goes to the confirm queue.
+       */
       watchConcurrency: z.number().int().min(1).max(1_000).default(100),
       /** Mints a claim or close pays in (6 decimals: a raw unit is a micro-USD); mainnet USDC and JupUSD. */
       payoutMints: z
