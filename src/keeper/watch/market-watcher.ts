@@ -168,8 +168,11 @@ export function hotEvents(
 const HOLDERS_PER_READ = 16;
 /** Targeted polls queued at once (each a few Redis round trips). */
 const ENQUEUES_AT_ONCE = 32;
-/** Winners (wallet and market) claimed from the index in one call: a pipeline of admissions each. */
-const CLAIMS_AT_ONCE = 512;
+/**
+ * Winners (wallet and market) claimed from the index in one call: a pipeline of admissions and one of
+ * builds each. Small enough that the first builds start while the rest are still being decided.
+ */
+const CLAIMS_AT_ONCE = 32;
 
 export interface HotSettings {
   /** How long after its close time a market unresolved is read at the hot cadence. */
