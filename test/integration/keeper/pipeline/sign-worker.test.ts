@@ -174,6 +174,27 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
     return processSign(job, signDeps(options));
   }
 
+  /**
+   * Runs the sign job of build 1 until its send is on record, then gives up watching (a crash, a lost
+   * lock) while the chain holds the transaction back (the test lands it with `landHeldSends`: no
+   * timer races a busy machine). Returns the attempt record left in flight.
+   */
+  async function sendThenGiveUp(key: string) {
+    chain.faults.landDelayMs = 600_000;
+    const giveUp = new AbortController();
+    const recordSigned = attempts.recordSigned.bind(attempts);
+    vi.spyOn(attempts, "recordSigned").mockImplementation(async (k, signed) => {
+      const ok = await recordSigned(k, signed);
+      setTimeout(() => giveUp.abort(new Error("first sign run over")), 3 * REBROADCAST_MS).unref();
+      return ok;
+    });
+    await expect(runSign(key, 1, { signal: giveUp.signal })).rejects.toThrow();
+    vi.mocked(attempts.recordSigned).mockRestore();
+    const sent = await attempts.get(key);
+    expect(sent).toMatchObject({ status: "sent", attempt: 1 });
+    return sent;
+  }
+
   async function statusOnChain(signature: string) {
     return (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];
   }
@@ -370,22 +391,7 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
   it("resumes a claim whose first sign run gave up before it landed: same transaction, no rebuild, paid once", async () => {
     const { position, key, paidBefore } = await admitClaim();
     const built = await runBuild(key, 1);
-    // The chain holds the send until the test lands it: no timer races a busy machine.
-    chain.faults.landDelayMs = 600_000;
-
-    // The first run stops waiting once its send is on record (a crash, a lost lock), before the
-    // chain lets the transaction land.
-    const giveUp = new AbortController();
-    const recordSigned = attempts.recordSigned.bind(attempts);
-    vi.spyOn(attempts, "recordSigned").mockImplementation(async (k, signed) => {
-      const ok = await recordSigned(k, signed);
-      setTimeout(() => giveUp.abort(new Error("first sign run over")), 3 * REBROADCAST_MS).unref();
-      return ok;
-    });
-    await expect(runSign(key, 1, { signal: giveUp.signal })).rejects.toThrow();
-    vi.mocked(attempts.recordSigned).mockRestore();
-    const sent = await attempts.get(key);
-    expect(sent).toMatchObject({ status: "sent", attempt: 1 });
+    const sent = await sendThenGiveUp(key);
     expect(await ledger.get(key)).toMatchObject({ status: "sending", builds: 1 });
     expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(paidBefore);
     chain.landHeldSends(); // it lands while no run watches it
@@ -423,18 +429,7 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
 
       // Resumed for one run, which sends and then gives up watching (a crash) before the chain lands it.
       await pause.resume();
-      chain.faults.landDelayMs = 600_000;
-      const giveUp = new AbortController();
-      const recordSigned = attempts.recordSigned.bind(attempts);
-      vi.spyOn(attempts, "recordSigned").mockImplementation(async (k, signed) => {
-        const ok = await recordSigned(k, signed);
-        setTimeout(() => giveUp.abort(new Error("first sign run over")), 3 * REBROADCAST_MS).unref();
-        return ok;
-      });
-      await expect(runSign(key, 1, { signal: giveUp.signal })).rejects.toThrow();
-      vi.mocked(attempts.recordSigned).mockRestore();
-      const sent = await attempts.get(key);
-      expect(sent).toMatchObject({ status: "sent", attempt: 1 });
+      const sent = await sendThenGiveUp(key);
 
       // Paused again: the re-run of the job still watches the sent transaction to its outcome.
       await pause.pause("test", Math.floor(Date.now() / 1000));
