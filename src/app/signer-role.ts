@@ -83,8 +83,9 @@ export async function startSignerRole(
   // jobs retried, by another signer process or at the next start, which watch the recorded bytes.
   const stopping = new AbortController();
   // Every watch in flight waits on this signal (its pause between polls, its retried reads): up to
-  // concurrency + watchConcurrency of them at once is the design, not a leak, so Node's warning at 10 is lifted.
-  setMaxListeners((config.signer.concurrency + config.signer.watchConcurrency) * 4, stopping.signal);
+  // watchConcurrency in sign jobs and as many in the confirm queue's is the design, not a leak, so
+  // Node's warning at 10 is lifted.
+  setMaxListeners((config.signer.concurrency + 2 * config.signer.watchConcurrency) * 4, stopping.signal);
   // The confirm loop: a sent attempt to its outcome (rebroadcast, status, expiry). It needs no key,
   // only the RPC and the attempt records.
   const watchDeps: WatchDeps = {
