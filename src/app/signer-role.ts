@@ -122,7 +122,10 @@ export async function startSignerRole(
           ...watchDeps,
           pause: shared.pause,
           signAndSubmit: (row) => signingSlots(() => shared.budget.acting(() => signAndSubmit(row))),
-          hasSentAttempt: async (intentKey) => (await attempts.get(intentKey))?.status === "sent",
+          sentAttempt: async (intentKey) => {
+            const record = await attempts.get(intentKey);
+            return record?.status === "sent" ? record : undefined;
+          },
           watchSlots,
           handOff: (intentKey, build, attempt, signJobId) =>
             enqueueConfirm(queues.confirm, intentKey, build, attempt, signJobId),

@@ -4,10 +4,13 @@ import { type WatchAttemptInput, watchAttempt } from "../../src/signer/sign-tran
 /** A sign job's watch, wired as src/app/signer-role.ts wires it: the recorded attempt to its outcome. */
 export function watchDepsFor(
   input: Omit<WatchAttemptInput, "intentKey" | "resumed">,
-): Pick<SignDeps, "watch" | "hasSentAttempt"> {
+): Pick<SignDeps, "watch" | "sentAttempt"> {
   return {
     watch: (intentKey, resumed, _row, record) =>
       watchAttempt({ ...input, intentKey, resumed, ...(record ? { record } : {}) }),
-    hasSentAttempt: async (intentKey) => (await input.attempts.get(intentKey))?.status === "sent",
+    sentAttempt: async (intentKey) => {
+      const record = await input.attempts.get(intentKey);
+      return record?.status === "sent" ? record : undefined;
+    },
   };
 }

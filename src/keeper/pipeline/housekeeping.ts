@@ -13,7 +13,7 @@ export interface HousekeepingDeps {
   ledger: Ledger;
   actions: Queue<ActionJobData>;
   sign: Queue<SignJobData>;
-  /** The confirm queue (watches an earlier version queued): an intent watched there is not abandoned either. */
+  /** The confirm queue (watches past the sign worker's slots): an intent watched there is not abandoned either. */
   confirm?: Queue<ConfirmJobData>;
   wallets: readonly string[];
   /** An intent `sending` (unchanged) for this long is stuck: alerted, and resumed if no job runs it. */

@@ -61,8 +61,8 @@ export interface SignDeps extends OutcomeDeps, WatchDeps {
    * or an outcome reached without watching.
    */
   signAndSubmit(row: LedgerRow): Promise<SignOutcome | SentOutcome>;
-  /** Whether the intent has an attempt in flight (recorded, sent, not finished): watched even while paused. */
-  hasSentAttempt(intentKey: string): Promise<boolean>;
+  /** The intent's attempt in flight (recorded, sent, not finished), if any: watched even while paused. */
+  sentAttempt(intentKey: string): Promise<AttemptRecord | undefined>;
   /**
    * The process's watch slots (signer.watchConcurrency). When all are taken, a sent attempt goes to
    * the confirm queue instead (`handOff`) and the job ends: a burst's watches never hold back the next
@@ -114,11 +114,10 @@ export async function processSign(
     return undefined;
   }
   if (!row.transaction) throw new UnrecoverableError(`intent ${intentKey} has no built transaction`);
-  if (
-    (await deps.pause.isPaused()) &&
-    !(row.status === "sending" && (await deps.hasSentAttempt(intentKey)))
-  ) {
-    // A transaction already sent keeps being watched (above); a new one waits for resume.
+  // While paused nothing is signed: a transaction already sent is watched, a new one waits for resume.
+  const paused = await deps.pause.isPaused();
+  const inFlight = paused && row.status === "sending" ? await deps.sentAttempt(intentKey) : undefined;
+  if (paused && inFlight?.signature === undefined) {
     if (job.moveToDelayed && token) {
       await job.moveToDelayed(Date.now() + (deps.pausedRetryMs ?? 5_000), token);
       throw new DelayedError();
@@ -126,7 +125,10 @@ export async function processSign(
     throw new Error("paused");
   }
   await deps.ledger.update(intentKey, { status: "sending" });
-  const sent = await deps.signAndSubmit(row);
+  const sent: SignOutcome | SentOutcome =
+    inFlight?.signature !== undefined
+      ? { outcome: "sent", signature: inFlight.signature, attempt: inFlight.attempt, resumed: true }
+      : await deps.signAndSubmit(row);
   if (sent.outcome !== "sent") {
     await applyOutcome(row, build, sent, deps);
     return sent;

@@ -64,11 +64,8 @@ export function enqueueBuild(
   build: number,
   priority: number = BUILD_PRIORITY.first,
 ) {
-  return actions.add(
-    "build",
-    { intentKey, build },
-    { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
-  );
+  const job = buildJob(intentKey, tries, build, priority);
+  return actions.add(job.name, job.data, job.opts);
 }
 
 /** Several intents' first builds in one round trip (BullMQ's addBulk), each as enqueueBuild would add it. */
@@ -78,12 +75,17 @@ export function enqueueBuilds(
   priority: number = BUILD_PRIORITY.first,
 ) {
   return actions.addBulk(
-    builds.map(({ intentKey, tries, build }) => ({
-      name: "build",
-      data: { intentKey, build },
-      opts: { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
-    })),
+    builds.map(({ intentKey, tries, build }) => buildJob(intentKey, tries, build, priority)),
   );
+}
+
+/** A build job: its id names the intent, its try and its build. */
+function buildJob(intentKey: string, tries: number, build: number, priority: number) {
+  return {
+    name: "build",
+    data: { intentKey, build } satisfies ActionJobData,
+    opts: { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
+  };
 }
 
 export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {

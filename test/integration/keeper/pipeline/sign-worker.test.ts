@@ -431,10 +431,19 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
       await pause.resume();
       const sent = await sendThenGiveUp(key);
 
-      // Paused again: the re-run of the job still watches the sent transaction to its outcome.
+      // Paused again: the re-run of the job still watches the sent transaction to its outcome, and
+      // never reaches the signer.
       await pause.pause("test", Math.floor(Date.now() / 1000));
       chain.landHeldSends();
-      expect(await runSign(key, 1)).toMatchObject({ outcome: "confirmed", signature: sent?.signature });
+      const job = await queuedSign(key, 1);
+      if (!job) throw new Error("no sign job");
+      const deps = signDeps();
+      const signer = vi.fn(deps.signAndSubmit);
+      expect(await processSign(job, { ...deps, signAndSubmit: signer })).toMatchObject({
+        outcome: "confirmed",
+        signature: sent?.signature,
+      });
+      expect(signer).not.toHaveBeenCalled();
       expect(await ledger.get(key)).toMatchObject({ status: "confirmed", signature: sent?.signature });
       expect(landedClaims.get(position.pubkey)).toBe(1);
       expect(await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint)).toBe(
