@@ -200,7 +200,7 @@ const BURST_ROOM_MS = 20_000;
 /**
  * With --change-at swept the burst should meet no sweep: a sweep's polls beside it would be counted
  * in its CPU a claim, and the figure would depend on where the minute falls. When the next tick is
- * too close, the burst waits for that sweep to end as well. A fleet whose sweeps run back to back
+ * too close, or a sweep is under way, the burst waits for that sweep to end. A fleet whose sweeps run back to back
  * has no gap: its burst shares the machine with the sweep, as it would in production.
  */
 async function waitForQuietGap(
@@ -213,13 +213,18 @@ async function waitForQuietGap(
   const intervalMs = options.intervalSeconds * 1000;
   const untilTick = msUntilNextTick(options.intervalSeconds, Date.now());
   const room = options.closeBeforeResolveSeconds * 1000 + BURST_ROOM_MS;
-  if (untilTick >= room || progress.sweepMs(1) > intervalMs - room) return true;
-  log(
-    `${since(phaseStart)}  the next sweep starts in ${(untilTick / 1000).toFixed(1)} s: resolving after it`,
-  );
   const W = progress.walletCount;
   let next = 1;
   while (progress.polled(next) >= W) next += 1;
+  // A sweep that began just now (its tick fell as the last one ended) is under way: the few
+  // targeted polls a burst makes (a twentieth of the wallets at most) are not one.
+  const underWay = progress.polled(next) > W / 20;
+  if (progress.sweepMs(1) > intervalMs - room || (!underWay && untilTick >= room)) return true;
+  log(
+    underWay
+      ? `${since(phaseStart)}  sweep ${next} is under way: resolving after it`
+      : `${since(phaseStart)}  the next sweep starts in ${(untilTick / 1000).toFixed(1)} s: resolving after it`,
+  );
   return waitUntil(
     `sweep ${next}`,
     () => progress.polled(next) >= W,
