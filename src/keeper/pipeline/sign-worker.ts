@@ -107,7 +107,7 @@ export async function processSign(
 ): Promise<SignOutcome | SentOutcome | undefined> {
   const { intentKey, build } = job.data;
   const log = deps.logger.child({ intent: intentKey, job: job.id });
-  // Both reads at once: they leave in one write (coalesced-writes.ts) and one round trip.
+  // Both reads at once: one round trip, not two.
   const [row, paused] = await Promise.all([deps.ledger.get(intentKey), deps.pause.isPaused()]);
   if (!row) throw new UnrecoverableError(`no ledger record for intent ${intentKey}`);
   if ((TERMINAL_STATUSES as readonly string[]).includes(row.status) || row.builds !== build) {

@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import type { KeeperConfig } from "../../config/load-config.js";
 import { ConfigError, TransientError } from "../../core/errors.js";
 import { urlHasPassword } from "../../ops/secret-forms.js";
-import { coalesceWritesOf } from "./coalesced-writes.js";
 
 /** Where Keeper's Redis is and the password it requires, if any (never logged). */
 export interface RedisTarget {
@@ -49,7 +48,6 @@ export async function connectRedis(
         // connections are duplicates of this one and carry the same password.
         ...(target.password === undefined ? {} : { password: target.password }),
       });
-  coalesceWritesOf(redis);
   // A refused password shows only here: the connect call then rejects with "Connection is closed".
   let lastError: Error | undefined;
   redis.on("error", (error: Error) => {
