@@ -261,10 +261,9 @@ export const configSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(64).default(16),
       /**
        * Watch slots per signer process: sign jobs past their first send, watching it (rebroadcast until
-       * confirmed, failed or expired). With every slot taken, a sent attempt goes to the confirm queue
-       * (a second job). 256 holds a burst of 100 claims a second, each watched one to two seconds.
+       * confirmed, failed or expired). With every slot taken, a sent attempt goes to the confirm queue.
        */
-      watchConcurrency: z.number().int().min(1).max(1_000).default(256),
+      watchConcurrency: z.number().int().min(1).max(1_000).default(100),
       /** Mints a claim or close pays in (6 decimals: a raw unit is a micro-USD); mainnet USDC and JupUSD. */
       payoutMints: z
         .array(pubkey)

@@ -107,8 +107,7 @@ export async function processSign(
 ): Promise<SignOutcome | SentOutcome | undefined> {
   const { intentKey, build } = job.data;
   const log = deps.logger.child({ intent: intentKey, job: job.id });
-  // Both reads at once: one round trip, not two.
-  const [row, paused] = await Promise.all([deps.ledger.get(intentKey), deps.pause.isPaused()]);
+  const row = await deps.ledger.get(intentKey);
   if (!row) throw new UnrecoverableError(`no ledger record for intent ${intentKey}`);
   if ((TERMINAL_STATUSES as readonly string[]).includes(row.status) || row.builds !== build) {
     log.info({ status: row.status, builds: row.builds }, "sign skipped: intent already past this build");
@@ -116,6 +115,7 @@ export async function processSign(
   }
   if (!row.transaction) throw new UnrecoverableError(`intent ${intentKey} has no built transaction`);
   // While paused nothing is signed: a transaction already sent is watched, a new one waits for resume.
+  const paused = await deps.pause.isPaused();
   const inFlight = paused && row.status === "sending" ? await deps.sentAttempt(intentKey) : undefined;
   if (paused && inFlight?.signature === undefined) {
     if (job.moveToDelayed && token) {
