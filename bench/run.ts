@@ -200,8 +200,8 @@ const BURST_ROOM_MS = 20_000;
 /**
  * With --change-at swept the burst should meet no sweep: a sweep's polls beside it would be counted
  * in its CPU a claim, and the figure would depend on where the minute falls. When the next tick is
- * too close, or a sweep is under way, the burst waits for that sweep to end. A fleet whose sweeps run back to back
- * has no gap: its burst shares the machine with the sweep, as it would in production.
+ * too close, or a sweep is under way, the burst waits for that sweep to end. A fleet whose sweeps
+ * run back to back has no gap: its burst shares the machine with the sweep, as in production.
  */
 async function waitForQuietGap(
   options: BenchOptions,

@@ -10,7 +10,7 @@ import { QUEUES, type QueueName } from "../keeper/names.js";
 import { processConfirm } from "../keeper/pipeline/confirm-loop.js";
 import { type OutcomeDeps, processSign, type WatchDeps, WatchSlots } from "../keeper/pipeline/sign-worker.js";
 import { enqueueConfirm } from "../keeper/queues/enqueue.js";
-import { RedisAttemptStore } from "../signer/attempt-store.js";
+import { RedisAttemptStore, sentAttemptOf } from "../signer/attempt-store.js";
 import { signerGuardFor } from "../signer/guard-from-config.js";
 import { keySourcesOf, loadWallets, type Wallets } from "../signer/keys.js";
 import { watchAttempt } from "../signer/sign-transaction.js";
@@ -122,10 +122,7 @@ export async function startSignerRole(
           ...watchDeps,
           pause: shared.pause,
           signAndSubmit: (row) => signingSlots(() => shared.budget.acting(() => signAndSubmit(row))),
-          sentAttempt: async (intentKey) => {
-            const record = await attempts.get(intentKey);
-            return record?.status === "sent" ? record : undefined;
-          },
+          sentAttempt: (intentKey) => sentAttemptOf(attempts, intentKey),
           watchSlots,
           handOff: (intentKey, build, attempt, signJobId) =>
             enqueueConfirm(queues.confirm, intentKey, build, attempt, signJobId),

@@ -108,6 +108,15 @@ return 1
 `;
 const finishScript = redisScript<unknown>("keeperAttemptFinish", 1, FINISH);
 
+/** The intent's attempt in flight (recorded, sent, not finished), if any. */
+export async function sentAttemptOf(
+  attempts: Pick<AttemptStore, "get">,
+  intentKey: string,
+): Promise<AttemptRecord | undefined> {
+  const record = await attempts.get(intentKey);
+  return record?.status === "sent" ? record : undefined;
+}
+
 export class RedisAttemptStore implements AttemptStore {
   constructor(
     private readonly redis: Redis,

@@ -1,4 +1,5 @@
 import type { SignDeps } from "../../src/keeper/pipeline/sign-worker.js";
+import { sentAttemptOf } from "../../src/signer/attempt-store.js";
 import { type WatchAttemptInput, watchAttempt } from "../../src/signer/sign-transaction.js";
 
 /** A sign job's watch, wired as src/app/signer-role.ts wires it: the recorded attempt to its outcome. */
@@ -8,9 +9,6 @@ export function watchDepsFor(
   return {
     watch: (intentKey, resumed, _row, record) =>
       watchAttempt({ ...input, intentKey, resumed, ...(record ? { record } : {}) }),
-    sentAttempt: async (intentKey) => {
-      const record = await input.attempts.get(intentKey);
-      return record?.status === "sent" ? record : undefined;
-    },
+    sentAttempt: (intentKey) => sentAttemptOf(input.attempts, intentKey),
   };
 }
