@@ -6,7 +6,6 @@ import { type Intent, intentKeys } from "../../core/intent.js";
 import { formatUsd } from "../../core/money.js";
 import { walletValueMicroUsd } from "../../core/position-value.js";
 import type { Snapshot } from "../../core/snapshot.js";
-import type { StrategyState } from "../../core/strategy.js";
 import { redisScript } from "../../ops/redis-script.js";
 import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
@@ -132,15 +131,14 @@ export async function processPoll(
     tellSnapshot(snapshot, deps, log);
     await indexHoldings(wallet, snapshot, deps, log);
     await recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log);
-    const states = new Map<string, StrategyState>(
-      await Promise.all(
-        deps.strategies.map(async ({ name }) => [name, await deps.states.load(wallet, name)] as const),
-      ),
+    const loaded = await deps.states.loadAll(
+      wallet,
+      deps.strategies.map(({ name }) => name),
     );
     const report = runStrategies({
       snapshot,
       strategies: deps.strategies,
-      states,
+      states: loaded.states,
       now,
       logger: log,
       onStrategyError: (s) => deps.events?.onStrategyError?.(s),
@@ -157,10 +155,10 @@ export async function processPoll(
     // A strategy whose intent a breaker held back keeps its previous state: its new state would say
     // the order was placed (a DCA round, a limit order's start), and the order would never be asked
     // for again once the breaker resets.
-    await Promise.all(
-      [...report.states]
-        .filter(([name]) => !heldBackStrategies.has(name))
-        .map(([name, state]) => deps.states.save(wallet, name, state)),
+    await deps.states.saveChanged(
+      wallet,
+      [...report.states].filter(([name]) => !heldBackStrategies.has(name)),
+      loaded,
     );
 
     let admitted = 0;
