@@ -96,6 +96,30 @@ describe("sliding window limiter shared through Redis", () => {
     expect(await waiting).toBe("AbortError");
   }, 30_000);
 
+  it("marks sends answered together in one call, each counted from its answer on", async () => {
+    const { a, redis, prefix } = await twoProcesses("answered-together-9c1d");
+    const grants = await Promise.all(Array.from({ length: 20 }, () => a.acquire()));
+    const [logKey] = await redis.keys(`${prefix}*:log`);
+    const grantScores = await redis.zrange(logKey ?? "", 0, -1, "WITHSCORES");
+    expect(grantScores).toHaveLength(40);
+    await new Promise((r) => setTimeout(r, 5));
+    for (const grant of grants) grant.answered();
+    // Marked after the gather time (50 ms at most): poll Redis, not the clock.
+    const latestGrant = Math.max(...grantScores.filter((_, i) => i % 2 === 1).map(Number));
+    let answeredScores: number[] = [];
+    for (let tries = 0; tries < 200; tries++) {
+      const now = await redis.zrange(logKey ?? "", 0, -1, "WITHSCORES");
+      answeredScores = now.filter((_, i) => i % 2 === 1).map(Number);
+      if (answeredScores.every((score) => score > latestGrant)) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Every send now counts from after the last grant (its answer), and all of them in one mark.
+    expect(answeredScores).toHaveLength(20);
+    expect(answeredScores.every((score) => score > latestGrant)).toBe(true);
+    expect(new Set(answeredScores).size).toBe(1);
+    expect(a.stats.answeredMarks).toBe(1);
+  });
+
   it("keeps to its own window in this process while Redis cannot answer", async () => {
     const redis = await testRedis("api-window-down");
     cleanups.push(redis.cleanup);
