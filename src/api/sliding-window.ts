@@ -279,9 +279,9 @@ export class SlidingWindowLimiter implements QueuedPlan {
         });
       }
     };
-    if (this.#answeredGatherMs <= 0) return flush();
     // Unref'd: a mark still waiting never holds a stopping process (the send counts from its grant).
-    setTimeout(flush, this.#answeredGatherMs).unref();
+    if (this.#answeredGatherMs > 0) setTimeout(flush, this.#answeredGatherMs).unref();
+    else flush();
   }
 
   #reserveLocally(): RateGrant | number {
