@@ -63,7 +63,8 @@ export async function processAction(
     await enqueueSign(deps.sign, intentKey, row.tries, build);
     return;
   }
-  await deps.ledger.update(intentKey, { status: "building", builds: build });
+  // No "building" mark first: a build takes effect only when "built" records it (with its number),
+  // and until then the record is pending or expired, which housekeeping re-enqueues the same way.
   if (row.intent.kind === "closeAll") {
     await fanOutCloseAll(row, row.intent, deps, log);
     return;
@@ -103,6 +104,7 @@ export async function processAction(
   }
   await deps.ledger.update(intentKey, {
     status: "built",
+    builds: build,
     transaction: built.transaction,
     lastValidBlockHeight: built.lastValidBlockHeight,
     requestId: built.requestId,

@@ -159,7 +159,7 @@ export class IndexClaims {
       const result = results[i] as AdmitResult;
       const log = deps.logger.child({ wallet: intent.wallet, intent: intent.key, strategy: intent.strategy });
       if (!result.admitted) {
-        const owner = await deps.ledger.walletOf(intent.key);
+        const owner = result.owner;
         const reason = notAdmittedReason(result.status, owner !== undefined && owner !== intent.wallet);
         log.debug({ status: result.status, reason }, "index claim not admitted");
         deps.events?.onOutcome?.("not_admitted", intent.strategy);

@@ -170,7 +170,7 @@ export async function processPoll(
       const result = await deps.ledger.admit(intent, admissionStatus(intent, deps.mode));
       deps.events?.onIntent?.(intent, result.admitted);
       if (!result.admitted) {
-        const owner = await deps.ledger.walletOf(intent.key);
+        const owner = result.owner;
         const reason = notAdmittedReason(result.status, owner !== undefined && owner !== wallet);
         log.debug(
           { intent: intent.key, kind: intent.kind, strategy: intent.strategy, status: result.status, reason },

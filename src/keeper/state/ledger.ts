@@ -7,8 +7,10 @@ import type { RedisKeys } from "../names.js";
  * The ledger: one record per intent key, in Redis. It is what makes effects happen once across
  * retries, restarts and replicas (a BullMQ job id only deduplicates while the job exists).
  *
- * Lifecycle: pending -> building -> built -> sending -> confirmed | failed | refused,
- * with expired -> building again (a fresh transaction, bounded) and dry-run as a terminal record.
+ * Lifecycle: pending -> built -> sending -> confirmed | failed | refused, with expired -> built again
+ * (a fresh transaction, bounded) and dry-run as a terminal record. `building` is no longer written
+ * (a build's record moved from pending or expired straight to built saves a Redis call a claim);
+ * a record an older Keeper left in it is re-enqueued like a pending one.
  * A failed intent is admitted again by a later poll (bounded by maxTries); a refused one only by a
  * person, `keeper retry` (as is a failed one at once), both as a new try: refused | failed -> pending.
  * `deferred` is "not yet" (a claim before its market is settled): nothing was built, and the key is
@@ -75,6 +77,8 @@ export interface AdmitResult {
   admitted: boolean;
   /** Status that blocked admission, when not admitted. */
   status?: LedgerStatus;
+  /** The wallet that recorded the key, when not admitted (another wallet's: see notAdmittedReason). */
+  owner?: string;
   tries?: number;
 }
 
@@ -103,17 +107,19 @@ export interface LedgerOptions {
   retryAfterSeconds: number;
 }
 
-// Atomic admission: a key in flight or done is refused; a failed one is re-admitted, bounded.
+// Atomic admission: a key in flight or done is refused; a failed one is re-admitted, bounded. A refusal
+// answers the status and the wallet that recorded the key (so no second read tells whose it is).
 const ADMIT = `
 local status = redis.call('HGET', KEYS[1], 'status')
 local now = tonumber(ARGV[2])
 if status then
-  if status ~= 'failed' and status ~= 'deferred' then return {0, status} end
+  local function refused() return {0, status, redis.call('HGET', KEYS[1], 'wallet') or ''} end
+  if status ~= 'failed' and status ~= 'deferred' then return refused() end
   local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
   local deferrals = tonumber(redis.call('HGET', KEYS[1], 'deferrals') or '0')
   local updated = tonumber(redis.call('HGET', KEYS[1], 'updatedAt') or '0')
-  if now < updated + tonumber(ARGV[6]) then return {0, status} end
-  if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return {0, status} end
+  if now < updated + tonumber(ARGV[6]) then return refused() end
+  if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return refused() end
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
     'intent', ARGV[3], 'reason', ARGV[4])
   redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote', 'execution')
@@ -151,7 +157,7 @@ if ARGV[1] == '1' then redis.call('SREM', KEYS[2], ARGV[2]) end
 return 1
 `;
 
-const admitScript = redisScript<[number, string]>("keeperLedgerAdmit", 3, ADMIT);
+const admitScript = redisScript<[number, string, string?]>("keeperLedgerAdmit", 3, ADMIT);
 const readmitScript = redisScript<[number, string]>("keeperLedgerReadmit", 2, READMIT);
 const updateScript = redisScript<number>("keeperLedgerUpdate", 2, UPDATE);
 
@@ -215,8 +221,13 @@ export class Ledger {
     ];
   }
 
-  #admitted(intent: Intent, result: [number, string]): AdmitResult {
-    if (result[0] !== 1) return { admitted: false, status: result[1] as LedgerStatus };
+  #admitted(intent: Intent, result: [number, string, string?]): AdmitResult {
+    if (result[0] !== 1)
+      return {
+        admitted: false,
+        status: result[1] as LedgerStatus,
+        ...(result[2] ? { owner: result[2] } : {}),
+      };
     // A first record holds the intent's own wallet and kind; a record admitted again keeps its first.
     if (result[1] === "1") this.#remember(intent.key, intent);
     return { admitted: true, tries: Number(result[1]) };
@@ -297,11 +308,6 @@ export class Ledger {
     return Object.entries(open)
       .map(([key, order]) => ({ key, order }))
       .sort((a, b) => a.key.localeCompare(b.key));
-  }
-
-  /** The wallet that recorded the key, if any (without reading the rest of the record). */
-  async walletOf(key: string): Promise<string | undefined> {
-    return (await this.redis.hget(this.keys.ledgerIntent(key), "wallet")) ?? undefined;
   }
 
   /**

@@ -100,7 +100,7 @@ describe("sliding window limiter shared through Redis", () => {
     const { a, redis, prefix } = await twoProcesses("answered-together-9c1d");
     const grants = await Promise.all(Array.from({ length: 20 }, () => a.acquire()));
     const [logKey] = await redis.keys(`${prefix}*:log`);
-    const grantScores = await redis.zrange(logKey ?? "", 0, -1, "WITHSCORES");
+    const grantScores = await redis.zrange(logKey ?? "", "0", "-1", "WITHSCORES");
     expect(grantScores).toHaveLength(40);
     await new Promise((r) => setTimeout(r, 5));
     for (const grant of grants) grant.answered();
@@ -108,7 +108,7 @@ describe("sliding window limiter shared through Redis", () => {
     const latestGrant = Math.max(...grantScores.filter((_, i) => i % 2 === 1).map(Number));
     let answeredScores: number[] = [];
     for (let tries = 0; tries < 200; tries++) {
-      const now = await redis.zrange(logKey ?? "", 0, -1, "WITHSCORES");
+      const now = await redis.zrange(logKey ?? "", "0", "-1", "WITHSCORES");
       answeredScores = now.filter((_, i) => i % 2 === 1).map(Number);
       if (answeredScores.every((score) => score > latestGrant)) break;
       await new Promise((r) => setTimeout(r, 10));

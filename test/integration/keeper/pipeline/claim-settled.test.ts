@@ -79,12 +79,13 @@ describe("a claim the service says is not required ends settled, not failed", ()
       },
     );
     const row = await ctx.ledger.get(claim.key);
-    expect(row).toMatchObject({ status: "settled", tries: 1, builds: 1 });
+    // Nothing was built: the record counts no build.
+    expect(row).toMatchObject({ status: "settled", tries: 1, builds: 0 });
     expect(row?.error).toMatch(/no claim required/);
     expect(settledIntents).toBe(1);
     expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(0);
     expect(await ctx.ledger.inFlight(wallet)).toEqual([]);
     // Done: asked again by a later poll, it is not admitted (and so never failed or retried).
-    expect(await ctx.ledger.admit(claim)).toEqual({ admitted: false, status: "settled" });
+    expect(await ctx.ledger.admit(claim)).toEqual({ admitted: false, status: "settled", owner: wallet });
   });
 });

@@ -29,10 +29,18 @@ describe("ledger", () => {
 
   it("admits an intent once while it is in flight and after it is done", async () => {
     expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 1 });
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "pending" });
+    expect(await ledger.admit(claim(POSITION))).toEqual({
+      admitted: false,
+      status: "pending",
+      owner: wallet,
+    });
     expect((await ledger.inFlight(wallet)).map((r) => r.key)).toEqual([`claim-${POSITION}`]);
     await ledger.update(`claim-${POSITION}`, { status: "confirmed", signature: "sig1", slot: 7 });
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "confirmed" });
+    expect(await ledger.admit(claim(POSITION))).toEqual({
+      admitted: false,
+      status: "confirmed",
+      owner: wallet,
+    });
     expect(await ledger.inFlight(wallet)).toEqual([]);
     const row = await ledger.get(`claim-${POSITION}`);
     expect(row).toMatchObject({
@@ -69,12 +77,12 @@ describe("ledger", () => {
       { intent: claim(other), status: "left_to_service" },
     ]);
     expect(answers).toEqual([
-      { admitted: false, status: "confirmed" },
+      { admitted: false, status: "confirmed", owner: wallet },
       { admitted: true, tries: 1 },
     ]);
     expect(await ledger.get(`claim-${other}`)).toMatchObject({ status: "left_to_service", tries: 1 });
     expect(await ledger.admitMany([{ intent: claim(other), status: "pending" }])).toEqual([
-      { admitted: false, status: "left_to_service" },
+      { admitted: false, status: "left_to_service", owner: wallet },
     ]);
     expect(await ledger.admitMany([])).toEqual([]);
   });
@@ -93,14 +101,18 @@ describe("ledger", () => {
     expect((await ledger.get(`claim-${POSITION}`))?.error).toBeUndefined();
     await ledger.update(`claim-${POSITION}`, { status: "failed" });
     now += 31;
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "failed" });
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "failed", owner: wallet });
   });
 
   it("never re-admits a refused intent", async () => {
     await ledger.admit(claim(POSITION));
     await ledger.update(`claim-${POSITION}`, { status: "refused", reason: "fee_payer" });
     now += 10_000;
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "refused" });
+    expect(await ledger.admit(claim(POSITION))).toEqual({
+      admitted: false,
+      status: "refused",
+      owner: wallet,
+    });
   });
 
   it("records dry-run intents as done, outside the in-flight set", async () => {
@@ -124,6 +136,7 @@ describe("ledger", () => {
     expect(await ledger.admit(left, "left_to_service")).toEqual({
       admitted: false,
       status: "left_to_service",
+      owner: wallet,
     });
     expect(notAdmittedReason("left_to_service", false)).toBe("done");
     // The claim's own key stays free.
@@ -135,7 +148,11 @@ describe("ledger", () => {
     await ledger.update(`claim-${POSITION}`, { status: "settled", error: "no claim required" });
     expect(await ledger.inFlight(wallet)).toEqual([]);
     now += 3_600;
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: false, status: "settled" });
+    expect(await ledger.admit(claim(POSITION))).toEqual({
+      admitted: false,
+      status: "settled",
+      owner: wallet,
+    });
     expect(notAdmittedReason("settled", false)).toBe("done");
     const row = await ledger.get(`claim-${POSITION}`);
     expect(await ledger.readmit(row as NonNullable<typeof row>)).toEqual({

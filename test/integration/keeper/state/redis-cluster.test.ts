@@ -85,7 +85,7 @@ describe("Keeper's state on a Redis Cluster", () => {
   it("runs the ledger's scripts and transactions, the holdings index and the poll records", async () => {
     const ledger = new Ledger(redis, keys);
     expect(await ledger.admit(claim("p1"))).toEqual({ admitted: true, tries: 1 });
-    expect(await ledger.admit(claim("p1"))).toEqual({ admitted: false, status: "pending" });
+    expect(await ledger.admit(claim("p1"))).toEqual({ admitted: false, status: "pending", owner: WALLET });
     await ledger.admit(claim("p2"));
     await ledger.update("claim-p1", { status: "confirmed", signature: "sig1" });
     expect((await ledger.inFlight(WALLET)).map((r) => r.key)).toEqual(["claim-p2"]);
