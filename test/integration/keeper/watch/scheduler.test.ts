@@ -29,11 +29,11 @@ describe("scheduler: each tick once, and never a second poll of a wallet behind 
   let queues: KeeperQueues;
   let skips: PollSkipReason[];
 
-  const scheduler = () => {
+  const scheduler = (wallets: readonly string[] = WALLETS) => {
     const keys = redisKeys(ctx.prefix, "live");
     return new Scheduler({
       config,
-      wallets: WALLETS,
+      wallets,
       queues,
       redis: ctx.redis,
       keys,
@@ -102,6 +102,23 @@ describe("scheduler: each tick once, and never a second poll of a wallet behind 
     await ctx.redis.set(keys.pollLock(WALLETS[1] as string), "running", "PX", 10_000);
     expect(await scheduler().tick("pollPositions", TICK)).toEqual({ enqueued: 1, skipped: 1 });
     expect(skips).toEqual(["poll_running"]);
+  });
+
+  it("a fleet past one round trip's chunk: every wallet once, the running and the queued ones skipped", async () => {
+    const keys = redisKeys(ctx.prefix, "live");
+    const fleet = Array.from({ length: 1_203 }, (_, i) => `wallet${String(i).padStart(4, "0")}`);
+    await ctx.redis.set(keys.pollLock("wallet0700"), "running", "PX", 10_000);
+    const s = scheduler(fleet);
+    expect(await s.tick("pollPositions", TICK)).toEqual({ enqueued: 1_202, skipped: 1 });
+    const ids = await waitingIds();
+    expect(new Set(ids).size).toBe(1_202);
+    expect(ids).not.toContain(`poll-positions-wallet0700-${TICK.getTime() / 1000}`);
+    expect(ids).toContain(`poll-positions-wallet1202-${TICK.getTime() / 1000}`);
+    // The next tick finds every poll still waiting (and the one still running): nothing is added.
+    expect(await s.tick("pollPositions", NEXT_TICK)).toEqual({ enqueued: 0, skipped: 1_203 });
+    expect(skips.filter((r) => r === "poll_queued")).toHaveLength(1_202);
+    expect(skips.filter((r) => r === "poll_running")).toHaveLength(2);
+    expect(await queues.poll.count()).toBe(1_202);
   });
 
   it("enqueues nothing while paused", async () => {
