@@ -383,10 +383,11 @@ export async function watchAttempt(input: WatchAttemptInput): Promise<SignOutcom
     throw new Error(`attempt record of ${record.intentKey} is in flight but incomplete`);
   }
   const resumed = input.resumed ?? true;
-  log.info(
-    { signature, attempt: record.attempt },
-    resumed ? "resuming a recorded transaction" : "watching a recorded transaction",
-  );
+  // A watch of what this run just sent is the caller's to say (the sign job logs "sent; watching it");
+  // a resumed one is news, said at info.
+  const watchLine = { signature, attempt: record.attempt };
+  if (resumed) log.info(watchLine, "resuming a recorded transaction");
+  else log.debug(watchLine, "watching a recorded transaction");
   // Capped again: a record written before heights were capped may hold the service's far-off one, and
   // the blockhash, older than the record, cannot outlive the node's height now + 151 either.
   const lastValidBlockHeight =
@@ -453,7 +454,9 @@ async function finish(
   switch (outcome.outcome) {
     case "confirmed":
       await input.attempts.finish(intentKey, outcome.signature, { status: "confirmed", slot: outcome.slot });
-      log.info(
+      // Debug: whoever watches records the outcome and says it at info (the sign and confirm jobs'
+      // "transaction confirmed", with the intent), once a claim at the default level, not twice.
+      log.debug(
         { signature: outcome.signature, slot: outcome.slot, ms: outcome.confirmationMs },
         "transaction confirmed",
       );

@@ -165,9 +165,10 @@ describe("the path of a signed transaction, as the log tells it", () => {
         attempt: 1,
       }),
     );
+    // At debug: the keeper's sign or confirm job says it at info, with the intent, once a claim.
     expect(watchLogs.lines()).toContainEqual(
       expect.objectContaining({
-        level: "info",
+        level: "debug",
         msg: "transaction confirmed",
         signature: sent.signature,
         slot: outcome.slot,
@@ -201,8 +202,9 @@ describe("the path of a signed transaction, as the log tells it", () => {
       resumed: false,
     });
     expect(watched).toMatchObject({ outcome: "confirmed", resumed: false });
+    // What this run itself sent: its caller said so already; at debug here.
     expect(watchLogs.lines()).toContainEqual(
-      expect.objectContaining({ msg: "watching a recorded transaction", attempt: 1 }),
+      expect.objectContaining({ level: "debug", msg: "watching a recorded transaction", attempt: 1 }),
     );
     // The record holds the capped height already: capping it again changes nothing and says nothing.
     expect(messages(watchLogs.lines()).filter((m) => String(m).startsWith("lastValidBlockHeight"))).toEqual(
