@@ -69,3 +69,22 @@ export function formatClaimCpu(cpu: ClaimCpu | undefined): string {
   const above = (cpu.burstCpuMs - cpu.restCpuMsPerSecond * (cpu.burstMs / 1000)) / cpu.claims;
   return `${head}; above the rest ${above.toFixed(1)} ms (rest: ${Math.round(cpu.restCpuMsPerSecond / 10)} % of a core)`;
 }
+
+/**
+ * "sweep 2: 3.4 ms a poll (3,400 ms over 14.0 s, 24 % of a core)": the keeper's CPU from a sweep's
+ * first positions request to its last, divided by its wallets (the watcher's cycles in that time
+ * counted in). Undefined when the readings do not cover the sweep.
+ */
+export function formatSweepCpu(
+  readings: readonly CpuReading[],
+  sweep: { readonly index: number; readonly startMs: number; readonly endMs: number },
+  polls: number,
+): string | undefined {
+  const from = cpuAt(readings, sweep.startMs);
+  const to = cpuAt(readings, sweep.endMs);
+  const ms = sweep.endMs - sweep.startMs;
+  if (from === undefined || to === undefined || polls === 0 || ms <= 0) return undefined;
+  const cpuMs = (to - from) / 1000;
+  const core = Math.round((cpuMs / ms) * 100);
+  return `sweep ${sweep.index}: ${(cpuMs / polls).toFixed(2)} ms a poll (${Math.round(cpuMs)} ms over ${(ms / 1000).toFixed(1)} s, ${core} % of a core)`;
+}

@@ -10,7 +10,7 @@ import { Redis } from "ioredis";
 import { intentKeys } from "../src/core/intent.js";
 import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
-import { type CpuReading, claimCpu, formatClaimCpu } from "./cpu-per-claim.js";
+import { type CpuReading, claimCpu, formatClaimCpu, formatSweepCpu } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
 import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
@@ -456,12 +456,17 @@ async function runKeeperPhase(
       claims: cpu.claims,
     });
   if (signerCpu) log(`  of which the signer's process: ${formatClaimCpu(signerCpu)}`);
+  const sweeps = sweepsOf(events, W);
+  for (const sweep of sweeps) {
+    const line = formatSweepCpu(cpuReadings, sweep, W);
+    if (line) log(`keeper CPU over ${line}`);
+  }
   const notes: string[] = [];
   if (watcher && watcher.failed.size > 0)
     notes.push(`${watcher.failed.size} sample claims failed or refused`);
   return {
     name: "keeper",
-    sweeps: sweepsOf(events, W),
+    sweeps,
     requests: events.length,
     rateLimited: events.filter((e) => e[3] === 429).length,
     serviceRefused: service.counts.refused,
