@@ -20,7 +20,7 @@ import type { FromKeeper, KeeperStart, RequestEvent, ToKeeper } from "./protocol
 import { deletePrefix } from "./redis-prefix.js";
 import { printReport } from "./report.js";
 import { ServedRequests } from "./served-requests.js";
-import { claimStages, claimTimings, SweepProgress, sweepsOf } from "./stats.js";
+import { claimStages, claimTimings, pollTimesOf, SweepProgress, sweepsOf } from "./stats.js";
 import {
   type ClaimSample,
   closeMarketsToResolve,
@@ -457,8 +457,14 @@ async function runKeeperPhase(
     });
   if (signerCpu) log(`  of which the signer's process: ${formatClaimCpu(signerCpu)}`);
   const sweeps = sweepsOf(events, W);
+  const pollTimes = pollTimesOf(events, W);
   for (const sweep of sweeps) {
-    const line = formatSweepCpu(cpuReadings, sweep, W);
+    const line = formatSweepCpu(
+      cpuReadings,
+      sweep.index,
+      pollTimes.bySweep[sweep.index - 1] ?? [],
+      pollTimes.all,
+    );
     if (line) log(`keeper CPU over ${line}`);
   }
   const notes: string[] = [];

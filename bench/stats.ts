@@ -267,3 +267,24 @@ export function burstFloorMs(
 
 /** The share of the plan's window Keeper's rate limiter fills (src/api/sliding-window.ts WINDOW_SHARE). */
 export const KEEPER_PLAN_SHARE = WINDOW_SHARE;
+
+/**
+ * Each sweep's poll times (a wallet's k-th positions read answered is sweep k's), and every positions
+ * read answered, in the events' order.
+ */
+export function pollTimesOf(
+  events: readonly RequestEvent[],
+  walletCount: number,
+): { bySweep: number[][]; all: number[] } {
+  const polls = new Uint32Array(walletCount);
+  const bySweep: number[][] = [];
+  const all: number[] = [];
+  for (const [t, kind, wallet, status] of [...events].sort((a, b) => a[0] - b[0])) {
+    if (kind !== REQUEST_KIND.positions || status !== 200 || wallet < 0 || wallet >= walletCount) continue;
+    const k = polls[wallet] ?? 0;
+    polls[wallet] = k + 1;
+    (bySweep[k] ??= []).push(t);
+    all.push(t);
+  }
+  return { bySweep, all };
+}
