@@ -6,6 +6,7 @@ import { type Intent, intentKeys } from "../../core/intent.js";
 import { formatUsd } from "../../core/money.js";
 import { walletValueMicroUsd } from "../../core/position-value.js";
 import type { Snapshot } from "../../core/snapshot.js";
+import { inOneWrite } from "../../ops/one-write.js";
 import { redisScript } from "../../ops/redis-script.js";
 import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
@@ -94,6 +95,10 @@ export interface PollResult {
 /**
  * One poll of one wallet: snapshot, strategies, intents into the ledger and the actions queue.
  * In dry-run the intents are recorded as `dry-run` and nothing is queued for building or signing.
+ *
+ * Its Redis work goes in four writes besides the request and the admissions (inOneWrite, on a
+ * single Redis): the pause and the lock; what the strategies and breakers need; what the poll saw;
+ * the strategies' states, the poll's time and the lock's release.
  */
 export async function processPoll(
   job: Pick<Job<PollJobData>, "data" | "id">,
@@ -101,24 +106,19 @@ export async function processPoll(
 ): Promise<PollResult> {
   const { wallet, kind } = job.data;
   const now = deps.now?.() ?? new Date();
+  const nowSeconds = Math.floor(now.getTime() / 1000);
   const log = deps.logger.child({ wallet, job: job.id });
-  if (await deps.pause.isPaused()) {
-    deps.events?.onPollSkipped?.("paused");
-    return { skipped: "paused", intents: 0, admitted: 0 };
-  }
   const lockKey = deps.keys.pollLock(wallet);
   const token = `${job.id ?? "poll"}-${now.getTime()}`;
-  if ((await deps.redis.set(lockKey, token, "PX", deps.lockMs ?? 120_000, "NX")) !== "OK") {
-    deps.events?.onPollSkipped?.("poll_running");
-    return { skipped: "poll_running", intents: 0, admitted: 0 };
+  const skipped = await lockUnlessPaused(lockKey, token, deps);
+  if (skipped) {
+    deps.events?.onPollSkipped?.(skipped);
+    return { skipped, intents: 0, admitted: 0 };
   }
   const started = performance.now();
+  let released = false;
   try {
-    // Independent reads side by side: a targeted poll's time is mostly round trips in a burst.
-    const [inFlight, triggerOrders] = await Promise.all([
-      deps.ledger.inFlight(wallet),
-      deps.ledger.triggerOrders(wallet),
-    ]);
+    const { inFlight, triggerOrders, loaded, protections } = await readBeforePoll(wallet, nowSeconds, deps);
     const snapshot = await takeSnapshot({
       wallet,
       withOrders: kind === "orders",
@@ -129,11 +129,11 @@ export async function processPoll(
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
     tellSnapshot(snapshot, deps, log);
-    await indexHoldings(wallet, snapshot, deps, log);
-    await recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log);
-    const loaded = await deps.states.loadAll(
-      wallet,
-      deps.strategies.map(({ name }) => name),
+    await inOneWrite(deps.redis, () =>
+      Promise.all([
+        indexHoldings(wallet, snapshot, deps, log),
+        recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log),
+      ]),
     );
     const report = runStrategies({
       snapshot,
@@ -144,22 +144,14 @@ export async function processPoll(
       onStrategyError: (s) => deps.events?.onStrategyError?.(s),
       onStrategyNotice: (s, code) => deps.events?.onStrategyNotice?.(s, code),
     });
-    const nowSeconds = Math.floor(now.getTime() / 1000);
     const { intents, heldBack, heldBackStrategies } = await applyProtections(report.intents, {
       wallet,
       nowSeconds,
       deps,
       log,
       inFlightKeys: new Set(inFlight.map((row) => row.key)),
+      ...(protections ? { evaluation: protections } : {}),
     });
-    // A strategy whose intent a breaker held back keeps its previous state: its new state would say
-    // the order was placed (a DCA round, a limit order's start), and the order would never be asked
-    // for again once the breaker resets.
-    await deps.states.saveChanged(
-      wallet,
-      [...report.states].filter(([name]) => !heldBackStrategies.has(name)),
-      loaded,
-    );
 
     let admitted = 0;
     for (const candidate of intents) {
@@ -211,13 +203,64 @@ export async function processPoll(
           job.data.target ? BUILD_PRIORITY.first : BUILD_PRIORITY.sweep,
         );
     }
-    await deps.redis.zadd(deps.keys.lastPolls, Math.floor(now.getTime() / 1000), wallet);
+    // The states go after the intents: a crash between the two asks for the same intents again (the
+    // ledger admits a key once), where the other way round it would lose them. A strategy whose
+    // intent a breaker held back keeps its previous state: its new state would say the order was
+    // placed (a DCA round, a limit order's start), and the order would never be asked for again
+    // once the breaker resets.
+    released = true;
+    await inOneWrite(deps.redis, () =>
+      Promise.all([
+        deps.states.saveChanged(
+          wallet,
+          [...report.states].filter(([name]) => !heldBackStrategies.has(name)),
+          loaded,
+        ),
+        deps.redis.zadd(deps.keys.lastPolls, nowSeconds, wallet),
+        releaseLockScript(deps.redis, lockKey, token),
+      ]),
+    );
     deps.events?.onPollSucceeded?.(wallet, performance.now() - started);
     return { intents: intents.length, admitted, heldBack };
   } finally {
     // Release only our own lock: a poll that outlived its lock must not free the next one's.
-    await releaseLockScript(deps.redis, lockKey, token);
+    if (!released) await releaseLockScript(deps.redis, lockKey, token);
   }
+}
+
+/**
+ * Takes the wallet's poll lock unless Keeper is paused (both asked in one round trip); says why the
+ * poll does not run, if it does not. A lock taken while paused is given back at once.
+ */
+async function lockUnlessPaused(
+  lockKey: string,
+  token: string,
+  deps: PollDeps,
+): Promise<"paused" | "poll_running" | undefined> {
+  const [isPaused, lock] = await inOneWrite(deps.redis, () =>
+    Promise.all([deps.pause.isPaused(), deps.redis.set(lockKey, token, "PX", deps.lockMs ?? 120_000, "NX")]),
+  );
+  if (isPaused) {
+    if (lock === "OK") await releaseLockScript(deps.redis, lockKey, token);
+    return "paused";
+  }
+  return lock === "OK" ? undefined : "poll_running";
+}
+
+/** What the strategies and the breakers need besides the service's answer, in one round trip. */
+async function readBeforePoll(wallet: string, nowSeconds: number, deps: PollDeps) {
+  const [inFlight, triggerOrders, loaded, protections] = await inOneWrite(deps.redis, () =>
+    Promise.all([
+      deps.ledger.inFlight(wallet),
+      deps.ledger.triggerOrders(wallet),
+      deps.states.loadAll(
+        wallet,
+        deps.strategies.map(({ name }) => name),
+      ),
+      deps.protections?.evaluate(nowSeconds),
+    ]),
+  );
+  return { inFlight, triggerOrders, loaded, protections };
 }
 
 /** A claim not made: its payout is left to the service's free claim (see the claim intent). */
@@ -278,25 +321,27 @@ async function recordWhatWasSeen(
   wallet: string,
   snapshot: Awaited<ReturnType<typeof takeSnapshot>>,
   withOrders: boolean,
-  deps: PollDeps,
+  deps: Pick<PollDeps, "redis" | "keys">,
   log: Logger,
 ): Promise<void> {
   try {
-    await new PollRecords(deps.redis, deps.keys).record(
-      wallet,
-      {
-        positions: snapshot.positions,
-        otherOpen: openBesidesPositions(snapshot),
-        ...(withOrders ? { orders: snapshot.openOrders } : {}),
-      },
-      snapshot.takenAt,
-    );
-    // The fleet value chart's sample, from the positions just read (the page reads no service).
-    await new ValueSeries(deps.redis, deps.keys).record(
-      wallet,
-      walletValueMicroUsd(snapshot.positions),
-      snapshot.takenAt,
-    );
+    await Promise.all([
+      new PollRecords(deps.redis, deps.keys).record(
+        wallet,
+        {
+          positions: snapshot.positions,
+          otherOpen: openBesidesPositions(snapshot),
+          ...(withOrders ? { orders: snapshot.openOrders } : {}),
+        },
+        snapshot.takenAt,
+      ),
+      // The fleet value chart's sample, from the positions just read (the page reads no service).
+      new ValueSeries(deps.redis, deps.keys).record(
+        wallet,
+        walletValueMicroUsd(snapshot.positions),
+        snapshot.takenAt,
+      ),
+    ]);
   } catch (error) {
     log.warn({ err: (error as Error).message }, "poll record for the status page not written");
   }
@@ -316,12 +361,14 @@ async function applyProtections(
     deps: PollDeps;
     log: Logger;
     inFlightKeys: ReadonlySet<string>;
+    /** The breakers as read with the poll's other reads. */
+    evaluation?: ProtectionsEvaluation;
   },
 ): Promise<{ intents: Intent[]; heldBack: number; heldBackStrategies: Set<string> }> {
   const { deps, log } = ctx;
   const heldBackStrategies = new Set<string>();
   if (!deps.protections) return { intents: [...candidates], heldBack: 0, heldBackStrategies };
-  const evaluation = await deps.protections.evaluate(ctx.nowSeconds);
+  const evaluation = ctx.evaluation ?? (await deps.protections.evaluate(ctx.nowSeconds));
   deps.events?.onProtections?.(evaluation);
   for (const change of await deps.protections.changes(evaluation)) {
     log.warn(

@@ -32,12 +32,14 @@ export interface RunStrategiesInput {
 export function runStrategies(input: RunStrategiesInput): StrategyRunReport {
   const report: StrategyRunReport = { intents: [], states: new Map(), errors: [], notices: [] };
   const seenKeys = new Set<string>();
+  // One frozen copy serves every strategy: none can change it, so none sees another's hand in it.
+  const snapshot = deepFreeze(structuredClone(input.snapshot));
   for (const { name, strategy, config } of input.strategies) {
     try {
       const result = strategy.evaluate({
-        snapshot: deepFreeze(structuredClone(input.snapshot)),
+        snapshot,
         state: deepFreeze(structuredClone(input.states.get(name) ?? {})),
-        config: deepFreeze(structuredClone(config)),
+        config: frozenCopyOf(config),
         now: new Date(input.now.getTime()),
       });
       const intents = checkIntents(result?.intents, name, input.snapshot.wallet);
@@ -109,6 +111,18 @@ function checkState(value: unknown): StrategyState {
     throw new TypeError("evaluate() must return a state object");
   // Round-trip through JSON now, so a state that cannot be stored fails here and not in Redis.
   return JSON.parse(JSON.stringify(value)) as StrategyState;
+}
+
+/** Each strategy config's frozen copy, made once: a loaded config does not change while it runs. */
+const frozenConfigs = new WeakMap<object, unknown>();
+
+function frozenCopyOf<T>(config: T): T {
+  if (config === null || typeof config !== "object") return config;
+  const known = frozenConfigs.get(config);
+  if (known !== undefined) return known as T;
+  const copy = deepFreeze(structuredClone(config));
+  frozenConfigs.set(config, copy);
+  return copy;
 }
 
 /** Frozen in place, all the way down: a strategy's hooks get frozen copies, as `evaluate` does. */

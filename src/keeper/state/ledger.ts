@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Intent, IntentKind } from "../../core/intent.js";
+import { inOneWrite } from "../../ops/one-write.js";
 import { redisScript } from "../../ops/redis-script.js";
 import type { RedisKeys } from "../names.js";
 
@@ -349,13 +350,12 @@ export class Ledger {
 
   private async getMany(keys: readonly string[]): Promise<LedgerRow[]> {
     if (keys.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.hgetall(this.keys.ledgerIntent(key));
-    const results = (await pipeline.exec()) ?? [];
-    const rows = results
-      .map(([, hash]) => hash as Record<string, string>)
-      .filter((hash) => hash && Object.keys(hash).length > 0)
-      .map(toRow);
+    // One write, as a pipeline would be, without one: a pipeline copies every script the client
+    // knows (BullMQ's dozens among them) each time it is made, and a poll of a busy wallet gets here.
+    const hashes = await inOneWrite(this.redis, () =>
+      Promise.all(keys.map((key) => this.redis.hgetall(this.keys.ledgerIntent(key)))),
+    );
+    const rows = hashes.filter((hash) => Object.keys(hash).length > 0).map(toRow);
     for (const row of rows) this.#remember(row.key, row);
     return rows;
   }

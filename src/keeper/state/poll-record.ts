@@ -74,7 +74,10 @@ export class PollRecords {
       fields.ordersAt = String(atSeconds);
       fields.pendingOrders = String(pending.length);
     }
-    await this.redis.multi().hset(key, fields).expire(key, RECORD_TTL_SECONDS).exec();
+    // Not a transaction: MULTI makes a pipeline object each poll (it copies every script the client
+    // knows), and the poll sends both in one write anyway (inOneWrite). A record left without its
+    // expiry (a crash between the two) is written again, with it, by the wallet's next poll.
+    await Promise.all([this.redis.hset(key, fields), this.redis.expire(key, RECORD_TTL_SECONDS)]);
   }
 
   /** The records of the wallets asked for, in one round trip; a wallet never recorded is absent. */
