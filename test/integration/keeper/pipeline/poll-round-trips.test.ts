@@ -1,23 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import { Protections } from "../../../../src/keeper/operator/protections.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import { HoldingsIndex } from "../../../../src/keeper/state/holdings.js";
-import { exitRules } from "../../../../strategies/exit-rules/index.js";
 import { position } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
-import { testPollDeps } from "../../../helpers/poll-deps.js";
+import { quietExitRules, testPollDeps } from "../../../helpers/poll-deps.js";
 import { countSocketWrites } from "../../../helpers/socket-writes.js";
 
 const HELD = position({ openOrders: 0, sellPriceUsd: "650000" });
 const NOW = 1_767_355_200;
-const strategies: ConfiguredStrategy[] = [
-  {
-    name: "exit-rules",
-    strategy: exitRules as ConfiguredStrategy["strategy"],
-    config: exitRules.configSchema.parse({ takeProfitPct: 10_000 }),
-  },
-];
+const strategies = quietExitRules;
 
 describe("a poll's Redis work on a single Redis", () => {
   let ctx: LedgerAndQueues;

@@ -2,26 +2,18 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import type { Snapshot } from "../../../../src/core/snapshot.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import { readRecording } from "../../../../src/keeper/replay/read-recording.js";
 import { recordLineOf } from "../../../../src/keeper/replay/recording.js";
 import { RecordWriter } from "../../../../src/ops/record-writer.js";
-import { exitRules } from "../../../../strategies/exit-rules/index.js";
 import { position } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
-import { testPollDeps } from "../../../helpers/poll-deps.js";
+import { quietExitRules, testPollDeps } from "../../../helpers/poll-deps.js";
 
 const HELD = position({ openOrders: 0, sellPriceUsd: "650000" });
 const NOW = 1_767_355_200;
-const strategies: ConfiguredStrategy[] = [
-  {
-    name: "exit-rules",
-    strategy: exitRules as ConfiguredStrategy["strategy"],
-    config: exitRules.configSchema.parse({ takeProfitPct: 10_000 }),
-  },
-];
+const strategies = quietExitRules;
 
 describe("the poll tells what it read to the recording, and a failing recording never fails the poll", () => {
   let ctx: LedgerAndQueues;
