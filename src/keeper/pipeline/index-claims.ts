@@ -74,13 +74,16 @@ export class IndexClaims {
       ? await this.deps.claimCost?.microUsd()
       : undefined;
     const intents = new Map<string, Intent>();
-    const done = items.map(({ market, winners }) => {
+    const decisions = items.map(({ market, winners }) => {
       const decided = this.decideWallet(market, winners, claimCostMicroUsd);
       for (const intent of decided ?? []) if (!intents.has(intent.key)) intents.set(intent.key, intent);
-      return decided !== undefined;
+      return decided;
     });
-    await this.admitAll([...intents.values()], seenAtMs);
-    return done;
+    const unrecorded = await this.admitAll([...intents.values()], seenAtMs);
+    // A wallet one of whose claims Redis failed to record is polled: the poll asks for it again.
+    return decisions.map(
+      (decided) => decided !== undefined && !decided.some((intent) => unrecorded.has(intent.key)),
+    );
   }
 
   /** One wallet's intents for its winners of one market; undefined when one of them cannot be decided. */
@@ -148,16 +151,25 @@ export class IndexClaims {
     return out;
   }
 
-  /** Admits every intent in one round trip, then queues the builds of those admitted in another. */
-  private async admitAll(intents: readonly Intent[], seenAtMs: number): Promise<void> {
+  /**
+   * Admits every intent in one round trip, then queues the builds of those admitted in another.
+   * Answers the keys whose admission Redis failed (nothing of theirs is queued).
+   */
+  private async admitAll(intents: readonly Intent[], seenAtMs: number): Promise<Set<string>> {
     const { deps } = this;
     const results = await deps.ledger.admitMany(
       intents.map((intent) => ({ intent, status: admissionStatus(intent, deps.mode) })),
     );
+    const unrecorded = new Set<string>();
     const builds: { intentKey: string; tries: number; build: number }[] = [];
     for (const [i, intent] of intents.entries()) {
-      const result = results[i] as AdmitResult;
+      const result = results[i] as AdmitResult | Error;
       const log = deps.logger.child({ wallet: intent.wallet, intent: intent.key, strategy: intent.strategy });
+      if (result instanceof Error) {
+        unrecorded.add(intent.key);
+        log.warn({ err: result.message }, "index claim not recorded: its wallet is polled instead");
+        continue;
+      }
       if (!result.admitted) {
         const owner = result.owner;
         const reason = notAdmittedReason(result.status, owner !== undefined && owner !== intent.wallet);
@@ -178,6 +190,7 @@ export class IndexClaims {
       if (deps.mode === "live") builds.push({ intentKey: intent.key, tries: result.tries ?? 1, build: 1 });
     }
     if (builds.length > 0) await enqueueBuilds(deps.actions, builds, BUILD_PRIORITY.indexClaim);
+    return unrecorded;
   }
 }
 

@@ -190,18 +190,21 @@ export class Ledger {
 
   /**
    * Admits several intents (a resolution's claims from the index) in one round trip, each as `admit`
-   * would, answers in order. A Redis error fails the whole call: none of its answers is trusted.
+   * would, answers in order. Each admission is a script of its own: one that Redis failed (out of
+   * memory halfway through the batch, a key of the wrong type) answers its error in its place, and
+   * the others stand, admitted or not.
    */
-  async admitMany(items: readonly { intent: Intent; status: AdmitStatus }[]): Promise<AdmitResult[]> {
+  async admitMany(
+    items: readonly { intent: Intent; status: AdmitStatus }[],
+  ): Promise<Array<AdmitResult | Error>> {
     if (items.length === 0) return [];
     const answers = await admitScript.many(
       this.redis,
       items.map(({ intent, status }) => this.#admitArgs(intent, status)),
     );
-    return answers.map((answer, i) => {
-      if (answer instanceof Error) throw answer;
-      return this.#admitted((items[i] as { intent: Intent }).intent, answer);
-    });
+    return answers.map((answer, i) =>
+      answer instanceof Error ? answer : this.#admitted((items[i] as { intent: Intent }).intent, answer),
+    );
   }
 
   #admitArgs(intent: Intent, status: AdmitStatus): string[] {

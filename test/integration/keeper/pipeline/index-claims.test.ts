@@ -8,7 +8,7 @@ import { type IndexClaimOutcome, IndexClaims } from "../../../../src/keeper/pipe
 import type { ActionJobData } from "../../../../src/keeper/queues/queues.js";
 import { holdingsOf } from "../../../../src/keeper/state/holdings.js";
 import { autoClaim } from "../../../../strategies/auto-claim.js";
-import { position, RESOLVED_MARKET, WALLET } from "../../../helpers/fixtures.js";
+import { OTHER_WALLET, position, RESOLVED_MARKET, WALLET } from "../../../helpers/fixtures.js";
 import { testHolding } from "../../../helpers/holdings.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 
@@ -145,6 +145,30 @@ describe("claims from the index: admitted under the poll's key, built, or left t
     expect((await env.ledger.get(`claim-${POS_A}`))?.status).toBe("pending");
     // One build per try: the first (deferred, done with) and the one asked again.
     expect(await buildJobs()).toEqual([`claim-${POS_A}`, `claim-${POS_A}`]);
+  });
+
+  it("a claim Redis fails to record leaves its wallet to a poll; the other wallet's claim is built", async () => {
+    // A key of the wrong type: the admission script of this one claim fails, the batch's others do not.
+    await env.redis.set(env.keys.ledgerIntent(`claim-${POS_B}`), "not a ledger record");
+    const claims = claimsWith([configured(autoClaim, autoClaim.configSchema.parse({}))]);
+    const other = testHolding({
+      wallet: OTHER_WALLET,
+      marketId: "mkt-1",
+      eventId: "evt-1",
+      position: POS_B,
+      contractsMicro: "5000000",
+    });
+    const done = await claims.claimMany(
+      [
+        { market: resolved, winners: [winner(POS_A)] },
+        { market: resolved, winners: [other] },
+      ],
+      Date.now(),
+    );
+    expect(done).toEqual([true, false]);
+    expect(await buildJobs()).toEqual([`claim-${POS_A}`]);
+    expect((await env.ledger.get(`claim-${POS_A}`))?.status).toBe("pending");
+    expect(await env.redis.get(env.keys.ledgerIntent(`claim-${POS_B}`))).toBe("not a ledger record");
   });
 
   it("indexes the exact count a poll saw, which the hook reads", () => {

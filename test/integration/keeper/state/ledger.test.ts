@@ -87,6 +87,19 @@ describe("ledger", () => {
     expect(await ledger.admitMany([])).toEqual([]);
   });
 
+  it("admitMany answers an admission Redis failed in its place; the others stand", async () => {
+    const other = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
+    await ctx.redis.set(ctx.keys.ledgerIntent(`claim-${POSITION}`), "not a ledger record");
+    const [failed, admitted] = await ledger.admitMany([
+      { intent: claim(POSITION), status: "pending" },
+      { intent: claim(other), status: "pending" },
+    ]);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toMatch(/WRONGTYPE/);
+    expect(admitted).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.get(`claim-${other}`)).toMatchObject({ status: "pending" });
+  });
+
   it("admits concurrent duplicates exactly once", async () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => ledger.admit(claim(POSITION))));
     expect(results.filter((r) => r.admitted)).toHaveLength(1);
