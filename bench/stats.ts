@@ -283,7 +283,9 @@ export function pollTimesOf(
     if (kind !== REQUEST_KIND.positions || status !== 200 || wallet < 0 || wallet >= walletCount) continue;
     const k = polls[wallet] ?? 0;
     polls[wallet] = k + 1;
-    (bySweep[k] ??= []).push(t);
+    const sweep = bySweep[k] ?? [];
+    sweep.push(t);
+    bySweep[k] = sweep;
     all.push(t);
   }
   return { bySweep, all };
