@@ -9,6 +9,7 @@ import {
   KEEPER_PLAN_SHARE,
   percentile,
   type Sweep,
+  sweepShareOfPlan,
 } from "./stats.js";
 
 export interface Report {
@@ -173,9 +174,12 @@ export function printReport(report: Report): void {
   const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
   const efficiencies = keeper.sweeps.map((s) => boundEfficiency(s, options.rps));
   const worst = efficiencies.length > 0 ? Math.min(...efficiencies) : Number.NaN;
+  // The sweep is paced to its share of the plan; with the watcher on, the rest is kept for targeted
+  // work and the watcher's reads are charged to the sweep's share (src/api/request-budget.ts).
+  const share = sweepShareOfPlan(options.mode, options.sweepSharePct);
   out(
-    `  ${verdict(worst >= 0.85)}  throughput >= 85 % of the rate-limit bound   ` +
-      `measured ${pct(worst)} (worst of ${efficiencies.length} complete sweeps)`,
+    `  ${verdict(worst >= 0.85 * share)}  throughput >= 85 % of the sweep's share   ` +
+      `measured ${pct(worst)} of the bound, ${pct(worst / share)} of its share (${pct(share)}; worst of ${efficiencies.length} complete sweeps)`,
   );
   const refused = Math.max(keeper.rateLimited, keeper.serviceRefused);
   out(`  ${verdict(refused === 0)}  zero 429s                                  measured ${refused}`);

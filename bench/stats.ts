@@ -1,4 +1,5 @@
 import { WINDOW_SHARE } from "../src/api/sliding-window.js";
+import { DEFAULT_SWEEP_SHARE_PCT } from "../src/config/schema.js";
 import { REQUEST_KIND, type RequestEvent } from "./protocol.js";
 
 /** Nearest-rank percentile of `values` (p in 0..100); NaN when there are none. */
@@ -263,6 +264,14 @@ export function burstFloorMs(
     planMs: (requests / requestsPerSecond) * 1000,
     keeperMs: (requests / (requestsPerSecond * KEEPER_PLAN_SHARE)) * 1000,
   };
+}
+
+/**
+ * The share of the plan the keeper's sweep is paced to: `watcher.sweepSharePct` with the market
+ * watcher on (markets mode), the whole plan with it off (wallets mode).
+ */
+export function sweepShareOfPlan(mode: "wallets" | "markets", sweepSharePct: number | undefined): number {
+  return mode === "markets" ? (sweepSharePct ?? DEFAULT_SWEEP_SHARE_PCT) / 100 : 1;
 }
 
 /** The share of the plan's window Keeper's rate limiter fills (src/api/sliding-window.ts WINDOW_SHARE). */

@@ -6,6 +6,9 @@ import { DEFAULT_PAYOUT_MINTS, SETTLED_LATER_KINDS } from "../chain/inflow-rules
 import { pubkey } from "../core/schemas/common.js";
 import { HOST_NAME_RULE, isHostName } from "../ops/allowed-hosts.js";
 
+/** The percent of the plan the sweep may use while the market watcher runs (`watcher.sweepSharePct`). */
+export const DEFAULT_SWEEP_SHARE_PCT = 80;
+
 /** Names that hold secrets: refused in the YAML, accepted only from the environment or files. */
 export const SECRET_KEYS = ["apiKey", "secretKey", "privateKey", "webhookUrl", "key", "keypair"] as const;
 
@@ -219,7 +222,7 @@ export const configSchema = z.strictObject({
         .number({ error: "expected a percent between 10 and 100" })
         .min(10, "expected a percent between 10 and 100")
         .max(100, "expected a percent between 10 and 100")
-        .default(80),
+        .default(DEFAULT_SWEEP_SHARE_PCT),
       /**
        * While this process runs a targeted poll, a build or a signing, the sweep's polls use at most
        * this percent of service.requestsPerSecond (never more than sweepSharePct).

@@ -1,3 +1,5 @@
+import { DEFAULT_SWEEP_SHARE_PCT } from "../config/schema.js";
+
 /**
  * The rate settings of the config `keeper sandbox --keys-dir` writes, from the size of its fleet: a
  * keeper on thousands of sandbox wallets must fit its sweeps into the sandbox's plan, as it would on
@@ -5,7 +7,7 @@
  */
 
 /** Keeper's default share of the plan its sweeps may use (`watcher.sweepSharePct`). */
-const SWEEP_SHARE = 0.8;
+const SWEEP_SHARE = DEFAULT_SWEEP_SHARE_PCT / 100;
 /** Room left in the sweep's share for the market watcher's reads and an uneven pace. */
 const HEADROOM = 0.8;
 /** Periods a six-field cron runs at evenly: whole minutes that divide an hour. */

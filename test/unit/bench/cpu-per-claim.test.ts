@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimCpu, claimCpuCell, cpuAt } from "../../../bench/cpu-per-claim.js";
+import { claimCpu, claimCpuCell, cpuAt, formatSweepCpu } from "../../../bench/cpu-per-claim.js";
 
 describe("the keeper's CPU per claim", () => {
   // Readings every 500 ms: 100 ms of CPU a second at rest, 600 a second from 2.0 s to 4.0 s.
@@ -33,5 +33,23 @@ describe("the keeper's CPU per claim", () => {
     expect(claimCpuCell(cpu)).toBe("120.0 ms / 100.0 ms");
     expect(claimCpu(readings, { fromMs: 2_000, toMs: 9_000, claims: 10 })).toBeUndefined();
     expect(claimCpuCell(claimCpu(readings, { fromMs: 2_000, toMs: 4_000, claims: 4 }))).toBe("300.0 ms / —");
+  });
+
+  it("a sweep's CPU a poll: over its middle 80 %, divided by every poll answered then", () => {
+    const sweep = [1_000, 1_400, 1_800, 2_200, 2_600, 3_000, 3_400, 3_800, 4_200, 4_600];
+    // From the 2nd wallet's poll (1,400) to the 10th's (4,600): 40,000 to 1,360,000 µs of CPU, and
+    // nine polls in that span, a targeted one at 3,000 among them.
+    expect(
+      formatSweepCpu(
+        readings,
+        2,
+        sweep,
+        [...sweep, 3_000].sort((a, b) => a - b),
+      ),
+    ).toBe("sweep 2: 146.67 ms a poll (1320 ms over 9 polls in 3.2 s, 41 % of a core)");
+    // A sweep that outlasts the readings has no figure.
+    const late = sweep.map((t) => t + 1_000);
+    expect(formatSweepCpu(readings, 2, late, late)).toBeUndefined();
+    expect(formatSweepCpu(readings, 1, [2_000], [2_000])).toBeUndefined();
   });
 });
