@@ -124,7 +124,7 @@ export async function processPoll(
       withOrders: kind === "orders",
       source: deps.source,
       inFlight,
-      nowSeconds: Math.floor(now.getTime() / 1000),
+      nowSeconds,
       triggerOrders,
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
