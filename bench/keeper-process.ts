@@ -115,10 +115,12 @@ async function start(message: KeeperStart): Promise<void> {
   keeper = await startKeeper({ config, roles: new Set(roles), logger, wallets, opsServer: false });
   progressTimer = setInterval(() => {
     const cpu = process.cpuUsage();
+    const mainThread = process.threadCpuUsage();
     void send({
       type: "progress",
       rssBytes: sampleRss(),
       cpuMicros: cpu.user + cpu.system + signerProcess.cpuMicros,
+      mainThreadCpuMicros: mainThread.user + mainThread.system + signerProcess.mainThreadCpuMicros,
       ...(signerProcess.child ? { signerCpuMicros: signerProcess.cpuMicros } : {}),
     });
   }, PROGRESS_MS);
@@ -126,8 +128,15 @@ async function start(message: KeeperStart): Promise<void> {
 }
 
 /** The forked signer process, and what it last reported (added to this process's reports). */
-const signerProcess: { child?: ChildProcess; cpuMicros: number; rssBytes: number; maxRssKb: number } = {
+const signerProcess: {
+  child?: ChildProcess;
+  cpuMicros: number;
+  mainThreadCpuMicros: number;
+  rssBytes: number;
+  maxRssKb: number;
+} = {
   cpuMicros: 0,
+  mainThreadCpuMicros: 0,
   rssBytes: 0,
   maxRssKb: 0,
 };
@@ -141,6 +150,7 @@ function startSignerProcess(message: KeeperStart): Promise<void> {
       if (reply.type === "ready") resolve();
       else if (reply.type === "progress") {
         signerProcess.cpuMicros = reply.cpuMicros;
+        signerProcess.mainThreadCpuMicros = reply.mainThreadCpuMicros ?? 0;
         signerProcess.rssBytes = reply.rssBytes;
       } else if (reply.type === "stopped") signerProcess.maxRssKb = reply.maxRssKb;
       else if (reply.type === "failed") reject(new Error(`signer process: ${reply.error}`));

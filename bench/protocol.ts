@@ -79,6 +79,11 @@ export interface KeeperProgress {
   readonly cpuMicros: number;
   /** With --signer-process: the signer process's part of cpuMicros. */
   readonly signerCpuMicros?: number;
+  /**
+   * The part of cpuMicros spent on the processes' main threads (process.threadCpuUsage); the rest is
+   * V8's helper threads: garbage collection and compiling.
+   */
+  readonly mainThreadCpuMicros?: number;
 }
 
 export interface KeeperStopped {

@@ -10,7 +10,14 @@ import { Redis } from "ioredis";
 import { intentKeys } from "../src/core/intent.js";
 import { redisKeys } from "../src/keeper/names.js";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/index.js";
-import { type CpuReading, claimCpu, formatClaimCpu, formatSweepCpu } from "./cpu-per-claim.js";
+import {
+  type ClaimCpu,
+  type CpuReading,
+  claimCpu,
+  formatClaimCpu,
+  formatSweepCpu,
+  formatThreadSplit,
+} from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
 import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
@@ -146,6 +153,7 @@ interface WarmUpContext {
   prefix: string;
   usedMarkets: Set<string>;
   cpuReadings: readonly CpuReading[];
+  mainThreadReadings: readonly CpuReading[];
   phaseStart: number;
   status: () => string;
   broken: () => string | undefined;
@@ -191,7 +199,15 @@ async function warmUpBurst(options: BenchOptions, ctx: WarmUpContext): Promise<b
         })
       : undefined;
   log(`${since(ctx.phaseStart)}  warm-up: ${confirmed.length} confirmed; keeper CPU ${formatClaimCpu(cpu)}`);
+  const split = cpu && threadSplit(cpu, ctx.mainThreadReadings, sample.resolvedAtMs);
+  if (split) log(`  of which ${split}`);
   return settled;
+}
+
+/** The burst's CPU split between main threads and V8's helpers (formatThreadSplit), if readings cover it. */
+function threadSplit(cpu: ClaimCpu, mainThreadReadings: readonly CpuReading[], fromMs: number) {
+  const mainThread = claimCpu(mainThreadReadings, { fromMs, toMs: fromMs + cpu.burstMs, claims: cpu.claims });
+  return formatThreadSplit(cpu, mainThread);
 }
 
 /** Room the claim burst needs between two sweeps: the markets' close, the burst, and margin. */
@@ -255,6 +271,7 @@ async function runKeeperPhase(
   let rss = 0;
   const cpuReadings: CpuReading[] = [];
   const signerReadings: CpuReading[] = [];
+  const mainThreadReadings: CpuReading[] = [];
   const logFile = join(tmpdir(), `${prefix}-keeper.log`);
   served.start();
   const child = forkKeeper(options.keeperRuntime, options.keeperHeapMb, options.keeperNodeFlags);
@@ -273,6 +290,8 @@ async function runKeeperPhase(
       rss = message.rssBytes;
       cpuReadings.push([Date.now(), message.cpuMicros]);
       if (message.signerCpuMicros !== undefined) signerReadings.push([Date.now(), message.signerCpuMicros]);
+      if (message.mainThreadCpuMicros !== undefined)
+        mainThreadReadings.push([Date.now(), message.mainThreadCpuMicros]);
     } else if (message.type === "cpu-profile") {
       log(`${since(phaseStart)}  keeper's CPU profile:\n${message.summary}`);
     } else if (message.type === "stopped") {
@@ -337,7 +356,17 @@ async function runKeeperPhase(
       const gap = () => waitForQuietGap(options, phaseStart, progress, status, broken);
       if (options.warmUpClaims > 0) {
         timedOut ||= !(await gap());
-        const warm = { sandbox, redis, prefix, usedMarkets, cpuReadings, phaseStart, status, broken };
+        const warm = {
+          sandbox,
+          redis,
+          prefix,
+          usedMarkets,
+          cpuReadings,
+          mainThreadReadings,
+          phaseStart,
+          status,
+          broken,
+        };
         timedOut ||= !(await warmUpBurst(options, warm));
       }
       timedOut ||= !(await gap());
@@ -448,6 +477,8 @@ async function runKeeperPhase(
         )
       : undefined;
   if (cpu) log(`keeper CPU over the claim burst: ${formatClaimCpu(cpu)}`);
+  const split = cpu && threadSplit(cpu, mainThreadReadings, sample.resolvedAtMs);
+  if (split) log(`  of which ${split}`);
   const signerCpu =
     cpu &&
     claimCpu(signerReadings, {

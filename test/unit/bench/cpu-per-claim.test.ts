@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { claimCpu, claimCpuCell, cpuAt, formatSweepCpu } from "../../../bench/cpu-per-claim.js";
+import {
+  claimCpu,
+  claimCpuCell,
+  cpuAt,
+  formatSweepCpu,
+  formatThreadSplit,
+} from "../../../bench/cpu-per-claim.js";
 
 describe("the keeper's CPU per claim", () => {
   // Readings every 500 ms: 100 ms of CPU a second at rest, 600 a second from 2.0 s to 4.0 s.
@@ -51,5 +57,25 @@ describe("the keeper's CPU per claim", () => {
     const late = sweep.map((t) => t + 1_000);
     expect(formatSweepCpu(readings, 2, late, late)).toBeUndefined();
     expect(formatSweepCpu(readings, 1, [2_000], [2_000])).toBeUndefined();
+  });
+
+  it("splits a burst's CPU between the main thread and V8's helper threads", () => {
+    const all = claimCpu(readings, { fromMs: 2_000, toMs: 4_000, claims: 10 });
+    // The main thread: 450 ms of CPU a second through the burst, of the process's 600.
+    const mainThread: [number, number][] = [
+      [1_000, 0],
+      [2_000, 90_000],
+      [3_000, 540_000],
+      [4_000, 990_000],
+      [5_000, 1_060_000],
+    ];
+    const main = claimCpu(mainThread, { fromMs: 2_000, toMs: 4_000, claims: 10 });
+    expect(all && formatThreadSplit(all, main)).toBe(
+      "main thread 90.0 ms a claim, V8's helper threads 30.0 ms (garbage collection, compiling)",
+    );
+    // No main-thread readings over the burst (an older keeper process): nothing to say.
+    expect(
+      all && formatThreadSplit(all, claimCpu(mainThread, { fromMs: 2_000, toMs: 6_000, claims: 10 })),
+    ).toBe(undefined);
   });
 });
