@@ -1,4 +1,5 @@
 import { claimCpuCell } from "./cpu-per-claim.js";
+import { type IoPartCosts, ioFloorPerClaim, timesFloor } from "./io-floor.js";
 import type { BenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
 import {
@@ -16,6 +17,8 @@ export interface Report {
   readonly options: BenchOptions;
   readonly keeper: PhaseResult;
   readonly naive: PhaseResult | undefined;
+  /** A claim's I/O floor measured in this run (before and after the phases), see io-floor.ts. */
+  readonly ioFloors: readonly IoPartCosts[];
   readonly benchMaxRssBytes: number;
 }
 
@@ -140,6 +143,15 @@ export function printReport(report: Report): void {
     "—",
   );
   row("keeper CPU a claim (in all / above rest)", claimCpuCell(keeper.cpu), "—");
+  row(
+    "  a claim's I/O alone, this run",
+    report.ioFloors.length === 0
+      ? "—"
+      : report.ioFloors.map((f) => `${ioFloorPerClaim(f).toFixed(2)} ms`).join(" / "),
+    "(before / after the phases)",
+  );
+  const cpuTimesFloor = keeper.cpu && timesFloor(keeper.cpu.burstCpuMs / keeper.cpu.claims, report.ioFloors);
+  row("  keeper CPU a claim / its I/O alone", cpuTimesFloor ?? "—", "—");
   const rss = keeper.maxRssBytes;
   row(
     "keeper peak RSS (maxRSS / sampled)",

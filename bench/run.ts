@@ -19,6 +19,7 @@ import {
   formatThreadSplit,
 } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
+import { formatIoFloor, type IoPartCosts, measureIoFloor } from "./io-floor.js";
 import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, msUntilNextTick, parseBenchOptions } from "./options.js";
@@ -625,6 +626,23 @@ async function runNaivePhase(
 
 const CONFIRM_GRACE_MS = 65_000;
 
+/** The I/O floor (bench/io-floor.ts) measured now, logged and kept; a failure is logged, not fatal. */
+async function measureFloor(
+  options: BenchOptions,
+  prefix: string,
+  when: string,
+  runStart: number,
+  floors: IoPartCosts[],
+): Promise<void> {
+  try {
+    const floor = await measureIoFloor(options, prefix);
+    floors.push(floor);
+    log(`${since(runStart)}  a claim's I/O alone, ${when}: ${formatIoFloor(floor)}`);
+  } catch (error) {
+    log(`${since(runStart)}  ! the I/O floor ${when} was not measured: ${(error as Error).message}`);
+  }
+}
+
 async function main(): Promise<number> {
   const parsed = parseBenchOptions(process.argv.slice(2));
   if ("help" in parsed) {
@@ -648,7 +666,9 @@ async function main(): Promise<number> {
   await redis.connect();
   let sandbox: RunningSandbox | undefined;
   const served = new ServedRequests();
+  const ioFloors: IoPartCosts[] = [];
   try {
+    await measureFloor(options, prefix, "before the sandbox", runStart, ioFloors);
     sandbox = await startSandbox({
       port: 0,
       onServed: served.onServed,
@@ -691,7 +711,14 @@ async function main(): Promise<number> {
       await writeFile(options.eventsFile, `${lines.join("\n")}\n`);
       log(`request events written to ${options.eventsFile}`);
     }
-    printReport({ options, keeper, naive, benchMaxRssBytes: process.resourceUsage().maxRSS * 1024 });
+    await measureFloor(options, prefix, "after the phases", runStart, ioFloors);
+    printReport({
+      options,
+      keeper,
+      naive,
+      ioFloors,
+      benchMaxRssBytes: process.resourceUsage().maxRSS * 1024,
+    });
     return 0;
   } finally {
     await sandbox?.close().catch((e: unknown) => log(`sandbox close failed: ${(e as Error).message}`));
