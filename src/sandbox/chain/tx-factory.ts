@@ -17,6 +17,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
+import { coSignLegacy, coSignVersioned } from "./co-sign.js";
 import { type LocalChain, PreflightFailure, SignatureVerificationFailure } from "./local-chain.js";
 import type { SandboxAssets } from "./sandbox-assets.js";
 import type { RpcTransactionError } from "./transaction-error.js";
@@ -319,11 +320,11 @@ export class TxFactory {
         instructions: all,
       });
       const tx = new VersionedTransaction(message.compileToV0Message());
-      if (coSigners.length > 0) tx.sign([...coSigners]);
+      if (coSigners.length > 0) coSignVersioned(tx, coSigners);
       bytes = tx.serialize();
     } else {
       const tx = new Transaction({ feePayer, blockhash, lastValidBlockHeight }).add(...all);
-      if (coSigners.length > 0) tx.partialSign(...coSigners);
+      if (coSigners.length > 0) coSignLegacy(tx, coSigners);
       bytes = tx.serialize({ requireAllSignatures: false, verifySignatures: false });
     }
     return {

@@ -50,6 +50,24 @@ describe("sandbox transactions on the local chain", () => {
     }
   });
 
+  it("reads an account through LiteSVM's native side as its wrapper reads it", () => {
+    const owner = Keypair.generate();
+    run.assets.fundWallet(owner.publicKey, { sol: 1, usdc: 5_000_000n });
+    const ata = getAssociatedTokenAddressSync(run.assets.usdcMint, owner.publicKey);
+    for (const address of [owner.publicKey, ata, run.assets.usdcMint]) {
+      const ours = run.chain.getAccount(address);
+      const theirs = run.chain.svm.getAccount(
+        address.toBase58() as Parameters<typeof run.chain.svm.getAccount>[0],
+      );
+      if (!theirs.exists) throw new Error(`${address.toBase58()} should exist`);
+      expect(ours?.lamports).toBe(BigInt(theirs.lamports));
+      expect(ours?.owner.toBase58()).toBe(theirs.programAddress);
+      expect(Buffer.from(ours?.data ?? [])).toEqual(Buffer.from(theirs.data));
+      expect(ours?.executable).toBe(theirs.executable);
+    }
+    expect(run.chain.getAccount(Keypair.generate().publicKey)).toBeNull();
+  });
+
   it("a claim, partially signed by the vault and signed by the owner, lands and pays the owner", async () => {
     const owner = Keypair.generate();
     run.assets.fundWallet(owner.publicKey, { sol: 1 });
