@@ -15,6 +15,7 @@ import type {
   WorldChainPort,
 } from "../world/chain-port.js";
 import { badRequest } from "../world/errors.js";
+import { associatedAddress } from "./associated-address.js";
 import type { ChainLogger, LocalChain } from "./local-chain.js";
 import { poolPayoutInstruction } from "./pool-program.js";
 import type { SandboxAssets } from "./sandbox-assets.js";
@@ -90,7 +91,7 @@ export class LocalChainPort implements WorldChainPort {
     for (const mint of mints) {
       const programId = this.chain.getAccount(mint)?.owner;
       if (programId === undefined) throw new Error(`unknown mint ${mint.toBase58()}`);
-      addresses.push(mint, getAssociatedTokenAddressSync(mint, pool, true, programId));
+      addresses.push(mint, associatedAddress(mint, pool, programId));
     }
     const unique = [...new Map(addresses.map((a) => [a.toBase58(), a])).values()];
     if (unique.length > MAX_LOOKUP_TABLE_ADDRESSES)
@@ -276,9 +277,9 @@ export class LocalChainPort implements WorldChainPort {
           programId: poolProgram,
           pool,
           bump: poolBump,
-          source: getAssociatedTokenAddressSync(args.outputMint, pool, true, outputProgram),
+          source: associatedAddress(args.outputMint, pool, outputProgram),
           mint: args.outputMint,
-          destination: getAssociatedTokenAddressSync(args.outputMint, args.maker, true, outputProgram),
+          destination: associatedAddress(args.outputMint, args.maker, outputProgram),
           amountRaw: args.outAmountRaw,
           decimals: this.chain.mintDecimals(args.outputMint) ?? 0,
           tokenProgram: outputProgram,
@@ -352,9 +353,9 @@ export class LocalChainPort implements WorldChainPort {
       programId: poolProgram,
       pool,
       bump: poolBump,
-      source: getAssociatedTokenAddressSync(args.outputMint, pool, true, outputProgram),
+      source: associatedAddress(args.outputMint, pool, outputProgram),
       mint: args.outputMint,
-      destination: getAssociatedTokenAddressSync(args.outputMint, args.taker, true, outputProgram),
+      destination: associatedAddress(args.outputMint, args.taker, outputProgram),
       // Hostile: dust, so the transaction still brings the taker something.
       amountRaw: args.redirectFunds === true ? 1n : args.outAmountRaw,
       decimals: this.chain.mintDecimals(args.outputMint) ?? 0,

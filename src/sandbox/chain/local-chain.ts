@@ -1,14 +1,10 @@
 import { createHash } from "node:crypto";
-import {
-  ACCOUNT_SIZE,
-  getAssociatedTokenAddressSync,
-  NATIVE_MINT,
-  TOKEN_PROGRAM_ID,
-} from "@solana/spl-token";
+import { ACCOUNT_SIZE, NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { type Keypair, PublicKey, SystemProgram, VersionedMessage } from "@solana/web3.js";
 import bs58 from "bs58";
 import { type Account, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from "litesvm";
 import type { Logger } from "pino";
+import { associatedAddress } from "./associated-address.js";
 import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window.js";
 import { ChainFaults } from "./chain-faults.js";
 import { Congestion, type CongestionSettings } from "./congestion.js";
@@ -591,7 +587,7 @@ export class LocalChain {
     const reserve = this.minimumBalanceForRentExemption(ACCOUNT_SIZE);
     const atas: PublicKey[] = [];
     for (const owner of owners) {
-      const ata = getAssociatedTokenAddressSync(mint, owner, true, mintAccount.owner);
+      const ata = associatedAddress(mint, owner, mintAccount.owner);
       const current = this.getAccount(ata);
       const state = current === null ? undefined : decodeTokenAccount(current.data);
       const balance = (state?.amount ?? 0n) + amount;
@@ -650,7 +646,7 @@ export class LocalChain {
   /** The owner's balance in their associated token account for `mint` (0 if it has none). */
   tokenBalance(owner: PublicKey, mint: PublicKey): bigint {
     const programId = this.getAccount(mint)?.owner ?? TOKEN_PROGRAM_ID;
-    const ata = getAssociatedTokenAddressSync(mint, owner, true, programId);
+    const ata = associatedAddress(mint, owner, programId);
     return this.tokenAccount(ata)?.amount ?? 0n;
   }
 

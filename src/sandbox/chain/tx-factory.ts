@@ -3,7 +3,6 @@ import {
   createCloseAccountInstruction,
   createSyncNativeInstruction,
   createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
   NATIVE_MINT,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
@@ -17,6 +16,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
+import { associatedAddress } from "./associated-address.js";
 import { coSignLegacy, coSignVersioned } from "./co-sign.js";
 import { type LocalChain, PreflightFailure, SignatureVerificationFailure } from "./local-chain.js";
 import type { SandboxAssets } from "./sandbox-assets.js";
@@ -227,7 +227,7 @@ export class TxFactory {
   /** Whether `owner` has an associated token account for `mint` on the chain now. */
   hasTokenAccount(mint: PublicKey, owner: PublicKey): boolean {
     const programId = this.chain.getAccount(mint)?.owner ?? TOKEN_PROGRAM_ID;
-    return this.chain.getAccount(getAssociatedTokenAddressSync(mint, owner, true, programId)) !== null;
+    return this.chain.getAccount(associatedAddress(mint, owner, programId)) !== null;
   }
 
   /**
@@ -242,7 +242,7 @@ export class TxFactory {
     amountRaw: bigint,
   ): { setup: TransactionInstruction[]; cleanup: TransactionInstruction | null } {
     if (!mint.equals(NATIVE_MINT)) return { setup: [], cleanup: null };
-    const account = getAssociatedTokenAddressSync(NATIVE_MINT, owner, true);
+    const account = associatedAddress(NATIVE_MINT, owner);
     const existed = this.chain.getAccount(account) !== null;
     return {
       setup: [
@@ -256,7 +256,7 @@ export class TxFactory {
 
   /** Closes the owner's wrapped SOL account to the owner: its balance and rent come back as SOL. */
   closeWrappedSol(owner: PublicKey): TransactionInstruction {
-    const account = getAssociatedTokenAddressSync(NATIVE_MINT, owner, true);
+    const account = associatedAddress(NATIVE_MINT, owner);
     return createCloseAccountInstruction(account, owner, owner);
   }
 
@@ -276,8 +276,8 @@ export class TxFactory {
     const decimals = this.chain.mintDecimals(args.mint);
     if (programId === undefined || decimals === undefined)
       throw new Error(`unknown mint ${args.mint.toBase58()}`);
-    const source = getAssociatedTokenAddressSync(args.mint, args.from, true, programId);
-    const destination = getAssociatedTokenAddressSync(args.mint, args.to, true, programId);
+    const source = associatedAddress(args.mint, args.from, programId);
+    const destination = associatedAddress(args.mint, args.to, programId);
     return [
       createAssociatedTokenAccountIdempotentInstruction(
         args.payer,
