@@ -125,7 +125,7 @@ function forkFloorProcess(
 export async function measureIoFloor(
   options: Pick<BenchOptions, "keeperRuntime" | "keeperNodeFlags" | "redisUrl">,
   prefix: string,
-  rounds = 3,
+  rounds = 5,
 ): Promise<IoPartCosts> {
   const server = await answeringServer();
   const child = forkFloorProcess(options.keeperRuntime, options.keeperNodeFlags);
