@@ -340,8 +340,8 @@ export class LocalChain {
       return undefined;
     }
     const accounts = this.resolve(tx);
-    // Each account read once before and once after (a read is a base58 round trip through LiteSVM's
-    // codecs, the chain's dearest step): balances and token balances come from the same reads.
+    // Each account read once before and once after, each mint's decimals once: reads were the chain's
+    // dearest step on a claim burst, on the same machine as the keeper it serves.
     const decimals = new Map<string, number>();
     const before = this.balancesOf(
       accounts.keys.map((key) => this.getAccount(key)),
