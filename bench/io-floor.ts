@@ -4,12 +4,9 @@
  * This machine's speed moves by 2x or more between hours, so a claim's CPU in milliseconds compares
  * only within one sitting; its multiple of this floor compares across runs.
  */
-import { type ChildProcess, fork } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { forkBenchScript } from "./keeper-fork.js";
 import type { BenchOptions } from "./options.js";
 
 /**
@@ -59,11 +56,16 @@ export function formatIoFloor(parts: IoPartCosts): string {
   );
 }
 
+/** The mean per-claim floor of the floors measured in a run; undefined without one. */
+export function meanFloor(floors: readonly IoPartCosts[]): number | undefined {
+  if (floors.length === 0) return undefined;
+  return floors.reduce((sum, f) => sum + ioFloorPerClaim(f), 0) / floors.length;
+}
+
 /** "6.1x" : a claim's CPU as a multiple of its I/O floor (the mean of the floors measured). */
 export function timesFloor(claimCpuMs: number, floors: readonly IoPartCosts[]): string | undefined {
-  if (floors.length === 0) return undefined;
-  const floor = floors.reduce((sum, f) => sum + ioFloorPerClaim(f), 0) / floors.length;
-  return floor > 0 ? `${(claimCpuMs / floor).toFixed(1)}x` : undefined;
+  const floor = meanFloor(floors);
+  return floor !== undefined && floor > 0 ? `${(claimCpuMs / floor).toFixed(1)}x` : undefined;
 }
 
 /** Messages of the floor's child process (Node IPC). */
@@ -103,20 +105,6 @@ function answeringServer(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-
-function forkFloorProcess(
-  runtime: BenchOptions["keeperRuntime"],
-  nodeFlags: readonly string[],
-): ChildProcess {
-  const built = join(dirname(BENCH_DIR), "dist", "bench", "io-floor-process.js");
-  const useBuilt = runtime === "dist" && existsSync(built);
-  return fork(useBuilt ? built : join(BENCH_DIR, "io-floor-process.ts"), [], {
-    execArgv: useBuilt ? [...nodeFlags] : ["--import", "tsx", ...nodeFlags],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-}
-
 /**
  * Measures the floor in a process of its own, started like the keeper's (same runtime, same node
  * flags), the HTTP server here so that only the client's side is counted, as in the keeper. The
@@ -128,7 +116,10 @@ export async function measureIoFloor(
   rounds = 5,
 ): Promise<IoPartCosts> {
   const server = await answeringServer();
-  const child = forkFloorProcess(options.keeperRuntime, options.keeperNodeFlags);
+  // Built or through tsx as the keeper runs; a test without a build falls back to the sources.
+  const child = forkBenchScript("io-floor-process", options.keeperRuntime, options.keeperNodeFlags, {
+    fallBackToSources: true,
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     const reply = await new Promise<IoFloorReply>((resolve, reject) => {

@@ -9,23 +9,38 @@ import type { KeeperStart } from "./protocol.js";
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
 
-/** Forks bench/keeper-process (the built one, as the image runs it, or through tsx); it speaks IPC. */
+/**
+ * Forks a bench script (bench/NAME): the built one on plain node, as the image runs the keeper, or
+ * through tsx; it speaks IPC. Without a build, `dist` fails with how to make one, unless
+ * `fallBackToSources` (then the sources run through tsx).
+ */
+export function forkBenchScript(
+  name: string,
+  runtime: BenchOptions["keeperRuntime"],
+  nodeFlags: readonly string[],
+  { fallBackToSources = false }: { fallBackToSources?: boolean } = {},
+): ChildProcess {
+  const built = join(REPO_DIR, "dist", "bench", `${name}.js`);
+  const useBuilt = runtime === "dist" && (existsSync(built) || !fallBackToSources);
+  if (useBuilt && !existsSync(built))
+    throw new Error(
+      `${built} is missing: run npm run build (npm run bench does), or pass --keeper-runtime tsx`,
+    );
+  return fork(useBuilt ? built : join(BENCH_DIR, `${name}.ts`), [], {
+    cwd: REPO_DIR,
+    execArgv: useBuilt ? [...nodeFlags] : ["--import", "tsx", ...nodeFlags],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+}
+
+/** Forks bench/keeper-process (see forkBenchScript), with the heap cap when one is given. */
 export function forkKeeper(
   runtime: BenchOptions["keeperRuntime"],
   heapMb: number | undefined,
   nodeFlags: readonly string[],
 ): ChildProcess {
-  const heap = [...nodeFlags, ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`])];
-  const built = join(REPO_DIR, "dist", "bench", "keeper-process.js");
-  if (runtime === "dist" && !existsSync(built))
-    throw new Error(
-      `${built} is missing: run npm run build (npm run bench does), or pass --keeper-runtime tsx`,
-    );
-  return fork(runtime === "dist" ? built : join(BENCH_DIR, "keeper-process.ts"), [], {
-    cwd: REPO_DIR,
-    execArgv: runtime === "dist" ? heap : ["--import", "tsx", ...heap],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
+  const flags = [...nodeFlags, ...(heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`])];
+  return forkBenchScript("keeper-process", runtime, flags);
 }
 
 /** Where the keeper finds the sandbox: its service, key, chain and USDC mint. */

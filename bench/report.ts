@@ -1,5 +1,5 @@
 import { claimCpuCell } from "./cpu-per-claim.js";
-import { type IoPartCosts, ioFloorPerClaim, timesFloor } from "./io-floor.js";
+import { type IoPartCosts, ioFloorPerClaim, meanFloor, timesFloor } from "./io-floor.js";
 import type { BenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
 import {
@@ -228,8 +228,6 @@ export function cpuVerdict(
   const burst = options.warmUpClaims > 0 ? "a second burst" : "the process's first burst";
   const multiple = timesFloor(perClaim, floors);
   const floor =
-    multiple === undefined
-      ? ""
-      : `; ${multiple} its I/O alone, ${(floors.reduce((sum, f) => sum + ioFloorPerClaim(f), 0) / floors.length).toFixed(2)} ms this run`;
+    multiple === undefined ? "" : `; ${multiple} its I/O alone, ${meanFloor(floors)?.toFixed(2)} ms this run`;
   return `${perClaim <= CPU_TARGET_MS_A_CLAIM ? "PASS" : "MISS"}  ${head}  measured ${perClaim.toFixed(1)} ms (${burst}${floor})`;
 }

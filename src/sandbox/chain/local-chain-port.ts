@@ -1,9 +1,4 @@
-import {
-  ASSOCIATED_TOKEN_PROGRAM_ID,
-  getAssociatedTokenAddressSync,
-  TOKEN_2022_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
-} from "@solana/spl-token";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { PublicKey, SystemProgram } from "@solana/web3.js";
 import bs58 from "bs58";
 import type {
@@ -209,12 +204,7 @@ export class LocalChainPort implements WorldChainPort {
     this.escrowed.set(args.orderRef, {
       inputMint: args.inputMint,
       amountRaw: args.amountRaw,
-      escrow: getAssociatedTokenAddressSync(
-        args.inputMint,
-        escrowOwner,
-        true,
-        this.tokenProgramOf(args.inputMint),
-      ),
+      escrow: associatedAddress(args.inputMint, escrowOwner, this.tokenProgramOf(args.inputMint)),
       redirected: args.redirectFunds === true,
     });
     return built;
