@@ -260,7 +260,12 @@ async function runPhase(
       if (!result.admitted) throw new Error(`${intent.key} was not admitted: ${result.status}`);
       const t = tracked[i];
       if (t) t.admittedAt = Date.now();
-      await enqueueBuild(queues.actions, intent.key, result.tries ?? 1, 1);
+      await enqueueBuild(
+        queues.actions,
+        intent.key,
+        { tries: result.tries ?? 1, recordId: result.recordId },
+        1,
+      );
     }
     // Every build may wait out its blockhash (150 slots), then a margin for a slow machine.
     const lifetimeMs = BLOCKHASH_VALIDITY_BLOCKS * options.slotMs;

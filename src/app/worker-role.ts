@@ -225,6 +225,7 @@ function buildDepsFor(
     logger,
     positions: source.positions,
     closeAllSlippageBps: config.protections.closeAllSlippageBps,
+    claimPayoutToleranceBps: config.signer.inflowToleranceBps,
     priorityFees: {
       recent: recentPriorityFeesOn(connection, logger),
       settings: priorityFeeSettings(config.signer),

@@ -133,7 +133,12 @@ export function registerProtectionCommands(program: Command, ctx: CliContext): v
         if (config.mode === "live") {
           const queues = createQueues(redis, keys.queuePrefix, config);
           try {
-            await enqueueBuild(queues.actions, intent.key, result.tries ?? 1, 1);
+            await enqueueBuild(
+              queues.actions,
+              intent.key,
+              { tries: result.tries ?? 1, recordId: result.recordId },
+              1,
+            );
           } finally {
             await queues.close();
           }

@@ -25,6 +25,12 @@ export const intentSchema = z.discriminatedUnion("kind", [
     positionPubkey: pubkey,
     expectedPayoutMicroUsd: rawAmount.optional(),
     /**
+     * Set by Keeper on a claim decided from the holdings index: its expected payout is as old as the
+     * wallet's last sweep (contracts sold since lower it), so a build that pays less is asked again
+     * from a fresh read rather than refused (action-worker.ts).
+     */
+    expectedPayoutFrom: z.literal("index").optional(),
+    /**
      * Not a claim but the record of one not made: the payout is left to the service's own free claim
      * (it claims every winner itself a day after settlement). Recorded as `left_to_service`, never
      * built or signed; its key differs from the claim's, so a claim stays possible later.

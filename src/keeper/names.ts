@@ -118,14 +118,29 @@ export function redisKeysOf(config: {
   return redisKeys(config.redis.prefix, config.mode, { isCluster: (config.redis.cluster?.length ?? 0) > 0 });
 }
 
+/**
+ * One try of one ledger record, as the job ids of its builds and signs name it: the try, and the
+ * record's own id (written at admission, none on a record an older Keeper admitted). A record lost
+ * from Redis and admitted again is another record: its jobs do not take the ids of the lost one's,
+ * which BullMQ may still hold (and would ignore an add under).
+ */
+export interface RecordTry {
+  readonly tries: number;
+  readonly recordId?: string | undefined;
+}
+
+/** The intent, its record and its try, as they begin a build's or a sign's job id. */
+const tryName = (intentKey: string, at: RecordTry) =>
+  at.recordId ? `${intentKey}-r${at.recordId}-t${at.tries}` : `${intentKey}-t${at.tries}`;
+
 export const jobIds = {
   poll: (wallet: string, kind: string, tickEpoch: number) => `poll-${kind}-${wallet}-${tickEpoch}`,
   /** A poll the market watcher asked for, named by the moment it saw the change. */
   targetedPoll: (wallet: string, seenAtMs: number) => `poll-positions-${wallet}-watch-${seenAtMs}`,
   /** At most one poll of a kind per wallet waits or runs; BullMQ drops the key when that job ends. */
   pollDeduplication: (wallet: string, kind: string) => `poll-${kind}-${wallet}`,
-  action: (intentKey: string, build: number) => `act-${intentKey}-${build}`,
-  sign: (intentKey: string, build: number) => `sign-${intentKey}-${build}`,
+  action: (intentKey: string, at: RecordTry, build: number) => `act-${tryName(intentKey, at)}-${build}`,
+  sign: (intentKey: string, at: RecordTry, build: number) => `sign-${tryName(intentKey, at)}-${build}`,
   /** The watch of attempt `attempt`, handed over by the sign job `signJobId`. */
   confirm: (signJobId: string, attempt: number) => `confirm-${signJobId}-a${attempt}`,
 } as const;

@@ -334,7 +334,7 @@ function watcherMetrics(registers: Registry[]) {
   });
   const watcherRequests = new Counter({
     name: "keeper_watcher_requests_total",
-    help: "Requests the market watcher sent, by endpoint name (listEvents, listEventMarkets)",
+    help: "Requests the market watcher sent, by endpoint name (listEvents, listEventMarkets, getMarket)",
     labelNames: ["endpoint"] as const,
     registers,
   });

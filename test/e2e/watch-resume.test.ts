@@ -87,8 +87,9 @@ describe("the watcher resumes a sent transaction after the keeper is killed", ()
       strategy: "auto-claim",
       positionPubkey: position.pubkey,
     };
-    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1 });
-    await enqueueBuild(actions, intent.key, 1, 1);
+    const admitted = await ledger.admit(intent);
+    expect(admitted).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
+    await enqueueBuild(actions, intent.key, { tries: 1, recordId: admitted.recordId }, 1);
     return intent.key;
   }
 

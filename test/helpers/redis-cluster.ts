@@ -9,7 +9,8 @@ import { redisServerInstalled } from "../../src/cli/private-redis.js";
 /**
  * A three-master Redis Cluster on loopback ports for the cluster tests: the one named by
  * KEEPER_TEST_REDIS_CLUSTER (host:port,host:port,... as `.ci/run` starts it), or else one of the test's
- * own, started here and stopped by `stop()`. Never skipped: without redis-server the test fails saying so.
+ * own, started here and stopped by `stop()` (always its own with `ownCluster`). Never skipped: without
+ * redis-server the test fails saying so.
  */
 export interface TestCluster {
   /** Seed nodes, host:port, as `redis.cluster` takes them. */
@@ -24,8 +25,9 @@ export interface TestCluster {
 
 export const CLUSTER_ENV = "KEEPER_TEST_REDIS_CLUSTER";
 
-export async function testCluster(): Promise<TestCluster> {
-  const fromEnv = process.env[CLUSTER_ENV]?.trim();
+export async function testCluster(options: { ownCluster?: boolean } = {}): Promise<TestCluster> {
+  // A test that changes a node's configuration starts its own: others may share the named one.
+  const fromEnv = options.ownCluster ? undefined : process.env[CLUSTER_ENV]?.trim();
   if (fromEnv) {
     const nodes = fromEnv.split(",").map((n) => n.trim());
     await waitForClusterOk(nodes.map(portOf));

@@ -47,7 +47,7 @@ export async function retryIntent(deps: RetryDeps, key: string): Promise<RetryRe
   if (!admitted.admitted)
     return admitted.status ? { outcome: "not_retryable", status: admitted.status } : { outcome: "unknown" };
   const tries = admitted.tries ?? row.tries + 1;
-  await enqueueBuild(deps.actions, key, tries, 1);
+  await enqueueBuild(deps.actions, key, { tries, recordId: admitted.recordId }, 1);
   const now = await deps.ledger.get(key);
   if (!now) return { outcome: "unknown" };
   return {

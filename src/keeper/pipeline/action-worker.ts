@@ -1,7 +1,7 @@
 import { type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import { PermanentApiError } from "../../api/errors.js";
-import { closeMinimumMicroUsd } from "../../chain/inflow-rules.js";
+import { closeMinimumMicroUsd, lessTolerance } from "../../chain/inflow-rules.js";
 import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../../config/schema.js";
 import { PermanentError } from "../../core/errors.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
@@ -39,6 +39,8 @@ export interface ActionDeps {
   readBeforeClose?: ReadBeforeCloseDeps;
   /** Told each close dropped by that read (for the metric). */
   onCloseDropped?: (reason: CloseDropReason) => void;
+  /** The signer's inflow tolerance (signer.inflowToleranceBps): a claim's payout may differ by this much. */
+  claimPayoutToleranceBps?: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function processAction(
   }
   // A re-run of a build whose transaction was already handed over must not build a second one.
   if (row.builds === build && (row.status === "built" || row.status === "sending")) {
-    await enqueueSign(deps.sign, intentKey, row.tries, build);
+    await enqueueSign(deps.sign, intentKey, row, build);
     return;
   }
   // No "building" mark first: a build takes effect only when "built" records it (with its number),
@@ -102,6 +104,8 @@ export async function processAction(
     }
     throw error;
   }
+  if (row.intent.kind === "claim" && (await isDeferredAsStale(row.intent, built.amountMicroUsd, deps, log)))
+    return;
   await deps.ledger.update(intentKey, {
     status: "built",
     builds: build,
@@ -118,7 +122,42 @@ export async function processAction(
   });
   if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
   log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
-  await enqueueSign(deps.sign, intentKey, row.tries, build);
+  await enqueueSign(deps.sign, intentKey, row, build);
+}
+
+/**
+ * A claim decided from the holdings index expects the payout its index entry showed, which is as old as
+ * the wallet's last sweep: contracts sold since (by hand, or a late fill of a sell order) lower the
+ * real payout. Such a build would be refused by the signer (it pays less than expected) and wait for a
+ * person; instead it is deferred, nothing signed, and the wallet's next poll asks again with the payout
+ * it reads then, which the signer checks as ever. True when deferred.
+ */
+async function isDeferredAsStale(
+  intent: Extract<Intent, { kind: "claim" }>,
+  builtPayout: string | undefined,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<boolean> {
+  const expected = intent.expectedPayoutMicroUsd;
+  if (intent.expectedPayoutFrom !== "index" || expected === undefined || !isRawAmount(builtPayout))
+    return false;
+  const least = lessTolerance(BigInt(expected), deps.claimPayoutToleranceBps ?? 0);
+  if (BigInt(builtPayout) >= least) return false;
+  const detail = `the build pays ${builtPayout} micro-USD, the holdings index said ${expected}`;
+  await deps.ledger.defer(
+    intent.key,
+    `${detail} (as of the wallet's last sweep): asked again on its next poll`,
+  );
+  log.warn(
+    { position: intent.positionPubkey, builtPayout, indexPayout: expected },
+    "index claim deferred: payout lower than the index said",
+  );
+  return true;
+}
+
+/** A non-negative integer amount in its decimal text. */
+function isRawAmount(value: string | undefined): value is string {
+  return value !== undefined && /^\d+$/.test(value);
 }
 
 /**
@@ -230,7 +269,7 @@ async function fanOutCloseAll(
         lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
         amountMicroUsd: preview.position.payoutAmountUsd,
       });
-      await enqueueSign(deps.sign, claim.key, admitted.tries ?? 1, 1);
+      await enqueueSign(deps.sign, claim.key, { tries: admitted.tries ?? 1, recordId: admitted.recordId }, 1);
       started += 1;
       continue;
     }
@@ -270,7 +309,7 @@ async function fanOutCloseAll(
       minInflowRaw: closeMinimumMicroUsd(preview.order),
       execution: executionRouteOf(preview),
     });
-    await enqueueSign(deps.sign, child.key, admitted.tries ?? 1, 1);
+    await enqueueSign(deps.sign, child.key, { tries: admitted.tries ?? 1, recordId: admitted.recordId }, 1);
     started += 1;
   }
   await deps.ledger.update(row.key, { status: "confirmed" });

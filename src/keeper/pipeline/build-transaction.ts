@@ -152,6 +152,25 @@ async function priceFor(
     });
 }
 
+/**
+ * A claim's build must be the claim asked for. Another winning position of the same wallet also pays
+ * the wallet, so the signer's inflow rule would pass it: recorded as this claim, it would leave the
+ * position asked for unclaimed yet marked confirmed, and the other's own claim failing later.
+ */
+function checkClaimNamesIntent(
+  position: { positionPubkey: string; ownerPubkey: string },
+  intent: Extract<Intent, { kind: "claim" }>,
+): void {
+  if (position.positionPubkey !== intent.positionPubkey)
+    throw new PermanentError(
+      `claim build: position.positionPubkey ${position.positionPubkey} is not the position asked for (${intent.positionPubkey})`,
+    );
+  if (position.ownerPubkey !== intent.wallet)
+    throw new PermanentError(
+      `claim build: position.ownerPubkey ${position.ownerPubkey} is not the wallet asked for (${intent.wallet})`,
+    );
+}
+
 /** Asks the service for the unsigned transaction that carries out an intent. */
 export async function buildTransaction(
   api: BuildApi,
@@ -161,6 +180,7 @@ export async function buildTransaction(
   switch (intent.kind) {
     case "claim": {
       const built = await api.claimPosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
+      checkClaimNamesIntent(built.position, intent);
       return {
         transaction: built.transaction,
         lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),

@@ -41,10 +41,10 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<void> {
   for (const wallet of deps.wallets) {
     for (const row of await ledger.inFlight(wallet)) {
       if (row.status === "pending" || row.status === "building")
-        await enqueueBuild(deps.actions, row.key, row.tries, Math.max(1, row.builds));
+        await enqueueBuild(deps.actions, row.key, row, Math.max(1, row.builds));
       else if (row.status === "built" || row.status === "sending")
-        await enqueueSign(deps.sign, row.key, row.tries, row.builds);
-      else if (row.status === "expired") await enqueueBuild(deps.actions, row.key, row.tries, row.builds + 1);
+        await enqueueSign(deps.sign, row.key, row, row.builds);
+      else if (row.status === "expired") await enqueueBuild(deps.actions, row.key, row, row.builds + 1);
       logger.debug({ intent: row.key, status: row.status }, "housekeeping: intent re-enqueued");
       if (row.status === "sending" && now - row.updatedAt >= deps.stuckSendingSeconds) stuck.push(row);
     }
@@ -69,7 +69,7 @@ export async function runHousekeeping(deps: HousekeepingDeps): Promise<void> {
       sendingSeconds,
     });
     if (!resumed) continue;
-    const jobId = `${jobIds.sign(`${row.key}-t${row.tries}`, row.builds)}-resume-${now}`;
+    const jobId = `${jobIds.sign(row.key, row, row.builds)}-resume-${now}`;
     await deps.sign.add("sign", { intentKey: row.key, build: row.builds }, { jobId });
   }
 }

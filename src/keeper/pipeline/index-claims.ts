@@ -4,7 +4,7 @@ import type { ConfiguredStrategy } from "../../config/load-config.js";
 import { type Intent, intentSchema } from "../../core/intent.js";
 import type { Market } from "../../core/schemas/prediction.js";
 import type { IndexClaim, IndexedWinner } from "../../core/strategy-hooks.js";
-import { BUILD_PRIORITY } from "../names.js";
+import { BUILD_PRIORITY, type RecordTry } from "../names.js";
 import { isHeldBackByBreakers } from "../operator/circuit-breakers.js";
 import { enqueueBuilds } from "../queues/enqueue.js";
 import type { ActionJobData } from "../queues/queues.js";
@@ -138,7 +138,7 @@ export class IndexClaims {
         );
         if (answer === undefined) return undefined;
         const intent = checkAnswer(answer, name, entry);
-        if (intent) out.push(intent);
+        if (intent) out.push({ ...intent, expectedPayoutFrom: "index" });
       } catch (error) {
         this.deps.logger.error(
           { strategy: name, wallet: entry.wallet, position: entry.position, err: (error as Error).message },
@@ -161,7 +161,7 @@ export class IndexClaims {
       intents.map((intent) => ({ intent, status: admissionStatus(intent, deps.mode) })),
     );
     const unrecorded = new Set<string>();
-    const builds: { intentKey: string; tries: number; build: number }[] = [];
+    const builds: { intentKey: string; at: RecordTry; build: number }[] = [];
     for (const [i, intent] of intents.entries()) {
       const result = results[i] as AdmitResult | Error;
       const log = deps.logger.child({ wallet: intent.wallet, intent: intent.key, strategy: intent.strategy });
@@ -187,7 +187,12 @@ export class IndexClaims {
       deps.events?.onOutcome?.("claimed", intent.strategy);
       deps.events?.onClaimAdmitted?.(((deps.now?.() ?? Date.now()) - seenAtMs) / 1000);
       log.info({ mode: deps.mode }, "claim from the index recorded");
-      if (deps.mode === "live") builds.push({ intentKey: intent.key, tries: result.tries ?? 1, build: 1 });
+      if (deps.mode === "live")
+        builds.push({
+          intentKey: intent.key,
+          at: { tries: result.tries ?? 1, recordId: result.recordId },
+          build: 1,
+        });
     }
     if (builds.length > 0) await enqueueBuilds(deps.actions, builds, BUILD_PRIORITY.indexClaim);
     return unrecorded;
@@ -198,7 +203,11 @@ export class IndexClaims {
  * A hook's answer, checked as `evaluate`'s intents are: a claim of the entry's own position, by the
  * entry's wallet, under the strategy's own name. Anything else is the strategy's error.
  */
-function checkAnswer(answer: unknown, strategy: string, entry: IndexedWinner): Intent | undefined {
+function checkAnswer(
+  answer: unknown,
+  strategy: string,
+  entry: IndexedWinner,
+): Extract<Intent, { kind: "claim" }> | undefined {
   if (answer === null || typeof answer !== "object")
     throw new TypeError("claimFromIndex() must return { intent?, reason? } or undefined");
   const candidate = (answer as IndexClaim).intent;

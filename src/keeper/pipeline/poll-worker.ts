@@ -29,6 +29,19 @@ const releaseLockScript = redisScript<number>(
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
 );
 
+/**
+ * Records the wallet's successful poll at Redis's own second (KEYS: polled-at; ARGV: wallet). Scored
+ * when the write lands, the set's scores grow in the order its writes land, whichever process, clock
+ * or poll length: a refresh that reads from the newest second it has seen misses none (see
+ * refreshPollTimes). A poll's start second would not: a poll that outlasts a later-started one lands a
+ * lower score after a refresh has moved past it.
+ */
+const recordPolledScript = redisScript<number>(
+  "keeperPollRecordPolled",
+  1,
+  "local now = redis.call('TIME') redis.call('ZADD', KEYS[1], now[1], ARGV[1]) return tonumber(now[1])",
+);
+
 export interface PollEvents {
   onPollSucceeded?(wallet: string, durationMs: number): void;
   onPollSkipped?(reason: "paused" | "poll_running"): void;
@@ -198,7 +211,7 @@ export async function processPoll(
         await enqueueBuild(
           deps.actions,
           intent.key,
-          result.tries ?? 1,
+          { tries: result.tries ?? 1, recordId: result.recordId },
           1,
           job.data.target ? BUILD_PRIORITY.first : BUILD_PRIORITY.sweep,
         );
@@ -216,7 +229,7 @@ export async function processPoll(
           [...report.states].filter(([name]) => !heldBackStrategies.has(name)),
           loaded,
         ),
-        deps.redis.zadd(deps.keys.lastPolls, nowSeconds, wallet),
+        recordPolledScript(deps.redis, deps.keys.lastPolls, wallet),
         releaseLockScript(deps.redis, lockKey, token),
       ]),
     );

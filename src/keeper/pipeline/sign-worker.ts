@@ -225,7 +225,7 @@ export async function applyOutcome(
       } else {
         await deps.ledger.update(intentKey, { status: "expired", signature: outcome.signature });
         log.info({ build }, "transaction expired; asking for a fresh one");
-        await enqueueBuild(deps.actions, intentKey, row.tries, build + 1);
+        await enqueueBuild(deps.actions, intentKey, row, build + 1);
       }
       break;
   }

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { BUILD_PRIORITY, jobIds, POLL_PRIORITY } from "../names.js";
+import { BUILD_PRIORITY, jobIds, POLL_PRIORITY, type RecordTry } from "../names.js";
 import {
   type ActionJobData,
   type ConfirmJobData,
@@ -54,42 +54,42 @@ export async function enqueueTargetedPoll(
 }
 
 /**
- * The job id names the intent, its try and its build, so a repeated enqueue adds nothing. Only the
+ * The job id names the intent, its record, its try and its build (jobIds), so a repeated enqueue adds
+ * nothing, and a record admitted again after the last one was lost gets a job of its own. Only the
  * routine sweep's intents wait behind the others (BUILD_PRIORITY).
  */
 export function enqueueBuild(
   actions: Queue<ActionJobData>,
   intentKey: string,
-  tries: number,
+  at: RecordTry,
   build: number,
   priority: number = BUILD_PRIORITY.first,
 ) {
-  const job = buildJob(intentKey, tries, build, priority);
+  const job = buildJob(intentKey, at, build, priority);
   return actions.add(job.name, job.data, job.opts);
 }
 
 /** Several intents' first builds in one round trip (BullMQ's addBulk), each as enqueueBuild would add it. */
 export function enqueueBuilds(
   actions: Queue<ActionJobData>,
-  builds: readonly { intentKey: string; tries: number; build: number }[],
+  builds: readonly { intentKey: string; at: RecordTry; build: number }[],
   priority: number = BUILD_PRIORITY.first,
 ) {
-  return actions.addBulk(
-    builds.map(({ intentKey, tries, build }) => buildJob(intentKey, tries, build, priority)),
-  );
+  return actions.addBulk(builds.map(({ intentKey, at, build }) => buildJob(intentKey, at, build, priority)));
 }
 
-/** A build job: its id names the intent, its try and its build. */
-function buildJob(intentKey: string, tries: number, build: number, priority: number) {
+/** A build job: its id names the intent, its record, its try and its build. */
+function buildJob(intentKey: string, at: RecordTry, build: number, priority: number) {
   return {
     name: "build",
     data: { intentKey, build } satisfies ActionJobData,
-    opts: { jobId: jobIds.action(`${intentKey}-t${tries}`, build), priority },
+    opts: { jobId: jobIds.action(intentKey, at, build), priority },
   };
 }
 
-export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, tries: number, build: number) {
-  return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(`${intentKey}-t${tries}`, build) });
+/** A sign job, named as a build job is: a repeated enqueue adds nothing. */
+export function enqueueSign(sign: Queue<SignJobData>, intentKey: string, at: RecordTry, build: number) {
+  return sign.add("sign", { intentKey, build }, { jobId: jobIds.sign(intentKey, at, build) });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Intent, IntentKind } from "../../core/intent.js";
 import { inOneWrite } from "../../ops/one-write.js";
@@ -20,6 +21,9 @@ import type { RedisKeys } from "../names.js";
  * (or the position settles by itself, as Forecast's do). `left_to_service` records a claim not made
  * because its payout was not worth the fee: the service's own free claim pays it. Both are done, not
  * failures: nothing was built, nothing is retried.
+ * Each record gets an id of its own at admission (`recordId`), which its job ids carry: a record lost
+ * from Redis (a restart without data, a failover) and admitted again does not take the ids of the lost
+ * one's jobs, which the queues (on other masters of a cluster) may still hold.
  */
 export const IN_FLIGHT_STATUSES = ["pending", "building", "built", "sending", "expired"] as const;
 export const TERMINAL_STATUSES = [
@@ -48,6 +52,8 @@ export interface LedgerRow {
   tries: number;
   /** How many transactions were built for the current try. */
   builds: number;
+  /** The record's own id, written at its admission (none on a record an older Keeper admitted). */
+  recordId?: string;
   signature?: string;
   slot?: number;
   lastValidBlockHeight?: number;
@@ -81,6 +87,8 @@ export interface AdmitResult {
   /** The wallet that recorded the key, when not admitted (another wallet's: see notAdmittedReason). */
   owner?: string;
   tries?: number;
+  /** The admitted record's own id (see LedgerRow.recordId), when it has one. */
+  recordId?: string;
 }
 
 /**
@@ -125,13 +133,14 @@ if status then
     'intent', ARGV[3], 'reason', ARGV[4])
   redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote', 'execution')
   if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
-  return {1, tostring(tries + 1)}
+  return {1, tostring(tries + 1), redis.call('HGET', KEYS[1], 'recordId') or ''}
 end
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'status', ARGV[7], 'tries', 1, 'builds', 0, 'createdAt', now,
-  'updatedAt', now, 'intent', ARGV[3], 'reason', ARGV[4], 'kind', ARGV[8], 'wallet', ARGV[9], 'strategy', ARGV[10])
+  'updatedAt', now, 'intent', ARGV[3], 'reason', ARGV[4], 'kind', ARGV[8], 'wallet', ARGV[9], 'strategy', ARGV[10],
+  'recordId', ARGV[11])
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
-return {1, '1'}
+return {1, '1', ARGV[11]}
 `;
 
 // A person's retry: only a refused or failed intent, unbounded by maxTries (a person decided), as a
@@ -145,21 +154,23 @@ redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0
   'reason', ARGV[3])
 redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote', 'execution')
 redis.call('SADD', KEYS[2], ARGV[1])
-return {1, tostring(tries + 1)}
+return {1, tostring(tries + 1), redis.call('HGET', KEYS[1], 'recordId') or ''}
 `;
 
 // A move along of a record that exists (a record gone, say with a Redis that lost its data, is not
 // written back in part). KEYS: the record, the wallet's in-flight set. ARGV: '1' when the status is
-// terminal (the key leaves the set), the intent key, then field, value pairs.
+// terminal (the key leaves the set), the intent key, a count field to add one to ('' for none), then
+// field, value pairs.
 const UPDATE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+if ARGV[3] ~= '' then redis.call('HINCRBY', KEYS[1], ARGV[3], 1) end
 if ARGV[1] == '1' then redis.call('SREM', KEYS[2], ARGV[2]) end
 return 1
 `;
 
 const admitScript = redisScript<[number, string, string?]>("keeperLedgerAdmit", 3, ADMIT);
-const readmitScript = redisScript<[number, string]>("keeperLedgerReadmit", 2, READMIT);
+const readmitScript = redisScript<[number, string, string?]>("keeperLedgerReadmit", 2, READMIT);
 const updateScript = redisScript<number>("keeperLedgerUpdate", 2, UPDATE);
 
 /** What never changes in a record once written: the wallet and the kind its key was admitted for. */
@@ -168,7 +179,9 @@ type Identity = Pick<LedgerRow, "wallet" | "kind">;
 /** Identities kept in memory, so a move along needs no read of the record; the oldest go first. */
 const IDENTITIES_KEPT = 10_000;
 
-type Fields = Partial<Omit<LedgerRow, "key" | "intent" | "kind" | "wallet" | "strategy" | "createdAt">>;
+type Fields = Partial<
+  Omit<LedgerRow, "key" | "intent" | "kind" | "wallet" | "strategy" | "createdAt" | "recordId">
+>;
 
 export class Ledger {
   readonly #identities = new Map<string, Identity>();
@@ -222,6 +235,8 @@ export class Ledger {
       intent.kind,
       intent.wallet,
       intent.strategy,
+      // The id of a record this admission creates (unused when the key is recorded already).
+      randomBytes(6).toString("hex"),
     ];
   }
 
@@ -234,7 +249,7 @@ export class Ledger {
       };
     // A first record holds the intent's own wallet and kind; a record admitted again keeps its first.
     if (result[1] === "1") this.#remember(intent.key, intent);
-    return { admitted: true, tries: Number(result[1]) };
+    return { admitted: true, tries: Number(result[1]), ...(result[2] ? { recordId: result[2] } : {}) };
   }
 
   /**
@@ -250,7 +265,8 @@ export class Ledger {
       String(this.nowSeconds()),
       row.intent.reason ?? "",
     );
-    if (result[0] === 1) return { admitted: true, tries: Number(result[1]) };
+    if (result[0] === 1)
+      return { admitted: true, tries: Number(result[1]), ...(result[2] ? { recordId: result[2] } : {}) };
     return result[1] === "" ? { admitted: false } : { admitted: false, status: result[1] as LedgerStatus };
   }
 
@@ -259,6 +275,11 @@ export class Ledger {
    * reading the record first when its identity is known (a claim moves along six times).
    */
   async update(key: string, fields: Fields): Promise<void> {
+    return this.#move(key, fields, "");
+  }
+
+  /** update, adding one to the count field `counted` ('' for none) in the same script. */
+  async #move(key: string, fields: Fields, counted: "deferrals" | ""): Promise<void> {
     const identity = this.#identities.get(key) ?? (await this.get(key));
     if (!identity) throw new Error(`ledger: no intent ${key}`);
     const now = this.nowSeconds();
@@ -279,6 +300,7 @@ export class Ledger {
       this.keys.ledgerInFlight(identity.wallet),
       isTerminal ? "1" : "",
       key,
+      counted,
       ...Object.entries(flat).flat(),
     );
     if (written !== 1) {
@@ -319,8 +341,9 @@ export class Ledger {
    * market_not_settled). Unlike a failure it does not count against maxTries.
    */
   async defer(key: string, why: string): Promise<void> {
-    await this.redis.hincrby(this.keys.ledgerIntent(key), "deferrals", 1);
-    await this.update(key, { status: "deferred", error: why });
+    // Counted in the update's script, after its check that the record exists: a record gone is not
+    // written back as a stub holding only the count.
+    await this.#move(key, { status: "deferred", error: why }, "deferrals");
   }
 
   async get(key: string): Promise<LedgerRow | undefined> {
@@ -377,6 +400,7 @@ function toRow(hash: Record<string, string>): LedgerRow {
     intent: JSON.parse(hash.intent ?? "{}") as Intent,
     tries: Number(hash.tries ?? 1),
     builds: Number(hash.builds ?? 0),
+    recordId: optionalString(hash.recordId),
     signature: optionalString(hash.signature),
     slot: optionalNumber(hash.slot),
     lastValidBlockHeight: optionalNumber(hash.lastValidBlockHeight),

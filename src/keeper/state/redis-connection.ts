@@ -114,20 +114,43 @@ function authRefusal(target: RedisTarget, error: Error): string | undefined {
 
 /**
  * BullMQ loses jobs if Redis evicts keys: refuse anything but `noeviction`. Warn when Redis keeps
- * nothing on disk, since a Redis restart then loses the ledger and the queues.
+ * nothing on disk, since a Redis restart then loses the ledger and the queues. On a cluster every
+ * master is asked (a keyless command would reach one at random) and each one that fails is named:
+ * any of them may hold the ledger's or a queue's keys.
  */
 export async function checkRedisForKeeper(redis: Redis, logger: Logger): Promise<void> {
-  const policy = await configValue(redis, "maxmemory-policy");
-  if (policy !== undefined && policy !== "noeviction")
-    throw new ConfigError([
-      `redis maxmemory-policy: expected "noeviction" (BullMQ and the ledger must never be evicted), found "${policy}"`,
-    ]);
-  const save = await configValue(redis, "save");
-  const aof = await configValue(redis, "appendonly");
-  if ((save === undefined || save.trim() === "") && aof !== "yes")
-    logger.warn(
-      "redis persists nothing (no RDB snapshots, no AOF): a Redis restart loses the ledger and queued work",
+  const masters = redis.isCluster
+    ? (redis as unknown as Cluster).nodes("master").map((node) => ({ node, at: nodeAddress(node) }))
+    : [{ node: redis, at: undefined }];
+  const checked = await Promise.all(
+    masters.map(async ({ node, at }) => {
+      const [policy, save, aof] = await Promise.all([
+        configValue(node, "maxmemory-policy"),
+        configValue(node, "save"),
+        configValue(node, "appendonly"),
+      ]);
+      return { at, policy, persistsNothing: (save === undefined || save.trim() === "") && aof !== "yes" };
+    }),
+  );
+  const problems = checked
+    .filter(({ policy }) => policy !== undefined && policy !== "noeviction")
+    .map(({ at, policy }) =>
+      at === undefined
+        ? `redis maxmemory-policy: expected "noeviction" (BullMQ and the ledger must never be evicted), found "${policy}"`
+        : `redis maxmemory-policy: expected "noeviction" on every master of the cluster (BullMQ and the ledger must never be evicted), found "${policy}" on the master at ${at}`,
     );
+  if (problems.length > 0) throw new ConfigError(problems);
+  for (const { at, persistsNothing } of checked)
+    if (persistsNothing)
+      logger.warn(
+        at === undefined ? {} : { master: at },
+        "redis persists nothing (no RDB snapshots, no AOF): a Redis restart loses the ledger and queued work",
+      );
+}
+
+/** A cluster node as the cluster announces it: host:port. */
+function nodeAddress(node: Redis): string {
+  return `${node.options.host}:${node.options.port}`;
 }
 
 async function configValue(redis: Redis, name: string): Promise<string | undefined> {

@@ -142,24 +142,63 @@ export function isNearExit(market: Market, holdings: readonly Holding[], pct: nu
 }
 
 /**
- * The events the hot cadence reads, most urgent first: those with a held market past its close
- * (the latest close first), then those with a held market near an exit threshold.
+ * The held markets the hot cadence reads, most urgent first: those past their close (the latest close
+ * first), then those near an exit threshold.
  */
+export function hotMarkets(
+  seen: ReadonlyMap<string, MarketSeen>,
+  nearExit: ReadonlySet<string>,
+  nowMs: number,
+  hotSeconds: number,
+): string[] {
+  const closing = [...seen]
+    .filter(([, m]) => isPastCloseUnresolved(m, nowMs, hotSeconds))
+    .sort(([, a], [, b]) => b.closeTime - a.closeTime)
+    .map(([marketId]) => marketId);
+  const near = [...nearExit].filter((marketId) => seen.has(marketId));
+  return [...new Set([...closing, ...near])];
+}
+
+/** The events of the hot markets (`hotMarkets`), most urgent first. */
 export function hotEvents(
   seen: ReadonlyMap<string, MarketSeen>,
   nearExit: ReadonlySet<string>,
   nowMs: number,
   hotSeconds: number,
 ): string[] {
-  const closing = [...seen.values()]
-    .filter((m) => isPastCloseUnresolved(m, nowMs, hotSeconds))
-    .sort((a, b) => b.closeTime - a.closeTime)
-    .map((m) => m.eventId);
-  const near = [...nearExit].flatMap((id) => {
-    const m = seen.get(id);
+  const events = hotMarkets(seen, nearExit, nowMs, hotSeconds).flatMap((marketId) => {
+    const m = seen.get(marketId);
     return m ? [m.eventId] : [];
   });
-  return [...new Set([...closing, ...near])];
+  return [...new Set(events)];
+}
+
+/**
+ * How some held markets of one event are read: the event's pages (`GET /events/{eventId}/markets`,
+ * one request a page) or each market alone (`GET /markets/{marketId}`, one request each).
+ */
+export interface HeldRead {
+  readonly eventId: string;
+  readonly marketIds: readonly string[];
+  /** Through the event's pages rather than market by market. */
+  readonly isWhole: boolean;
+  /** Requests it is expected to cost. */
+  readonly cost: number;
+}
+
+/**
+ * The cheaper way to read `marketIds` of one event: its pages when there are fewer of them than
+ * markets to read, else the markets alone (a tie goes to the markets: their cost is exact). `pages`
+ * is the event's page count at its last read, unknown (undefined) if it was never read whole.
+ */
+export function planHeldRead(
+  eventId: string,
+  marketIds: readonly string[],
+  pages: number | undefined,
+): HeldRead {
+  return pages !== undefined && pages < marketIds.length
+    ? { eventId, marketIds, isWhole: true, cost: pages }
+    : { eventId, marketIds, isWhole: false, cost: marketIds.length };
 }
 
 // ---- the scheduled job ----
@@ -179,7 +218,10 @@ export interface HotSettings {
   readonly seconds: number;
   /** A market with a holder's mark within this percent of an exit threshold is hot too. */
   readonly bandPct: number;
-  /** Event reads a second the hot cadence may send at most, whatever its interval. */
+  /**
+   * Requests a second the hot cadence may send at most, whatever its interval: every request counts,
+   * a market read or a page of an event's markets.
+   */
   readonly eventsPerSecond: number;
 }
 
@@ -214,7 +256,7 @@ export interface WatcherDeps {
     onWatched?(markets: number): void;
     /** Held events the hot cadence reads (a market past close and unresolved, or near an exit threshold). */
     onHot?(events: number): void;
-    onRequest?(endpoint: "listEvents" | "listEventMarkets"): void;
+    onRequest?(endpoint: "listEvents" | "listEventMarkets" | "getMarket"): void;
     onTargeted?(trigger: WatchTrigger): void;
   };
   now?: () => number;
@@ -235,9 +277,10 @@ export interface WatchCycle {
  * change concerns, at high priority; a resolution's winners are claimed from the index instead, when
  * a configured strategy decides claims from it (`claims`). Two ways to read them, the cheaper chosen each cycle: the events
  * list with its markets (`GET /events?includeMarkets=true`, a page covers up to `pageSize` events of a
- * provider, whatever is held) or one `GET /events/{eventId}/markets` per held event. A held market the
- * list did not show (another provider, or an event the list leaves out once closed) is read through
- * its event.
+ * provider, whatever is held) or the held events one by one, each the cheaper of its pages
+ * (`GET /events/{eventId}/markets`, one request a page) and its held markets alone
+ * (`GET /markets/{marketId}` each). A held market the list did not show (another provider, or an
+ * event the list leaves out once closed) is read that way too.
  */
 export class MarketWatcher {
   /** Requests the last full read of the events list took; unknown until it was tried. */
@@ -264,6 +307,8 @@ export class MarketWatcher {
   private hotCredit = 0;
   private hotAtMs: number | undefined;
   private hotTurn = 0;
+  /** Per held event, the pages of its markets at its last read whole: what reading it whole costs. */
+  private readonly eventPages = new Map<string, number>();
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -284,6 +329,9 @@ export class MarketWatcher {
     for (const marketId of this.nearExit) if (!held.has(marketId)) this.nearExit.delete(marketId);
     for (const marketId of this.nextTimeRule.keys())
       if (!held.has(marketId)) this.nextTimeRule.delete(marketId);
+    const heldEvents = new Set(held.values());
+    for (const eventId of this.eventPages.keys())
+      if (!heldEvents.has(eventId)) this.eventPages.delete(eventId);
     await this.act(markets, held, cycle);
     deps.logger.debug(
       { watched: cycle.watched, requests: cycle.requests, polled: cycle.polled.length },
@@ -293,12 +341,13 @@ export class MarketWatcher {
   }
 
   /**
-   * The hot cadence, run between full cycles (every `watcher.hotIntervalMs`): reads only the events
-   * of held markets past their close time and not resolved yet, or near a holder's exit threshold
-   * and moving, one `GET /events/{eventId}/markets` each, and acts on them as a full cycle would.
-   * What is hot comes from the cycles' reads; at rest nothing is, and this sends nothing. At most
-   * `hot.eventsPerSecond` reads a second on average, taken in turn when more events are hot. Each
-   * scheduler replica knows what is hot from the cycles it ran itself.
+   * The hot cadence, run between full cycles (every `watcher.hotIntervalMs`): reads only the held
+   * markets past their close time and not resolved yet, or near a holder's exit threshold and moving,
+   * and acts on them as a full cycle would. Each is read alone (`GET /markets/{marketId}`, one
+   * request), or with the other hot markets of its event through the event's pages when those are
+   * fewer. What is hot comes from the cycles' reads; at rest nothing is, and this sends nothing. At
+   * most `hot.eventsPerSecond` requests a second on average, every page counted, taken in turn when
+   * more markets are hot. Each scheduler replica knows what is hot from the cycles it ran itself.
    */
   async runHot(): Promise<WatchCycle> {
     const deps = this.deps;
@@ -306,28 +355,59 @@ export class MarketWatcher {
     const hot = deps.settings.hot;
     if (!hot || (await deps.pause.isPaused())) return cycle;
     const nowMs = deps.now?.() ?? Date.now();
-    const events = hotEvents(this.seen, this.nearExit, nowMs, hot.seconds);
-    deps.events?.onHot?.(events.length);
-    // Credit for reads accrues with time, up to one second's worth (at least one read).
+    const reads = this.hotReads(hotMarkets(this.seen, this.nearExit, nowMs, hot.seconds));
+    deps.events?.onHot?.(new Set(reads.map((r) => r.eventId)).size);
+    const start = reads.length === 0 ? 0 : this.hotTurn % reads.length;
+    // Credit (requests) accrues with time, up to one second's worth, at least one request, and at
+    // least what the next read costs (an event read whole, of several pages, is not starved).
     const elapsedMs = this.hotAtMs === undefined ? 1_000 : Math.max(0, nowMs - this.hotAtMs);
     this.hotAtMs = nowMs;
     this.hotCredit = Math.min(
-      Math.max(1, hot.eventsPerSecond),
+      Math.max(1, hot.eventsPerSecond, reads[start]?.cost ?? 0),
       this.hotCredit + (elapsedMs / 1000) * hot.eventsPerSecond,
     );
-    if (events.length === 0) return cycle;
-    const count = Math.min(events.length, Math.floor(this.hotCredit));
-    if (count === 0) return cycle;
-    this.hotCredit -= count;
-    const start = this.hotTurn % events.length;
-    const chosen = [...events.slice(start), ...events.slice(0, start)].slice(0, count);
-    this.hotTurn = start + count;
+    if ((reads[start]?.cost ?? Number.POSITIVE_INFINITY) > this.hotCredit) return cycle;
     const held = await deps.index.markets();
     cycle.watched = held.size;
     const markets = new Map<string, Market>();
-    for (const eventId of chosen) await this.readEvent(eventId, held, markets, cycle);
+    let taken = 0;
+    for (; taken < reads.length; taken += 1) {
+      const read = reads[(start + taken) % reads.length] as HeldRead;
+      if (read.cost > this.hotCredit) break;
+      const before = cycle.requests;
+      await this.readHeld(read, held, markets, cycle);
+      // What it really cost: an event may have more pages than at its last read.
+      this.hotCredit -= cycle.requests - before;
+    }
+    this.hotTurn = start + taken;
     await this.act(markets, held, cycle);
     return cycle;
+  }
+
+  /**
+   * The hot markets' reads, in their order: an event read whole (cheaper than its hot markets alone)
+   * takes the place of its first hot market; the others are read one by one. An event never read whole
+   * has an unknown page count: its markets are read alone, at a known cost.
+   */
+  private hotReads(marketIds: readonly string[]): HeldRead[] {
+    const byEvent = new Map<string, string[]>();
+    for (const marketId of marketIds) {
+      const eventId = this.seen.get(marketId)?.eventId;
+      if (eventId !== undefined) byEvent.set(eventId, [...(byEvent.get(eventId) ?? []), marketId]);
+    }
+    const plans = new Map(
+      [...byEvent].map(([eventId, ids]) => [
+        eventId,
+        planHeldRead(eventId, ids, this.eventPages.get(eventId)),
+      ]),
+    );
+    return marketIds.flatMap((marketId): HeldRead[] => {
+      const eventId = this.seen.get(marketId)?.eventId;
+      const plan = eventId === undefined ? undefined : plans.get(eventId);
+      if (!plan || eventId === undefined) return [];
+      if (plan.isWhole) return plan.marketIds[0] === marketId ? [plan] : [];
+      return [{ eventId, marketIds: [marketId], isWhole: false, cost: 1 }];
+    });
   }
 
   /** Decides on the markets read, and polls the holders a change concerns. */
@@ -560,9 +640,14 @@ export class MarketWatcher {
   ): Promise<Map<string, Market>> {
     const { client, settings, logger, events } = this.deps;
     const found = new Map<string, Market>();
-    const heldEvents = new Set(held.values());
+    // Read event by event, each costs its pages or its held markets, whichever is fewer; an event never
+    // read whole is counted one page (it is read whole when it holds several markets, and so learnt).
+    const perEventCost = [...marketsByEvent(held)].reduce(
+      (sum, [eventId, ids]) => sum + planHeldRead(eventId, ids, this.eventPages.get(eventId) ?? 1).cost,
+      0,
+    );
     const listingCost = this.listingCost ?? KNOWN_EVENT_PROVIDERS.length;
-    if (listingCost < heldEvents.size) {
+    if (listingCost < perEventCost) {
       let requests = 0;
       const nowMs = this.deps.now?.() ?? Date.now();
       for (const provider of KNOWN_EVENT_PROVIDERS) {
@@ -593,13 +678,51 @@ export class MarketWatcher {
       cycle.requests += requests;
       this.listingCost = requests;
     }
-    const missing = new Set<string>();
-    for (const [marketId, eventId] of held) if (!found.has(marketId)) missing.add(eventId);
-    for (const eventId of missing) await this.readEvent(eventId, held, found, cycle);
+    const missing = new Map<string, string>();
+    for (const [marketId, eventId] of held) if (!found.has(marketId)) missing.set(marketId, eventId);
+    for (const [eventId, ids] of marketsByEvent(missing))
+      await this.readHeld(planHeldRead(eventId, ids, this.eventPages.get(eventId) ?? 1), held, found, cycle);
     return found;
   }
 
-  /** One held event's markets (one page is one request), into `found`; a failure is logged. */
+  /** Held markets of one event, as planned (`planHeldRead`), into `found`. */
+  private async readHeld(
+    read: HeldRead,
+    held: ReadonlyMap<string, string>,
+    found: Map<string, Market>,
+    cycle: WatchCycle,
+  ): Promise<void> {
+    if (read.isWhole) return this.readEvent(read.eventId, held, found, cycle);
+    for (const marketId of read.marketIds) {
+      if (!held.has(marketId) || (await this.readMarket(marketId, found, cycle))) continue;
+      // A market unreadable alone (a service without GET /markets/{id}, say) is looked for in its
+      // event's pages, as before that read existed: the watcher is never blind to it.
+      return this.readEvent(read.eventId, held, found, cycle);
+    }
+  }
+
+  /** One held market alone (one request), into `found`; false (logged) when it could not be read. */
+  private async readMarket(
+    marketId: string,
+    found: Map<string, Market>,
+    cycle: WatchCycle,
+  ): Promise<boolean> {
+    const { client, logger, events } = this.deps;
+    try {
+      cycle.requests += 1;
+      events?.onRequest?.("getMarket");
+      found.set(marketId, await client.prediction.getMarket(marketId));
+      return true;
+    } catch (error) {
+      logger.warn({ marketId, err: (error as Error).message }, "market watcher: market unreadable alone");
+      return false;
+    }
+  }
+
+  /**
+   * One held event's markets (one page is one request), into `found`; a failure is logged. Its page
+   * count is kept: what reading it whole costs next time.
+   */
   private async readEvent(
     eventId: string,
     held: ReadonlyMap<string, string>,
@@ -607,9 +730,11 @@ export class MarketWatcher {
     cycle: WatchCycle,
   ): Promise<void> {
     const { client, settings, logger, events } = this.deps;
+    let requests = 0;
     try {
       const pages = paginate(
         (range) => {
+          requests += 1;
           cycle.requests += 1;
           events?.onRequest?.("listEventMarkets");
           return client.prediction.listEventMarkets(eventId, range);
@@ -617,8 +742,16 @@ export class MarketWatcher {
         { pageSize: settings.pageSize },
       );
       for await (const market of pages) if (held.has(market.marketId)) found.set(market.marketId, market);
+      this.eventPages.set(eventId, requests);
     } catch (error) {
       logger.warn({ eventId, err: (error as Error).message }, "market watcher: event's markets unreadable");
     }
   }
+}
+
+/** Market ids by event id, from a map of market id to event id. */
+function marketsByEvent(markets: ReadonlyMap<string, string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [marketId, eventId] of markets) out.set(eventId, [...(out.get(eventId) ?? []), marketId]);
+  return out;
 }

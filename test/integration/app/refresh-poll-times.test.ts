@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { refreshPollTimes } from "../../../src/app/health-loops.js";
 import { redisKeys } from "../../../src/keeper/names.js";
+import { processPoll } from "../../../src/keeper/pipeline/poll-worker.js";
 import { PollTracker } from "../../../src/ops/poll-tracker.js";
+import { ledgerAndQueues } from "../../helpers/ledger-queues.js";
+import { quietExitRules, testPollDeps } from "../../helpers/poll-deps.js";
 import { testRedis } from "../../helpers/redis.js";
 
 // Another role's polls reach this process's readiness through Redis: each refresh reads only the
@@ -48,5 +51,39 @@ describe("refreshPollTimes", () => {
     expect(froms[0]).toBe(0);
     expect(froms.at(-1)).toBe(1_010);
     expect(froms.every((from, i) => i === 0 || from >= 1_006)).toBe(true);
+  });
+
+  it("sees a poll that ends after a later-started poll was read (a slow poll of another process)", async () => {
+    const ctx = await ledgerAndQueues("poll-times-order");
+    cleanups.push(ctx.cleanup);
+    // Another role's connection: its reads are the refresh's only.
+    const reader = ctx.redis.duplicate();
+    cleanups.push(async () => reader.disconnect());
+    const startSecond = Number((await ctx.redis.time())[0]);
+    const poll = (wallet: string, startedAt: number) =>
+      processPoll(
+        { id: `poll-${wallet}`, data: { wallet, kind: "positions", tick: startedAt } },
+        testPollDeps(ctx, [], { strategies: quietExitRules, now: () => new Date(startedAt * 1000) }),
+      );
+    const reads = vi.spyOn(reader, "zrangebyscore");
+    const polls = new PollTracker();
+    const stop = refreshPollTimes(reader, ctx.keys, polls, 20);
+    cleanups.push(stop);
+
+    // The quick poll started now, ended, and a refresh has seen it.
+    await poll("quick-wallet", startSecond);
+    await until(() => polls.lastSuccess("quick-wallet"));
+    // The slow one started 3 s before it (paced by the rate limit, pages) and ends only now.
+    await poll("slow-wallet", startSecond - 3);
+    const readsBefore = reads.mock.calls.length;
+    await until(() => (reads.mock.results.length > readsBefore ? true : undefined));
+    // A whole read issued after the slow poll's record landed: the refresh has handled its answer first.
+    await reads.mock.results[readsBefore]?.value;
+    await stop();
+    const slowMs = polls.lastSuccess("slow-wallet");
+    expect(slowMs).toBeDefined();
+    // Each is the time its record landed, by Redis's clock: the slow poll's is not before the quick one's.
+    expect(slowMs).toBeGreaterThanOrEqual(polls.lastSuccess("quick-wallet") ?? Number.POSITIVE_INFINITY);
+    expect(slowMs).toBeGreaterThanOrEqual(startSecond * 1000);
   });
 });

@@ -96,7 +96,7 @@ describe("signer limits: intents written to Redis are held to the signer's own c
       amount: String(amount),
     };
     const built = await buildTransaction(api, intent);
-    await keeper.ledger.admit(intent);
+    const admitted = await keeper.ledger.admit(intent);
     await keeper.ledger.update(intent.key, {
       status: "built",
       builds: 1,
@@ -105,7 +105,7 @@ describe("signer limits: intents written to Redis are held to the signer's own c
       minInflowRaw: built.minInflowRaw,
       swapQuote: built.swapQuote,
     });
-    await enqueueSign(keeper.queues.sign, intent.key, 1, 1);
+    await enqueueSign(keeper.queues.sign, intent.key, { tries: 1, recordId: admitted.recordId }, 1);
     return intent.key;
   }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { QUEUES, type RedisKeys, redisKeys, redisKeysOf } from "../../../src/keeper/names.js";
+import {
+  jobIds,
+  QUEUES,
+  type RecordTry,
+  type RedisKeys,
+  redisKeys,
+  redisKeysOf,
+} from "../../../src/keeper/names.js";
 
 /** Every key a keeper writes, by name, for wallet `w`, market `m`, intent `k` and strategy `s`. */
 function everyKey(keys: RedisKeys): Record<string, string> {
@@ -83,5 +90,29 @@ describe("Redis key names", () => {
       "{keeper-dry-run-bull:sign}",
       "{keeper-dry-run-bull:confirm}",
     ]);
+  });
+});
+
+describe("job ids of builds and signs", () => {
+  it.each<{ at: RecordTry; action: string; sign: string }>([
+    // A record an older Keeper admitted has no id: its jobs keep the ids they were queued under.
+    { at: { tries: 1 }, action: "act-claim-p-t1-2", sign: "sign-claim-p-t1-2" },
+    {
+      at: { tries: 3, recordId: "0a1b2c3d4e5f" },
+      action: "act-claim-p-r0a1b2c3d4e5f-t3-2",
+      sign: "sign-claim-p-r0a1b2c3d4e5f-t3-2",
+    },
+  ])("names the intent, the record, the try and the build: $action", ({ at, action, sign }) => {
+    expect(jobIds.action("claim-p", at, 2)).toBe(action);
+    expect(jobIds.sign("claim-p", at, 2)).toBe(sign);
+    expect(jobIds.confirm(jobIds.sign("claim-p", at, 2), 1)).toBe(`confirm-${sign}-a1`);
+  });
+
+  it("differs between two records of one key, and never holds a ':' (BullMQ refuses one)", () => {
+    const ids = [{ recordId: "0a1b2c3d4e5f" }, { recordId: "f5e4d3c2b1a0" }, {}].map((record) =>
+      jobIds.action("claim-p", { tries: 1, ...record }, 1),
+    );
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).not.toContain(":");
   });
 });

@@ -95,7 +95,9 @@ describe("retryIntent", () => {
     expect(row?.lastValidBlockHeight).toBeUndefined();
     expect((await ledger.inFlight(wallet)).map((r) => r.key)).toEqual([KEY]);
     expect(await attempts.get(KEY)).toBeUndefined();
-    const job = await actions.getJob(jobIds.action(`${KEY}-t2`, 1));
+    // Another try of the same record: its id is kept, the try in the job id is new.
+    expect(row?.recordId).toMatch(/^[0-9a-f]{12}$/);
+    const job = await actions.getJob(jobIds.action(KEY, { tries: 2, recordId: row?.recordId }, 1));
     expect(job?.data).toEqual({ intentKey: KEY, build: 1 });
   });
 
@@ -109,7 +111,8 @@ describe("retryIntent", () => {
     expect(await retry()).toMatchObject({ outcome: "retried", row: { status: "pending", tries: 4 } });
     expect((await ledger.get(KEY))?.signature).toBeUndefined();
     expect(await attempts.get(KEY)).toBeUndefined();
-    expect(await actions.getJob(jobIds.action(`${KEY}-t4`, 1))).toBeDefined();
+    const recordId = (await ledger.get(KEY))?.recordId;
+    expect(await actions.getJob(jobIds.action(KEY, { tries: 4, recordId }, 1))).toBeDefined();
   });
 
   it("refuses an unknown key and writes nothing", async () => {

@@ -81,8 +81,9 @@ describe("the watcher: dropped transactions do not hold the signing slots", () =
       strategy: "auto-claim",
       positionPubkey: position.pubkey,
     };
-    expect(await keeper.ledger.admit(intent)).toEqual({ admitted: true, tries: 1 });
-    await enqueueBuild(keeper.queues.actions, intent.key, 1, 1);
+    const admitted = await keeper.ledger.admit(intent);
+    expect(admitted).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
+    await enqueueBuild(keeper.queues.actions, intent.key, { tries: 1, recordId: admitted.recordId }, 1);
     return intent.key;
   }
 

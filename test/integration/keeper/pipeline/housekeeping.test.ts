@@ -1,7 +1,7 @@
 import { type Queue, UnrecoverableError, Worker } from "bullmq";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Intent } from "../../../../src/core/intent.js";
-import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RecordTry, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type HousekeepingDeps, runHousekeeping } from "../../../../src/keeper/pipeline/housekeeping.js";
 import { processSign } from "../../../../src/keeper/pipeline/sign-worker.js";
@@ -53,9 +53,14 @@ describe("housekeeping: intents stuck in sending", () => {
     await ledger.update(intent.key, { status: "sending", builds: 1, transaction: "AAAA" });
   }
 
+  /** The first try of the intent's ledger record, as its job ids name it. */
+  async function firstTry(intent: Intent): Promise<RecordTry> {
+    return { tries: 1, recordId: (await ledger.get(intent.key))?.recordId };
+  }
+
   /** Runs the intents' sign jobs through a real worker that fails them for good; BullMQ keeps them. */
   async function failSignJobs(intents: Intent[]): Promise<void> {
-    for (const intent of intents) await enqueueSign(sign, intent.key, 1, 1);
+    for (const intent of intents) await enqueueSign(sign, intent.key, await firstTry(intent), 1);
     const worker = new Worker<SignJobData>(
       QUEUES.sign,
       async () => {
@@ -90,7 +95,7 @@ describe("housekeeping: intents stuck in sending", () => {
     await sendingSince(recent, 60);
     await sendingSince(queued, 600);
     await failSignJobs([abandoned, recent]);
-    await enqueueSign(sign, queued.key, 1, 1);
+    await enqueueSign(sign, queued.key, await firstTry(queued), 1);
     const now = start;
     const metrics = createMetrics();
     const notified: NotificationEvent[] = [];
@@ -108,17 +113,17 @@ describe("housekeeping: intents stuck in sending", () => {
 
     await runHousekeeping(deps);
 
-    const originalId = (intent: Intent) => jobIds.sign(`${intent.key}-t1`, 1);
-    const resumeId = `${originalId(abandoned)}-resume-${now}`;
+    const originalId = async (intent: Intent) => jobIds.sign(intent.key, await firstTry(intent), 1);
+    const resumeId = `${await originalId(abandoned)}-resume-${now}`;
     // The failed jobs stay failed; the abandoned intent has a new job, the recent one none.
     expect((await signJobs("failed")).map((j) => j.id).sort()).toEqual(
-      [originalId(abandoned), originalId(recent)].sort(),
+      [await originalId(abandoned), await originalId(recent)].sort(),
     );
     const byId = (a: { id?: string }, b: { id?: string }) => String(a.id).localeCompare(String(b.id));
     expect((await signJobs("waiting")).sort(byId)).toEqual(
       [
         { id: resumeId, data: { intentKey: abandoned.key, build: 1 } },
-        { id: originalId(queued), data: { intentKey: queued.key, build: 1 } },
+        { id: await originalId(queued), data: { intentKey: queued.key, build: 1 } },
       ].sort(byId),
     );
     expect(await metrics.registry.getSingleMetricAsString("keeper_intents_stuck_sending")).toMatch(
@@ -225,7 +230,7 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
     const intent = env.claimIntent();
     const bh = await env.connection.getLatestBlockhash("confirmed");
     const transaction = toBase64(env.claimTransaction(PAYOUT, bh.blockhash));
-    await ledger.admit(intent);
+    const admitted = await ledger.admit(intent);
     await ledger.update(intent.key, {
       status: "built",
       builds: 1,
@@ -265,7 +270,7 @@ describe("housekeeping: a resumed intent lands its recorded transaction", () => 
       (job) => processSign(job, { ...deps, ...watching(dies.signal), signAndSubmit: signer(dies.signal) }),
       { connection: ctx.redis, prefix: keys.bullPrefix },
     );
-    await enqueueSign(sign, intent.key, 1, 1);
+    await enqueueSign(sign, intent.key, { tries: 1, recordId: admitted.recordId }, 1);
     const recorded = await eventually("the attempt to be recorded", async () => {
       const attempt = await env.attempts.get(intent.key);
       return attempt?.status === "sent" ? attempt : undefined;

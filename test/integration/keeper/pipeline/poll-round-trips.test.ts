@@ -35,13 +35,16 @@ describe("a poll's Redis work on a single Redis", () => {
   it("goes in four writes (pause and lock; reads; what it saw; states, time and lock), and each landed", async () => {
     await poll(); // the first poll defines the scripts: a script's first run may send its text
     await ctx.redis.del(ctx.keys.pollSeen(HELD.ownerPubkey), ctx.keys.lastPolls, ctx.keys.holdingsMarkets);
+    const [redisSecondBefore] = await ctx.redis.time();
     const writes = countSocketWrites(ctx.redis);
     const result = await poll();
     expect(result).toMatchObject({ intents: 0, admitted: 0 });
     expect(result.skipped).toBeUndefined();
     expect(writes.count).toBe(4);
-    // What each round trip carried was written.
-    expect(await ctx.redis.zscore(ctx.keys.lastPolls, HELD.ownerPubkey)).toBe(String(NOW));
+    // What each round trip carried was written; the poll's time is Redis's second when it landed.
+    const polledAt = Number(await ctx.redis.zscore(ctx.keys.lastPolls, HELD.ownerPubkey));
+    expect(polledAt).toBeGreaterThanOrEqual(Number(redisSecondBefore));
+    expect(polledAt).toBeLessThanOrEqual(Number((await ctx.redis.time())[0]));
     expect(await ctx.redis.hget(ctx.keys.pollSeen(HELD.ownerPubkey), "held")).toBe("1");
     expect(await ctx.redis.ttl(ctx.keys.pollSeen(HELD.ownerPubkey))).toBeGreaterThan(0);
     expect([...(await new HoldingsIndex(ctx.redis, ctx.keys).markets()).keys()]).toEqual([HELD.marketId]);

@@ -8,7 +8,7 @@ import { decodeTransaction, rpcLookupTableLoader } from "../../../../src/chain/d
 import { type PriorityFeeSettings, recentPriorityFeesOn } from "../../../../src/chain/priority-fee.js";
 import type { Intent } from "../../../../src/core/intent.js";
 import type { TriggerCancelBody, TriggerCreateBody } from "../../../../src/core/schemas/trigger.js";
-import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RecordTry, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
 import { simulateUnitsOn } from "../../../../src/keeper/pipeline/assemble-swap.js";
@@ -168,13 +168,18 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
       makingAmount: "10000000",
       takingAmount: "1",
     };
-    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1 });
-    await enqueueBuild(actions, intent.key, 1, 1);
+    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
+    await enqueueBuild(actions, intent.key, await firstTry(intent.key), 1);
     return intent.key;
   }
 
+  /** The first try of the intent's ledger record, as its job ids name it. */
+  async function firstTry(key: string): Promise<RecordTry> {
+    return { tries: 1, recordId: (await ledger.get(key))?.recordId };
+  }
+
   async function runBuild(key: string, build: number): Promise<LedgerRow> {
-    const job = await actions.getJob(jobIds.action(`${key}-t1`, build));
+    const job = await actions.getJob(jobIds.action(key, await firstTry(key), build));
     if (!job) throw new Error(`no build job ${build} of ${key} in the actions queue`);
     await processAction(job, actionDeps());
     const row = await ledger.get(key);
@@ -183,7 +188,7 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
   }
 
   async function runSign(key: string, build: number) {
-    const job = await sign.getJob(jobIds.sign(`${key}-t1`, build));
+    const job = await sign.getJob(jobIds.sign(key, await firstTry(key), build));
     if (!job) throw new Error(`no sign job ${build} of ${key} in the sign queue`);
     return processSign(job, signDeps());
   }
@@ -225,7 +230,10 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
     await ledger.update(key, { lastValidBlockHeight });
     chain.advanceSlots(lastValidBlockHeight - chain.blockHeight + 1);
     expect(await runSign(key, 1)).toMatchObject({ outcome: "expired" });
-    expect((await actions.getJob(jobIds.action(`${key}-t1`, 2)))?.data).toEqual({ intentKey: key, build: 2 });
+    expect((await actions.getJob(jobIds.action(key, await firstTry(key), 2)))?.data).toEqual({
+      intentKey: key,
+      build: 2,
+    });
 
     const second = await runBuild(key, 2);
     expect(second).toMatchObject({ status: "built", builds: 2 });
@@ -254,8 +262,8 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
       strategy: "limit-orders",
       order: order ?? "",
     };
-    expect(await ledger.admit(cancel)).toEqual({ admitted: true, tries: 1 });
-    await enqueueBuild(actions, cancelKey, 1, 1);
+    expect(await ledger.admit(cancel)).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
+    await enqueueBuild(actions, cancelKey, await firstTry(cancelKey), 1);
     const cancelRow = await runBuild(cancelKey, 1);
     expect(cancelBodies.at(-1)).toMatchObject({ order, computeUnitPrice: "70000" });
     expect(await unitPriceOf(cancelRow.transaction ?? "")).toBe(70_000n);
@@ -300,8 +308,8 @@ describe("priority fees: estimated per build, raised on a rebuild, signed within
       outputMint: NATIVE_MINT.toBase58(),
       amount: "1000000",
     };
-    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1 });
-    await enqueueBuild(actions, intent.key, 1, 1);
+    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
+    await enqueueBuild(actions, intent.key, await firstTry(intent.key), 1);
     const row = await runBuild(intent.key, 1);
     expect(row).toMatchObject({ status: "built", builds: 1 });
     const budget = await budgetOf(row.transaction ?? "");

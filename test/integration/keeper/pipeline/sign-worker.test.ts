@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { type ApiClient, createApiClient } from "../../../../src/api/index.js";
 import { type Intent, intentKeys } from "../../../../src/core/intent.js";
 import type { Position } from "../../../../src/core/schemas/prediction.js";
-import { jobIds, QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
+import { jobIds, QUEUES, type RecordTry, type RedisKeys } from "../../../../src/keeper/names.js";
 import { PauseSwitch } from "../../../../src/keeper/operator/pause.js";
 import { type ActionDeps, processAction } from "../../../../src/keeper/pipeline/action-worker.js";
 import { processConfirm } from "../../../../src/keeper/pipeline/confirm-loop.js";
@@ -143,18 +143,23 @@ describe("processSign: expiry, rebuild and late landing, through real queues, se
       strategy: "auto-claim",
       positionPubkey: position.pubkey,
     };
-    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1 });
-    await enqueueBuild(actions, intent.key, 1, 1);
+    expect(await ledger.admit(intent)).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
+    await enqueueBuild(actions, intent.key, await firstTry(intent.key), 1);
     const paidBefore = await usdcBalance(sandbox, position.ownerPubkey, sandbox.usdcMint);
     return { position, key: intent.key, paidBefore };
   }
 
+  /** The first try of the intent's ledger record, as its job ids name it. */
+  async function firstTry(key: string): Promise<RecordTry> {
+    return { tries: 1, recordId: (await ledger.get(key))?.recordId };
+  }
+
   async function queuedBuild(key: string, build: number) {
-    return actions.getJob(jobIds.action(`${key}-t1`, build));
+    return actions.getJob(jobIds.action(key, await firstTry(key), build));
   }
 
   async function queuedSign(key: string, build: number) {
-    return sign.getJob(jobIds.sign(`${key}-t1`, build));
+    return sign.getJob(jobIds.sign(key, await firstTry(key), build));
   }
 
   /** Runs the queued build job `build` of the intent, as the actions worker would. */

@@ -28,7 +28,11 @@ describe("ledger", () => {
   afterEach(() => ctx.cleanup());
 
   it("admits an intent once while it is in flight and after it is done", async () => {
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.admit(claim(POSITION))).toEqual({
+      admitted: true,
+      tries: 1,
+      recordId: expect.any(String),
+    });
     expect(await ledger.admit(claim(POSITION))).toEqual({
       admitted: false,
       status: "pending",
@@ -68,9 +72,43 @@ describe("ledger", () => {
     expect(await ctx.redis.exists(ctx.keys.ledgerIntent(key))).toBe(0);
   });
 
+  it("defers a record that exists, counting each deferral; never writes back a record that is gone", async () => {
+    const key = `claim-${POSITION}`;
+    const { recordId } = await ledger.admit(claim(POSITION));
+    await ledger.defer(key, "market_not_settled");
+    expect(await ledger.get(key)).toMatchObject({
+      status: "deferred",
+      error: "market_not_settled",
+      tries: 1,
+    });
+    expect(await ledger.inFlight(wallet)).toEqual([]);
+    now += 31;
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 2, recordId });
+    await ledger.defer(key, "market_not_settled");
+    expect(await ctx.redis.hget(ctx.keys.ledgerIntent(key), "deferrals")).toBe("2");
+    now += 31;
+    await ledger.admit(claim(POSITION));
+    // Redis lost the record during the build (a restart without data, a failover): the deferral
+    // neither writes back a stub holding only its count, nor passes for a move along.
+    await ctx.redis.del(ctx.keys.ledgerIntent(key), ctx.keys.ledgerIndex, ctx.keys.ledgerInFlight(wallet));
+    await expect(ledger.defer(key, "market_not_settled")).rejects.toThrow(`no intent ${key}`);
+    const other = new Ledger(ctx.redis, ctx.keys, undefined, () => now);
+    await expect(other.defer(key, "market_not_settled")).rejects.toThrow(`no intent ${key}`);
+    expect(await ctx.redis.exists(ctx.keys.ledgerIntent(key))).toBe(0);
+    // A later poll's claim is a whole new record: its key, wallet and kind, a first try.
+    now += 31;
+    expect(await ledger.admit(claim(POSITION))).toMatchObject({ admitted: true, tries: 1 });
+    expect(await other.get(key)).toMatchObject({ key, wallet, kind: "claim", status: "pending", tries: 1 });
+    expect(await ctx.redis.hget(ctx.keys.ledgerIntent(key), "deferrals")).toBeNull();
+  });
+
   it("admits several intents in one call as one by one would, answers in order", async () => {
     const other = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.admit(claim(POSITION))).toEqual({
+      admitted: true,
+      tries: 1,
+      recordId: expect.any(String),
+    });
     await ledger.update(`claim-${POSITION}`, { status: "confirmed", signature: "sig1" });
     const answers = await ledger.admitMany([
       { intent: claim(POSITION), status: "pending" },
@@ -78,7 +116,7 @@ describe("ledger", () => {
     ]);
     expect(answers).toEqual([
       { admitted: false, status: "confirmed", owner: wallet },
-      { admitted: true, tries: 1 },
+      { admitted: true, tries: 1, recordId: expect.any(String) },
     ]);
     expect(await ledger.get(`claim-${other}`)).toMatchObject({ status: "left_to_service", tries: 1 });
     expect(await ledger.admitMany([{ intent: claim(other), status: "pending" }])).toEqual([
@@ -96,7 +134,7 @@ describe("ledger", () => {
     ]);
     expect(failed).toBeInstanceOf(Error);
     expect((failed as Error).message).toMatch(/WRONGTYPE/);
-    expect(admitted).toEqual({ admitted: true, tries: 1 });
+    expect(admitted).toEqual({ admitted: true, tries: 1, recordId: expect.any(String) });
     expect(await ledger.get(`claim-${other}`)).toMatchObject({ status: "pending" });
   });
 
@@ -106,11 +144,12 @@ describe("ledger", () => {
   });
 
   it("re-admits a failed intent after the cooldown, a bounded number of times", async () => {
-    await ledger.admit(claim(POSITION));
+    const { recordId } = await ledger.admit(claim(POSITION));
     await ledger.update(`claim-${POSITION}`, { status: "failed", error: "boom" });
     expect((await ledger.admit(claim(POSITION))).admitted).toBe(false);
     now += 31;
-    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 2 });
+    // Another try of the same record: it keeps its id (see RecordTry).
+    expect(await ledger.admit(claim(POSITION))).toEqual({ admitted: true, tries: 2, recordId });
     expect((await ledger.get(`claim-${POSITION}`))?.error).toBeUndefined();
     await ledger.update(`claim-${POSITION}`, { status: "failed" });
     now += 31;
@@ -143,7 +182,11 @@ describe("ledger", () => {
       positionPubkey: POSITION,
       leaveToService: true,
     };
-    expect(await ledger.admit(left, "left_to_service")).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.admit(left, "left_to_service")).toEqual({
+      admitted: true,
+      tries: 1,
+      recordId: expect.any(String),
+    });
     expect(await ledger.inFlight(wallet)).toEqual([]);
     now += 3_600;
     expect(await ledger.admit(left, "left_to_service")).toEqual({

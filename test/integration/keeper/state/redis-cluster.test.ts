@@ -84,7 +84,11 @@ describe("Keeper's state on a Redis Cluster", () => {
 
   it("runs the ledger's scripts and transactions, the holdings index and the poll records", async () => {
     const ledger = new Ledger(redis, keys);
-    expect(await ledger.admit(claim("p1"))).toEqual({ admitted: true, tries: 1 });
+    expect(await ledger.admit(claim("p1"))).toEqual({
+      admitted: true,
+      tries: 1,
+      recordId: expect.any(String),
+    });
     expect(await ledger.admit(claim("p1"))).toEqual({ admitted: false, status: "pending", owner: WALLET });
     await ledger.admit(claim("p2"));
     await ledger.update("claim-p1", { status: "confirmed", signature: "sig1" });
@@ -120,7 +124,7 @@ describe("Keeper's state on a Redis Cluster", () => {
       { connection: redis, prefix: keys.queuePrefix(QUEUES.actions) },
     );
     try {
-      await enqueueBuild(queues.actions, "claim-p2", 1, 1);
+      await enqueueBuild(queues.actions, "claim-p2", { tries: 1 }, 1);
       await eventually("the build job to run", async () => (seen.length > 0 ? seen : undefined));
       expect(seen).toEqual(["claim-p2"]);
     } finally {

@@ -16,8 +16,8 @@ import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-q
 
 /**
  * A held market passes its close time on the sandbox (its driven clock moved on) and resolves there.
- * The watcher's hot cadence reads that market's event alone and polls its winner, with no full cycle
- * in between; at rest, and for a market still open, it reads nothing.
+ * The watcher's hot cadence reads that market alone (one request) and polls its winner, with no full
+ * cycle in between; at rest, and for a market still open, it reads nothing.
  */
 describe("market watcher: the hot cadence sees a market past its close resolve", () => {
   const clock = new DrivenClock();
@@ -33,7 +33,7 @@ describe("market watcher: the hot cadence sees a market past its close resolve",
     await ctx?.cleanup();
   });
 
-  it("reads only the event past its close, at its cadence, and polls the winner before any full cycle", async () => {
+  it("reads only the market past its close, at its cadence, and polls the winner before any full cycle", async () => {
     const client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
     const listed = await client.prediction.listEvents({ provider: "polymarket", includeMarkets: true });
     const open = listed.data
@@ -59,6 +59,10 @@ describe("market watcher: the hot cadence sees a market past its close resolve",
         listEventMarkets: (eventId, range) => {
           requests.push(`listEventMarkets ${eventId}`);
           return client.prediction.listEventMarkets(eventId, range);
+        },
+        getMarket: (marketId, options) => {
+          requests.push(`getMarket ${marketId}`);
+          return client.prediction.getMarket(marketId, options);
         },
       },
     };
@@ -95,11 +99,11 @@ describe("market watcher: the hot cadence sees a market past its close resolve",
     await step("full");
     expect(await step("hot")).toEqual({ requests: [], polled: [], decisions: [] });
 
-    // The first market's close passes: the next full cycle sees it, the hot cadence reads its event alone.
+    // The first market's close passes: the next full cycle sees it, the hot cadence reads it alone.
     clock.set(closing.market.closeTime + 5);
     await step("full");
     expect(await step("hot")).toEqual({
-      requests: [`listEventMarkets ${closing.eventId}`],
+      requests: [`getMarket ${closing.market.marketId}`],
       polled: [],
       decisions: [],
     });
@@ -107,7 +111,7 @@ describe("market watcher: the hot cadence sees a market past its close resolve",
     // It resolves: the next hot cycle (no full cycle since) polls its winner, for one request.
     sandbox.world.resolveMarket(closing.market.marketId, "yes");
     const detected = await step("hot");
-    expect(detected.requests).toEqual([`listEventMarkets ${closing.eventId}`]);
+    expect(detected.requests).toEqual([`getMarket ${closing.market.marketId}`]);
     expect(detected.polled).toEqual([WALLET]);
     expect(detected.decisions).toMatchObject([{ marketId: closing.market.marketId, trigger: "resolved" }]);
     const queued = await ctx.queue<PollJobData>(QUEUES.poll).getJobs(["prioritized", "waiting"]);
@@ -153,6 +157,10 @@ describe("market watcher: the hot cadence and a market near an exit", () => {
           reads.push(id);
           return client.prediction.listEventMarkets(id, range);
         },
+        getMarket: (id, options) => {
+          reads.push(id);
+          return client.prediction.getMarket(id, options);
+        },
       },
     };
     const index = new HoldingsIndex(ctx.redis, ctx.keys);
@@ -195,7 +203,7 @@ describe("market watcher: the hot cadence and a market near an exit", () => {
 
     await watcher.run();
     // Seen near the threshold: read at the hot cadence; its price has not moved, so once only.
-    expect(await hotReads()).toEqual([eventId]);
+    expect(await hotReads()).toEqual([market.marketId]);
     expect(await hotReads()).toEqual([]);
     expect(await hotReads()).toEqual([]);
 
@@ -203,7 +211,7 @@ describe("market watcher: the hot cadence and a market near an exit", () => {
     sandbox.world.setPrice(market.marketId, 875_000);
     nowMs += 500;
     await watcher.run();
-    expect(await hotReads()).toEqual([eventId]);
+    expect(await hotReads()).toEqual([market.marketId]);
     expect(await hotReads()).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ function holding(market: Market, eventId: string, position: string): Holding {
 
 /**
  * The watcher lists events provider by provider. A provider the fleet holds nothing of is listed once
- * per retriggerSeconds, not every cycle; a market held there meanwhile is still read, through its event.
+ * per retriggerSeconds, not every cycle; a market held there meanwhile is still read, alone.
  */
 describe("market watcher: providers the fleet holds nothing of", () => {
   let sandbox: RunningSandbox;
@@ -53,6 +53,7 @@ describe("market watcher: providers the fleet holds nothing of", () => {
 
     const listed: string[] = [];
     const eventReads: string[] = [];
+    const marketReads: string[] = [];
     const counting: ApiClient = {
       ...client,
       prediction: {
@@ -64,6 +65,10 @@ describe("market watcher: providers the fleet holds nothing of", () => {
         listEventMarkets: (eventId, range) => {
           eventReads.push(eventId);
           return client.prediction.listEventMarkets(eventId, range);
+        },
+        getMarket: (marketId, options) => {
+          marketReads.push(marketId);
+          return client.prediction.getMarket(marketId, options);
         },
       },
     };
@@ -90,9 +95,13 @@ describe("market watcher: providers the fleet holds nothing of", () => {
     await index.replaceWallet(WALLET, [holding(poly.market, poly.eventId, "pos-1"), ...extra]);
 
     const cycle = async () => {
-      const before = eventReads.length;
+      const before = { events: eventReads.length, markets: marketReads.length };
       const result = await watcher.run();
-      return { ...result, eventReads: eventReads.slice(before) };
+      return {
+        ...result,
+        eventReads: eventReads.slice(before.events),
+        marketReads: marketReads.slice(before.markets),
+      };
     };
     await cycle();
     expect(listed).toEqual(["polymarket", "kalshi", "bisonfi"]);
@@ -105,7 +114,7 @@ describe("market watcher: providers the fleet holds nothing of", () => {
     expect(second.requests).toBe(1);
     listed.length = 0;
 
-    // A kalshi market is held now: read through its event while kalshi is not listed.
+    // A kalshi market is held now: read alone (cheaper than its event) while kalshi is not listed.
     await index.replaceWallet(WALLET, [
       holding(poly.market, poly.eventId, "pos-1"),
       ...extra,
@@ -114,16 +123,18 @@ describe("market watcher: providers the fleet holds nothing of", () => {
     nowMs += 2_000;
     const third = await cycle();
     expect(listed).toEqual(["polymarket"]);
-    expect(third.eventReads).toEqual([kalshi.eventId]);
+    expect(third.eventReads).toEqual([]);
+    expect(third.marketReads).toEqual([kalshi.market.marketId]);
     expect(third.watched).toBe(extra.length + 2);
     listed.length = 0;
 
     // Past retriggerSeconds since kalshi and bisonfi were last listed: both are listed again, and
-    // kalshi's market is found there (no event read), while bisonfi, still holding nothing, rests.
+    // kalshi's market is found there (no event or market read), while bisonfi, still holding nothing, rests.
     nowMs += 15_000;
     const fourth = await cycle();
     expect(listed).toEqual(["polymarket", "kalshi", "bisonfi"]);
     expect(fourth.eventReads).toEqual([]);
+    expect(fourth.marketReads).toEqual([]);
     listed.length = 0;
     nowMs += 2_000;
     await cycle();
