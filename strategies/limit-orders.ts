@@ -37,6 +37,8 @@ import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
  * The order account comes from the ledger (`TriggerOrdersSnapshot`), or, when the create's answer
  * left it out, from the service's list (`listedTriggerOrders`: an open order of the same terms).
  * Without either the strategy creates but never cancels or forgets.
+ * A generation retired with its account still unknown waits (blocking the id) until a list shows its
+ * order open, which is then cancelled, or shows none 60 s after it retired (never placed).
  *
  * The service's list is the orders' true state, where the snapshot carries it:
  * - A generation whose order the service lists as filled, cancelled or expired is `settled`: nothing
@@ -177,6 +179,13 @@ const cancelSchema = z.object({
   inputMint: z.string(),
   reason: z.string(),
   order: z.string().optional(),
+  /**
+   * Set when the generation retired with its order account unknown (the create's answer left it out
+   * and no list had shown it yet): its terms, to find the order in the service's list, and when it
+   * retired, so a generation never placed is forgotten once the list had time to show it.
+   */
+  terms: z.string().optional(),
+  retiredAt: z.number().int().optional(),
 });
 type PendingCancel = z.infer<typeof cancelSchema>;
 const stateSchema = z.object({
@@ -326,25 +335,40 @@ function retireGenerations(round: Round): void {
     }
     if (!status) continue;
     round.orders[id] = { ...current, status };
-    round.cancels[createKeyOf(id, current)] = {
+    const createKey = createKeyOf(id, current);
+    const isAccountKnown = current.order !== undefined || round.known?.has(createKey) === true;
+    round.cancels[createKey] = {
       id,
       generation: current.generation,
       inputMint: current.inputMint,
       reason,
       ...(current.order === undefined ? {} : { order: current.order }),
+      ...(isAccountKnown ? {} : { terms: current.terms, retiredAt: round.nowSeconds }),
     };
   }
 }
+
+/**
+ * How long a retired generation whose order account was never learnt waits for the service's list to
+ * show its order before it counts as never placed: a new order may be listed a little late.
+ */
+const UNLISTED_GRACE_SECONDS = 60;
 
 /** Cancels retired orders that are open; forgets those that are gone. */
 function cancelRetired(round: Round): void {
   const { known, service, inFlight, cancels } = round;
   for (const [createKey, cancel] of Object.entries(cancels)) {
     if (inFlight.has(createKey) || (!known && !service)) continue; // still being created, or nothing to go by
-    const order = known?.get(createKey) ?? cancel.order;
-    const listed = order === undefined ? undefined : service?.get(order)?.state;
-    // Gone from the ledger's open orders, or finished by the service: nothing left to cancel.
-    if (order === undefined || (listed !== undefined && isFinished(listed))) {
+    const order = known?.get(createKey) ?? cancel.order ?? listedUnderTerms(round, cancel);
+    if (order === undefined) {
+      // Gone from the ledger's open orders; or, its account never learnt, not listed open.
+      if (isForgettable(round, cancel)) delete cancels[createKey];
+      continue;
+    }
+    if (cancel.order === undefined && !known?.has(createKey)) cancels[createKey] = { ...cancel, order };
+    const listed = service?.get(order)?.state;
+    // Finished by the service: nothing left to cancel.
+    if (listed !== undefined && isFinished(listed)) {
       delete cancels[createKey];
       continue;
     }
@@ -360,6 +384,29 @@ function cancelRetired(round: Round): void {
       reason: cancel.reason,
     });
   }
+}
+
+/**
+ * The order of a retired generation whose account was never learnt, found in the service's list: open,
+ * of its terms, and not an order another generation holds.
+ */
+function listedUnderTerms(round: Round, cancel: PendingCancel): string | undefined {
+  if (cancel.terms === undefined || !round.service) return undefined;
+  const taken = ownOrders(round.orders, round.known);
+  for (const other of Object.values(round.cancels)) if (other.order !== undefined) taken.add(other.order);
+  return openOrderWithTerms(round.service.values(), cancel.terms, taken);
+}
+
+/**
+ * Whether a pending cancel with no order to cancel may be forgotten (unblocking the id's next
+ * generation). One whose account was known: at once, it left the ledger's open orders. One whose
+ * account was never learnt: only after the list, read this poll, still shows no open order of its
+ * terms a grace period after it retired; until then its order may be live, and the next generation
+ * would make two.
+ */
+function isForgettable(round: Round, cancel: PendingCancel): boolean {
+  if (cancel.terms === undefined) return true;
+  return round.service !== undefined && round.nowSeconds >= (cancel.retiredAt ?? 0) + UNLISTED_GRACE_SECONDS;
 }
 
 /** Creates configured orders: a new generation where due, the current one again until it is known. */

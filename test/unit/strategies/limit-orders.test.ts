@@ -258,13 +258,22 @@ describe("limit-orders: lifecycle", () => {
       ],
     ],
     [
-      "an id removed and added again continues at the next generation",
+      "an id removed and added again continues at the next generation, once the old order is cancelled",
       [
         { at: T0, orders: [sellSol, buySol], known: [] },
-        { at: T0 + 10, orders: [buySol], known: [known(`limit-${WALLET}-buy-sol-1`, ORDER_2)] },
+        {
+          at: T0 + 10,
+          orders: [buySol],
+          known: [known(`limit-${WALLET}-sell-sol-1`, ORDER_1), known(`limit-${WALLET}-buy-sol-1`, ORDER_2)],
+        },
+        // Its cancel confirmed: the ledger no longer holds the order open.
         { at: T0 + 20, orders: [sellSol, buySol], known: [known(`limit-${WALLET}-buy-sol-1`, ORDER_2)] },
       ],
-      [[create(sellSol, 1), create(buySol, 1)], [], [create(sellSol, 2, T0 + 20)]],
+      [
+        [create(sellSol, 1), create(buySol, 1)],
+        [cancel(sellSol, 1, ORDER_1, "removed: order sell-sol is no longer configured")],
+        [create(sellSol, 2, T0 + 20)],
+      ],
     ],
     [
       "the TTL cancel waits while the create is still in flight",
@@ -499,5 +508,64 @@ describe("limit-orders: the service's list of trigger orders is the orders' true
       },
     ]);
     expect(polls).toEqual([[create(sellSol, 1)], [], [create({ ...sellSol, price: "160" }, 2, T0 + 20)]]);
+  });
+
+  // The live service's create may answer without the order account: until a list shows the order,
+  // Keeper does not know it, yet it may be live. Retiring it then must not make two orders for the id.
+  const createdUnknown = (price: string): ListedPoll[] => [
+    { at: T0, orders: [{ ...sellSol, price }], known: [], listed: [] },
+    {
+      at: T0 + 10,
+      orders: [{ ...sellSol, price }],
+      known: [],
+      listed: [],
+      inFlightKeys: [`limit-${WALLET}-sell-sol-1`],
+    },
+  ];
+  const repriced = { ...sellSol, price: "160" };
+
+  it("new terms before the old order's account is known: no second order until the old one is cancelled", () => {
+    const polls = runListed([
+      ...createdUnknown("150.25"),
+      // Confirmed without an account; the list does not carry the order yet; the price changes.
+      { at: T0 + 20, orders: [repriced], known: [], listed: [] },
+      // The list now shows the old order open: it is cancelled, and the new terms still wait.
+      { at: T0 + 30, orders: [repriced], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+      { at: T0 + 40, orders: [repriced], known: [], listed: [listed(sellSol, ORDER_1, "cancelled")] },
+    ]);
+    const reason = "replaced: the terms of order sell-sol changed";
+    expect(polls).toEqual([
+      [create(sellSol, 1)],
+      [],
+      [],
+      [cancel(sellSol, 1, ORDER_1, reason)],
+      [create(repriced, 2, T0 + 40)],
+    ]);
+  });
+
+  it("an id removed before its order's account is known: the order is cancelled when a list shows it", () => {
+    const polls = runListed([
+      ...createdUnknown("150.25"),
+      { at: T0 + 20, orders: [buySol], known: [], listed: [] },
+      // A poll without the list keeps the cancel waiting; the next list shows the order open.
+      { at: T0 + 30, orders: [buySol], known: [], listed: [] },
+      { at: T0 + 40, orders: [buySol], known: [], listed: [listed(sellSol, ORDER_1, "open")] },
+    ]);
+    const cancels = polls.map((intents) => intents.filter((i) => i.kind === "cancelTrigger"));
+    expect(cancels.slice(2)).toEqual([
+      [],
+      [],
+      [cancel(sellSol, 1, ORDER_1, "removed: order sell-sol is no longer configured")],
+    ]);
+  });
+
+  it("a retired generation the list never shows is taken as never placed after a grace, then replaced", () => {
+    const polls = runListed([
+      ...createdUnknown("150.25"),
+      { at: T0 + 20, orders: [repriced], known: [], listed: [] },
+      { at: T0 + 50, orders: [repriced], known: [], listed: [] },
+      { at: T0 + 80, orders: [repriced], known: [], listed: [] },
+    ]);
+    expect(polls).toEqual([[create(sellSol, 1)], [], [], [], [create(repriced, 2, T0 + 80)]]);
   });
 });
