@@ -39,6 +39,11 @@ export interface EffectContext {
    * neither receives nor spends (chargedNewAccounts): their rent is spent, not kept. Known once simulated.
    */
   rentCharged?: ReadonlyMap<string, { readonly mint: string }>;
+  /**
+   * Lamports a token account of the wallet lacked of its rent exemption before the transaction (for
+   * its size after): the most a System transfer from the wallet may pay into it. Known once simulated.
+   */
+  rentLacking?: (account: string) => bigint;
 }
 
 /** Running totals across every instruction of one transaction. */
@@ -47,6 +52,8 @@ export interface EffectTotals {
   transferredLamports: bigint;
   /** Lamports the wallet puts into new accounts that are not its own (rent an order leaves behind). */
   foreignLamports: bigint;
+  /** Lamports the wallet pays by System transfer into each of its token accounts not of wrapped SOL. */
+  rentTransferred: Map<string, bigint>;
   tokens: Map<string, bigint>;
 }
 
@@ -79,7 +86,7 @@ export function isNonceOp(effect: InstructionEffect): boolean {
 }
 
 export function newTotals(): EffectTotals {
-  return { transferredLamports: 0n, foreignLamports: 0n, tokens: new Map() };
+  return { transferredLamports: 0n, foreignLamports: 0n, rentTransferred: new Map(), tokens: new Map() };
 }
 
 /**
@@ -194,13 +201,19 @@ function checkSystem(effect: InstructionEffect, ctx: EffectContext, totals: Effe
 }
 
 /**
- * Plain SOL transfers out are for wrapping SOL an order spends, nothing else: at most the order's
- * wrapped SOL amount in all, and only into the wallet's own token accounts. A payment to anyone else
- * is refused whatever its size (an order's SOL budget is spent once, by the order's own transfer).
+ * Plain SOL transfers out are for wrapping SOL an order spends, at most the order's wrapped SOL amount
+ * in all, and only into the wallet's own token accounts, or rent for a token account of the wallet of
+ * another mint (checkRentTransfer). A payment to anyone else is refused whatever its size (an order's
+ * SOL budget is spent once, by the order's own transfer).
  */
 function checkSolTransfer(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
   const { roles, op, where } = effect;
   const lamports = effect.lamports ?? 0n;
+  const account = roles.destination !== undefined ? ctx.walletTokens.get(roles.destination) : undefined;
+  if (roles.destination !== undefined && account !== undefined && account.mint !== NATIVE_MINT) {
+    checkRentTransfer(effect, roles.destination, account.mint, ctx, totals);
+    return;
+  }
   totals.transferredLamports += lamports;
   const wrapAllowance = ctx.allowance.tokens.get(NATIVE_MINT) ?? 0n;
   if (totals.transferredLamports > wrapAllowance) {
@@ -220,15 +233,52 @@ function checkSolTransfer(effect: InstructionEffect, ctx: EffectContext, totals:
 }
 
 /**
+ * A transfer into a token account of the wallet that holds no wrapped SOL wraps nothing: it is rent.
+ * The associated token program opens an account at an address that already holds lamports (anyone can
+ * send some there) with a transfer of the rent it lacks (then allocate and assign), not createAccount,
+ * so a claim opening its payout account there must pass. At most what the account lacked of its rent:
+ * more would sit in it out of the wallet's reach (a token account holding tokens cannot be closed).
+ * The rent itself counts as checkAccountFunding counts a new account's.
+ */
+function checkRentTransfer(
+  effect: InstructionEffect,
+  account: string,
+  mint: string,
+  ctx: EffectContext,
+  totals: EffectTotals,
+): void {
+  // What the account lacked is read with the simulation (its size after, its lamports before).
+  if (!ctx.simulated) return;
+  const paid = (totals.rentTransferred.get(account) ?? 0n) + (effect.lamports ?? 0n);
+  totals.rentTransferred.set(account, paid);
+  const lacking = ctx.rentLacking?.(account) ?? 0n;
+  if (paid > lacking) {
+    throw new PolicyRefusal(
+      "outflow_sol",
+      `instruction ${effect.where}: System ${effect.op} pays ${paid} lamports in all into ${account}, the wallet's token account of mint ${mint}, which lacked ${lacking} of its rent`,
+    );
+  }
+  countRent(account, effect, ctx, totals);
+}
+
+/**
  * Rent the wallet pays for a new account: free when the account is the wallet's own token account
  * for a mint the intent receives or spends (the lamports stay the wallet's), otherwise counted
  * against the allowance (an order's account, or the escrow's token account an order opens), which is
  * zero for claims, closes and cancels.
  */
 function checkAccountFunding(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
-  const { roles, op, where } = effect;
-  const account = roles.newAccount;
   if (!ctx.simulated) return;
+  countRent(effect.roles.newAccount, effect, ctx, totals);
+}
+
+function countRent(
+  account: string | undefined,
+  effect: InstructionEffect,
+  ctx: EffectContext,
+  totals: EffectTotals,
+): void {
+  const { op, where } = effect;
   const charged = account !== undefined ? ctx.rentCharged?.get(account) : undefined;
   if (account !== undefined && ctx.walletTokens.has(account) && charged === undefined) return;
   totals.foreignLamports += effect.lamports ?? 0n;

@@ -29,7 +29,7 @@ import {
 } from "./instruction-effects.js";
 import type { MintAccount } from "./mint-extensions.js";
 import { DEFAULT_ALLOWED_PROGRAMS, NATIVE_MINT, SYSTEM_PROGRAM } from "./programs.js";
-import { chargedNewAccounts, rentFreeMints } from "./rent-rules.js";
+import { chargedNewAccounts, rentExemptMinimum, rentFreeMints } from "./rent-rules.js";
 import { rpcCall } from "./rpc.js";
 import {
   checkOutflow,
@@ -184,6 +184,7 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
     simulated: true,
     walletTokens: everyWalletToken,
     rentCharged,
+    rentLacking: (account) => rentLacking(account, decoded, infos, post),
   });
 
   const feeLamports =
@@ -631,6 +632,25 @@ async function readAccounts(
       return [address, info && info !== PROGRAM ? asRawAccount(info) : null];
     }),
   );
+}
+
+/**
+ * What `account` lacked of its rent exemption before the transaction, for its size after: the rent
+ * the associated token program pays into it by transfer when the address already held lamports. Read
+ * only for a transfer into a token account of the wallet, which honest transactions make rarely.
+ */
+function rentLacking(
+  account: string,
+  decoded: DecodedTransaction,
+  infos: readonly AccountRead[],
+  post: ReadonlyMap<string, PostAccount | null>,
+): bigint {
+  const after = post.get(account);
+  const before = infos[decoded.accountKeys.findIndex((k) => addressOf(k.pubkey) === account)];
+  // Not watched or gone after it (closed back to the wallet): nothing of it to fund.
+  if (!after || before === undefined || before === PROGRAM) return 0n;
+  const lacked = rentExemptMinimum(after.data.length) - BigInt(before?.lamports ?? 0);
+  return lacked > 0n ? lacked : 0n;
 }
 
 /** No account yet: absent, or bare lamports (a System account without data, e.g. pre-funded). */

@@ -43,3 +43,17 @@ export function chargedNewAccounts(
   }
   return charged;
 }
+
+/** Bytes the runtime counts for every account on top of its data, in rent. */
+const ACCOUNT_STORAGE_OVERHEAD = 128n;
+/** 3,480 lamports a byte-year for the two years that make an account rent-exempt: mainnet's rent. */
+const RENT_EXEMPT_LAMPORTS_PER_BYTE = 6_960n;
+
+/**
+ * The lamports that make an account of `dataLength` bytes rent-exempt (2,039,280 for a 165-byte token
+ * account), as the Rent sysvar's defaults give them. Written out rather than read from the node: a
+ * lower rent on the cluster only makes what it bounds a little looser.
+ */
+export function rentExemptMinimum(dataLength: number): bigint {
+  return (ACCOUNT_STORAGE_OVERHEAD + BigInt(dataLength)) * RENT_EXEMPT_LAMPORTS_PER_BYTE;
+}

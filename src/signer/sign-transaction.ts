@@ -1,4 +1,4 @@
-import type { Connection } from "@solana/web3.js";
+import type { Connection, SignatureStatus } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
 import { addressOf } from "../chain/address-text.js";
@@ -15,10 +15,11 @@ import {
   sendAndConfirm,
   sendOnce,
 } from "../chain/send-and-confirm.js";
+import { describeTransactionError } from "../chain/tx-error.js";
 import { messageOf, readWireTransaction, withSignature } from "../chain/wire-transaction.js";
 import { PolicyRefusal, StaleTransaction } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
-import type { AttemptRecord, AttemptStore } from "./attempt-store.js";
+import type { AttemptRecord, AttemptStore, SignedAttempt } from "./attempt-store.js";
 import type { IntentGuard } from "./intent-guard.js";
 import type { Signer } from "./signer.js";
 import { describeFloor } from "./swap-floor.js";
@@ -214,7 +215,7 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
       recentBlockhash: decoded.recentBlockhash,
     };
   } catch (error) {
-    if (error instanceof StaleTransaction) return stale(error, attempt, input, log);
+    if (error instanceof StaleTransaction) return stale(error, attempt, lastValidBlockHeight, input, log);
     if (!(error instanceof PolicyRefusal)) throw error;
     const recorded = await attempts.recordRefused(intent.key, attempt, error.reason, error.detail);
     log.warn({ reason: error.reason, detail: error.detail, attempt }, "transaction refused by policy");
@@ -301,10 +302,15 @@ function reportedFailure(report: SubmitReport | undefined): string | undefined {
 
 /** Whether the chain knows the signature (landed, or failed there): then the chain's word decides. */
 async function seenOnChain(input: SignAndSubmitInput, signature: string): Promise<boolean> {
+  return (await statusOnChain(input, signature)) !== null;
+}
+
+/** The chain's status of the signature, history included; null when it knows none. RPC errors throw. */
+async function statusOnChain(input: SignAndSubmitInput, signature: string): Promise<SignatureStatus | null> {
   const { value } = await rpcCall("getSignatureStatuses", () =>
     input.connection.getSignatureStatuses([signature], { searchTransactionHistory: true }),
   );
-  return value[0] != null;
+  return value[0] ?? null;
 }
 
 /**
@@ -323,23 +329,69 @@ async function guardedInflow(input: SignAndSubmitInput): Promise<InflowExpectati
 }
 
 /**
- * The transaction cannot land as built (its blockhash is gone or unknown to the node). Nothing was
- * signed, so nothing is recorded: the caller asks the service for a fresh one. Unless another run of
- * the intent recorded an attempt meanwhile (this one stalled): that attempt is the intent's, follow it.
+ * The transaction cannot land as built (its blockhash is gone or unknown to the node). Unless the chain
+ * has it (below), nothing was signed, so nothing is recorded: the caller asks the service for a fresh
+ * one. Unless another run of the intent recorded an attempt meanwhile (this one stalled): that attempt
+ * is the intent's, follow it.
  */
 async function stale(
   error: StaleTransaction,
   attempt: number,
+  lastValidBlockHeight: number,
   input: SignAndSubmitInput,
   log: Logger,
 ): Promise<SignOutcome | SentAttempt> {
-  const current = await input.attempts.get(input.intent.key);
+  const { attempts, intent } = input;
+  const current = await attempts.get(intent.key);
   if (current !== undefined && current.attempt >= attempt) {
     log.warn({ attempt, recorded: current.attempt }, "another run recorded this intent first");
     return current.status === "sent" ? inFlight(current, log) : fromRecord(current);
   }
+  // No record of these bytes, yet a run whose record Redis lost (a snapshot, a failover) may have
+  // signed and landed them: a rebuild would then act twice. Ed25519 is deterministic, so signing them
+  // again gives the signature they would carry, and with their blockhash gone it can no longer land.
+  // The chain's word decides; an RPC error throws (the job retries), never reads as "not found".
+  const signed = await signedAgain(input);
+  const found = signed && (await statusOnChain(input, signed.signature));
+  if (signed && found) {
+    if (!(await attempts.recordSigned(intent.key, { attempt, lastValidBlockHeight, ...signed }))) {
+      const winner = await attempts.get(intent.key);
+      log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this intent first");
+      if (winner?.status === "sent") return inFlight(winner, log);
+      if (winner) return fromRecord(winner);
+      throw new Error(`attempt record of ${intent.key} vanished`);
+    }
+    const { signature } = signed;
+    log.warn(
+      { signature, attempt, slot: found.slot },
+      "a stale transaction of this intent is on chain, unrecorded",
+    );
+    if (found.err) {
+      const failed = describeTransactionError(found.err);
+      await attempts.finish(intent.key, signature, { status: "failed", error: failed });
+      return { outcome: "failed", signature, error: failed, attempt, resumed: true };
+    }
+    await attempts.finish(intent.key, signature, { status: "confirmed", slot: found.slot });
+    return { outcome: "confirmed", signature, slot: found.slot, attempt, resumed: true };
+  }
   log.info({ attempt, detail: error.detail }, "transaction stale before signing; asking for a fresh one");
   return { outcome: "expired", attempt, resumed: false };
+}
+
+/** The transaction as the wallet signs it (never sent from here); none when the wallet is no signer. */
+async function signedAgain(
+  input: SignAndSubmitInput,
+): Promise<Omit<SignedAttempt, "attempt" | "lastValidBlockHeight"> | undefined> {
+  const wire = readWireTransaction(Buffer.from(input.transactionBase64, "base64"));
+  const signers = wire.staticKeys.slice(0, wire.signatures.length);
+  const slot = signers.findIndex((key) => bs58.encode(key) === input.intent.wallet);
+  if (slot < 0) return undefined;
+  const signature = await input.wallets.sign(input.intent.wallet, messageOf(wire));
+  return {
+    signature: bs58.encode(signature),
+    recentBlockhash: bs58.encode(wire.recentBlockhash),
+    signedTransaction: Buffer.from(withSignature(wire, slot, signature)).toString("base64"),
+  };
 }
 
 function inFlight(record: AttemptRecord, log: Logger): SentAttempt {

@@ -181,6 +181,48 @@ function claimOpening(wallet: PublicKey, mints: PublicKey[]): Built {
   };
 }
 
+/** Lamports someone sent to an address before the wallet's account opened there (anyone can). */
+const PREFUND_LAMPORTS = 1_000_000n;
+
+/**
+ * A new mint with `holder`'s account of it holding 1,000,000, and the wallet's associated token
+ * address for it, pre-funded: the associated token program opens the account there with a System
+ * transfer of the rent it lacks (then allocate and assign), not createAccount.
+ */
+function prefundedMint(holder: PublicKey): { mint: PublicKey; holderAccount: PublicKey; account: PublicKey } {
+  const mint = env.chain.createMint({
+    address: Keypair.generate(),
+    decimals: 6,
+    authority: issuer.publicKey,
+  });
+  const holderAccount = env.chain.mintTo(mint, holder, 1_000_000n);
+  const account = getAssociatedTokenAddressSync(mint, env.wallet);
+  env.chain.airdrop(account, PREFUND_LAMPORTS);
+  return { mint, holderAccount, account };
+}
+
+/**
+ * A claim paying 1,000 of a second payout mint (a JupUSD) into the wallet's new account of it, at an
+ * address someone pre-funded; `extra` runs after the account opens.
+ */
+function claimIntoPrefunded(extra: (account: PublicKey) => TransactionInstruction[] = () => []): Built {
+  const { mint, holderAccount, account } = prefundedMint(env.vault.publicKey);
+  return {
+    intent: env.claimIntent(),
+    policy: { payoutMints: [env.usdc.toBase58(), mint.toBase58()] },
+    tx: tx(
+      [
+        createAssociatedTokenAccountIdempotentInstruction(env.wallet, account, env.wallet, mint),
+        createTransferCheckedInstruction(holderAccount, mint, account, env.vault.publicKey, 1_000n, 6),
+        ...extra(account),
+      ],
+      [env.vault],
+    ),
+  };
+}
+
+const rentOfTokenAccount = () => env.chain.minimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE);
+
 const hostile: HostileCase[] = [
   {
     name: "order whose whole making amount goes into a stranger's token account",
@@ -359,6 +401,75 @@ const hostile: HostileCase[] = [
     build: () => swapInto("confidential"),
   },
   {
+    name: "claim opening its payout account at a pre-funded address that also pays 1 SOL into it",
+    reason: "outflow_sol",
+    detail: new RegExp(
+      `^instruction 2: System transfer pays ${1_039_280 + LAMPORTS_PER_SOL} lamports in all into \\w+, the wallet's token account of mint \\w+, which lacked 1039280 of its rent$`,
+    ),
+    build: () =>
+      claimIntoPrefunded((account) => [
+        SystemProgram.transfer({ fromPubkey: env.wallet, toPubkey: account, lamports: LAMPORTS_PER_SOL }),
+      ]),
+  },
+  {
+    name: "claim that also pays rent-sized lamports into the wallet's existing USDC account",
+    reason: "outflow_sol",
+    detail:
+      /^instruction 1: System transfer pays 2039280 lamports in all into \w+, the wallet's token account of mint \w+, which lacked 0 of its rent$/,
+    build: () => ({
+      intent: env.claimIntent(),
+      tx: tx(
+        [
+          usdcTransfer(env.vaultUsdc, env.walletUsdc, env.vault.publicKey, 1_000_000n),
+          SystemProgram.transfer({
+            fromPubkey: env.wallet,
+            toPubkey: env.walletUsdc,
+            lamports: Number(rentOfTokenAccount()),
+          }),
+        ],
+        [env.vault],
+      ),
+    }),
+  },
+  {
+    name: "claim that also pays rent-sized lamports into a stranger's token account",
+    reason: "outflow_sol",
+    detail: /^instruction 1: System transfer sends 2039280 lamports from the wallet in all, allowed 0$/,
+    build: () => ({
+      intent: env.claimIntent(),
+      tx: tx(
+        [
+          usdcTransfer(env.vaultUsdc, env.walletUsdc, env.vault.publicKey, 1_000_000n),
+          SystemProgram.transfer({
+            fromPubkey: env.wallet,
+            toPubkey: env.strangerUsdc,
+            lamports: Number(rentOfTokenAccount()),
+          }),
+        ],
+        [env.vault],
+      ),
+    }),
+  },
+  {
+    name: "claim that also opens the wallet's account of a mint it does not pay in, at a pre-funded address",
+    reason: "outflow_sol",
+    detail:
+      /System transfer funds \w+ a new token account of the wallet for mint \w+, which the intent neither receives nor spends; 1039280 lamports in all into such accounts, allowed 0/,
+    build: () => {
+      const { mint, account } = prefundedMint(issuer.publicKey);
+      return {
+        intent: env.claimIntent(),
+        tx: tx(
+          [
+            usdcTransfer(env.vaultUsdc, env.walletUsdc, env.vault.publicKey, 1_000_000n),
+            createAssociatedTokenAccountIdempotentInstruction(env.wallet, account, env.wallet, mint),
+          ],
+          [env.vault],
+        ),
+      };
+    },
+  },
+  {
     name: "durable nonce: its blockhash is the nonce, which the node never issued (refused, not stale)",
     reason: "durable_nonce",
     detail: /^instruction 0: System advanceNonce$/,
@@ -482,6 +593,51 @@ const legitimate: Case[] = [
       const account = getAssociatedTokenAddressSync(env.usdc, env.otherWallet);
       expect(env.chain.getAccount(account)).toBeNull();
       return { ...built, landed: () => expect(usdcOf(account)).toBe(5_000_000n) };
+    },
+  },
+  {
+    // Someone sent lamports to the address first: the associated token program pays the rest of the
+    // rent by System transfer, which is rent, not SOL wrapped (a claim wraps none).
+    name: "claim that opens the wallet's account of a payout mint at an address someone pre-funded",
+    build: () => {
+      const built = claimIntoPrefunded();
+      const account = getAssociatedTokenAddressSync(
+        new PublicKey(built.policy?.payoutMints?.[1] as string),
+        env.wallet,
+      );
+      expect(BigInt(env.chain.lamportsOf(account))).toBe(PREFUND_LAMPORTS);
+      return {
+        ...built,
+        landed: () => {
+          expect(env.chain.tokenAccount(account)?.amount).toBe(1_000n);
+          expect(BigInt(env.chain.lamportsOf(account))).toBe(rentOfTokenAccount());
+        },
+      };
+    },
+  },
+  {
+    name: "swap whose output account opens at an address someone pre-funded",
+    build: () => {
+      const { mint, holderAccount, account } = prefundedMint(issuer.publicKey);
+      const intent = swap(env.usdc, mint, 1_000_000n);
+      const usdcBefore = usdcOf(env.walletUsdc);
+      return {
+        intent,
+        inflow: expectedInflow(intent, { minInflowRaw: "990" }, inflowOptions()),
+        tx: tx(
+          [
+            usdcTransfer(env.walletUsdc, poolUsdc, env.wallet, 1_000_000n),
+            createAssociatedTokenAccountIdempotentInstruction(env.wallet, account, env.wallet, mint),
+            createTransferCheckedInstruction(holderAccount, mint, account, issuer.publicKey, 1_000n, 6),
+          ],
+          [issuer],
+        ),
+        landed: () => {
+          expect(env.chain.tokenAccount(account)?.amount).toBe(1_000n);
+          expect(BigInt(env.chain.lamportsOf(account))).toBe(rentOfTokenAccount());
+          expect(usdcOf(env.walletUsdc)).toBe(usdcBefore - 1_000_000n);
+        },
+      };
     },
   },
   {

@@ -54,6 +54,8 @@ export interface SignerEnv {
   strangerT22: PublicKey;
   escrowT22: PublicKey;
   attempts: RedisAttemptStore;
+  /** Deletes the intent's attempt record, as Redis loses one (a snapshot rollback, a failover). */
+  loseAttemptRecord(intentKey: string): Promise<void>;
   policy: PolicyConfig;
   /** Every encoding (base58, base64, hex, JSON array; whole and seed) of the wallets' secret keys. */
   secretForms: string[];
@@ -163,6 +165,9 @@ export async function startSignerEnv(
     strangerT22,
     escrowT22,
     attempts,
+    async loseAttemptRecord(intentKey) {
+      await redis.redis.del(`${redis.prefix}:attempt:${intentKey}`);
+    },
     policy: {
       payoutMints: [usdc.toBase58()],
       maxComputeUnitPriceMicroLamports: 1_000_000n,

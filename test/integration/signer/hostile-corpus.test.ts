@@ -1089,12 +1089,14 @@ describe("hostile corpus", () => {
   });
 
   it.each(staleCases.map((c) => [c.name, c] as const))(
-    "does not sign, and asks for a fresh transaction (no refusal): %s",
+    "sends nothing, and asks for a fresh transaction (no refusal): %s",
     async (_name, hostile) => {
       const bh = await env.connection.getLatestBlockhash("confirmed");
       const built = await hostile.build(env, bh);
       const before = await balances();
-      const sign = vi.spyOn(env.wallets, "sign");
+      // The stale bytes passed the static rules and are signed in memory only, to ask the chain whether
+      // a run whose record was lost landed them: never sent, never recorded.
+      const send = vi.spyOn(env.connection, "sendRawTransaction");
       const intent = built.intent ?? env.claimIntent();
       const { logger } = captureLogger();
       try {
@@ -1109,11 +1111,11 @@ describe("hostile corpus", () => {
           logger,
         });
         expect(outcome).toEqual({ outcome: "expired", attempt: 1, resumed: false });
-        expect(sign).not.toHaveBeenCalled();
+        expect(send).not.toHaveBeenCalled();
         expect(await env.attempts.get(intent.key)).toBeUndefined();
         expect(await balances()).toEqual(before);
       } finally {
-        sign.mockRestore();
+        send.mockRestore();
       }
     },
   );

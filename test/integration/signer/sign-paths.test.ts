@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { TransientError } from "../../../src/core/errors.js";
 import type { Intent } from "../../../src/core/intent.js";
 import type { AttemptStore } from "../../../src/signer/attempt-store.js";
 import { type SignAndSubmitInput, signAndSend, watchAttempt } from "../../../src/signer/sign-transaction.js";
@@ -376,10 +377,10 @@ describe("a stale transaction", () => {
     const intent = env.claimIntent();
     const signature = await otherRunsAttempt(intent, "expired");
     const logs = captureLogger();
-    const sign = vi.spyOn(env.wallets, "sign");
+    const send = vi.spyOn(env.connection, "sendRawTransaction");
     const outcome = await signAndSend(input(intent, await staleMemo(), logs.logger));
     expect(outcome).toStrictEqual({ outcome: "expired", attempt: 2, resumed: false });
-    expect(sign).not.toHaveBeenCalled();
+    expect(send).not.toHaveBeenCalled();
     expect(await env.attempts.get(intent.key)).toMatchObject({ status: "expired", attempt: 1, signature });
     expect(logs.lines()).toContainEqual(
       expect.objectContaining({
@@ -388,6 +389,72 @@ describe("a stale transaction", () => {
         detail: expect.any(String),
       }),
     );
+  });
+
+  it("landed, its attempt record lost, run again past its blockhash: confirmed from the chain, paid once", async () => {
+    const intent = env.claimIntent();
+    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
+    const build1 = await claim();
+    const sent = await signAndSend(input(intent, build1));
+    expect(sent.outcome).toBe("sent");
+    const landed = await watchAttempt({ ...input(intent, build1), intentKey: intent.key, resumed: false });
+    if (landed.outcome !== "confirmed") throw new Error(`build 1 did not land: ${landed.outcome}`);
+    await env.loseAttemptRecord(intent.key);
+    env.chain.advanceSlots(build1.lastValidBlockHeight - env.chain.blockHeight + 2);
+
+    const logs = captureLogger();
+    const send = vi.spyOn(env.connection, "sendRawTransaction");
+    const rerun = await signAndSend(input(intent, build1, logs.logger));
+    expect(rerun).toStrictEqual({
+      outcome: "confirmed",
+      signature: landed.signature,
+      slot: landed.slot,
+      attempt: 1,
+      resumed: true,
+    });
+    expect(send).not.toHaveBeenCalled();
+    expect(await env.attempts.get(intent.key)).toMatchObject({
+      status: "confirmed",
+      attempt: 1,
+      signature: landed.signature,
+      slot: landed.slot,
+    });
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        msg: "a stale transaction of this intent is on chain, unrecorded",
+        signature: landed.signature,
+      }),
+    );
+    // A rebuild of the intent finds it done: nothing more is signed or sent, the wallet paid once.
+    expect(await signAndSend(input(intent, await claim()))).toMatchObject({
+      outcome: "confirmed",
+      attempt: 1,
+    });
+    expect(send).not.toHaveBeenCalled();
+    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
+  });
+
+  it("never sent, run again past its blockhash: the chain knows none, expired", async () => {
+    const intent = env.claimIntent();
+    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount;
+    const built = await claim();
+    env.chain.advanceSlots(built.lastValidBlockHeight - env.chain.blockHeight + 2);
+    const send = vi.spyOn(env.connection, "sendRawTransaction");
+    const outcome = await signAndSend(input(intent, built));
+    expect(outcome).toStrictEqual({ outcome: "expired", attempt: 1, resumed: false });
+    expect(send).not.toHaveBeenCalled();
+    expect(await env.attempts.get(intent.key)).toBeUndefined();
+    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore);
+  });
+
+  it("the chain cannot be asked: the RPC error is thrown (the job retries), never read as expired", async () => {
+    const intent = env.claimIntent();
+    const built = await claim();
+    env.chain.advanceSlots(built.lastValidBlockHeight - env.chain.blockHeight + 2);
+    env.chain.faults.methodErrors = { getSignatureStatuses: { rate: 1 } };
+    await expect(signAndSend(input(intent, built))).rejects.toBeInstanceOf(TransientError);
+    expect(await env.attempts.get(intent.key)).toBeUndefined();
   });
 
   it.each([

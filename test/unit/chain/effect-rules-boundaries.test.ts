@@ -176,6 +176,64 @@ describe("plain SOL transfers (wrapping an order's SOL)", () => {
   });
 });
 
+describe("plain SOL transfers into the wallet's token accounts of other mints (rent)", () => {
+  // The associated token program's way of opening an account at an address that already holds
+  // lamports: a transfer of the rent it lacks. `ours` lacked 1,000 lamports of its rent.
+  const junk = key();
+  const charged = key();
+  const rentCtx = (overrides: Partial<EffectContext> = {}) =>
+    context({
+      walletTokens: new Map([
+        [ours, { mint }],
+        [charged, { mint: junk }],
+      ]),
+      allowance: { maxLamports: 0n, tokens: new Map() },
+      rentLacking: (account) => (account === ours || account === charged ? 1_000n : 0n),
+      rentCharged: new Map([[charged, { mint: junk }]]),
+      ...overrides,
+    });
+  const transfer = (lamports: bigint, destination = ours) =>
+    system("transfer", { source: wallet, destination }, lamports);
+
+  it("allows what the account lacked of its rent in all, not one lamport more, with no wrap allowance", () => {
+    const totals = newTotals();
+    expect(verdict([transfer(600n), transfer(400n)], rentCtx(), totals)).toBeUndefined();
+    expect(totals.transferredLamports).toBe(0n);
+    expect(verdict([transfer(600n), transfer(401n)], rentCtx())).toBe(
+      `outflow_sol: instruction 4: System transfer pays 1001 lamports in all into ${ours}, the wallet's token account of mint ${mint}, which lacked 1000 of its rent`,
+    );
+  });
+
+  it("refuses any lamport into an account that lacked nothing (an existing one), or with nothing known", () => {
+    expect(verdict([transfer(1n)], rentCtx({ rentLacking: () => 0n }))).toMatch(
+      /which lacked 0 of its rent$/,
+    );
+    expect(verdict([transfer(1n)], rentCtx({ rentLacking: undefined }))).toMatch(
+      /which lacked 0 of its rent$/,
+    );
+  });
+
+  it("counts the rent of an account of a mint the intent neither receives nor spends against the allowance", () => {
+    expect(verdict([transfer(1n, charged)], rentCtx())).toBe(
+      `outflow_sol: instruction 4: System transfer funds ${charged} a new token account of the wallet for mint ${junk}, which the intent neither receives nor spends; 1 lamports in all into such accounts, allowed 0`,
+    );
+    const allowed = { maxLamports: 1_000n, tokens: new Map() };
+    expect(verdict([transfer(1_000n, charged)], rentCtx({ allowance: allowed }))).toBeUndefined();
+  });
+
+  it("decides after the simulation, and leaves wrapped SOL accounts to the wrap allowance", () => {
+    expect(verdict([transfer(10n ** 9n)], rentCtx({ simulated: false }))).toBeUndefined();
+    const wrapped = key();
+    const withWrapped = rentCtx({
+      walletTokens: new Map([[wrapped, { mint: NATIVE_MINT }]]),
+      rentLacking: () => 10n ** 9n,
+    });
+    expect(verdict([transfer(1n, wrapped)], withWrapped)).toBe(
+      "outflow_sol: instruction 4: System transfer sends 1 lamports from the wallet in all, allowed 0",
+    );
+  });
+});
+
 describe("rent the wallet pays for new accounts", () => {
   const create = (newAccount: string, lamports?: bigint) =>
     system("createAccount", { source: wallet, newAccount }, lamports);
