@@ -20,7 +20,23 @@ export const SHAPE_OF_AREA: Readonly<Record<Area, Shape>> = {
   send: "plain",
 };
 
-const MAX_RAW_MESSAGE = 200;
+/** The most of any one field of an error answer that is kept: a hostile body cannot fill a message. */
+export const MAX_ERROR_FIELD = 200;
+
+/** `text` cut to `max` characters, with `…` marking the cut. */
+export function shorten(text: string, max = MAX_ERROR_FIELD): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function shortenFields(parsed: ParsedErrorBody): ParsedErrorBody {
+  const cut = (value: string | undefined) => (value === undefined ? undefined : shorten(value));
+  return {
+    message: shorten(parsed.message),
+    code: cut(parsed.code),
+    param: cut(parsed.param),
+    requestId: cut(parsed.requestId),
+  };
+}
 
 function fromShape(shape: Shape, json: unknown): ParsedErrorBody | undefined {
   switch (shape) {
@@ -64,7 +80,8 @@ function parseJson(text: string): unknown {
 
 /**
  * Reads an error answer: first in the area's own shape, then in any other known shape (a gateway in
- * front of the service may answer in another), and last as raw text, shortened.
+ * front of the service may answer in another), and last as raw text. Every field is cut to
+ * `MAX_ERROR_FIELD` characters (`…` marks a cut): the body is the service's, and may be megabytes.
  */
 export function parseErrorBody(area: Area, text: string, statusText: string): ParsedErrorBody {
   const json = parseJson(text);
@@ -73,10 +90,10 @@ export function parseErrorBody(area: Area, text: string, statusText: string): Pa
     const order: Shape[] = [own, ...(Object.keys(errorBodies) as Shape[]).filter((s) => s !== own)];
     for (const shape of order) {
       const parsed = fromShape(shape, json);
-      if (parsed !== undefined) return parsed;
+      if (parsed !== undefined) return shortenFields(parsed);
     }
   }
-  const raw = text.trim().slice(0, MAX_RAW_MESSAGE);
+  const raw = shorten(text.trim());
   return {
     message: raw === "" ? statusText || "no error body" : raw,
     code: undefined,

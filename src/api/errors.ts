@@ -1,5 +1,6 @@
 import { PermanentError, TransientError } from "../core/errors.js";
 import type { Area } from "../core/schemas/common.js";
+import { shorten } from "./error-body.js";
 
 /**
  * Typed failures of the API client. Each class sits under the core hierarchy so the rest of Keeper
@@ -22,10 +23,15 @@ export interface ApiErrorDetails {
   readonly param: string | undefined;
 }
 
+/**
+ * The error's message. Every part but the endpoint and status comes from the service's answer: the
+ * transport redacts and shortens them (error-body.ts), and the fields are bounded here again, since
+ * the message goes to logs, the ledger and the status page.
+ */
 function describe(d: ApiErrorDetails, serviceMessage: string): string {
-  const code = d.code === undefined ? "" : ` ${d.code}`;
-  const param = d.param === undefined ? "" : ` (param ${d.param})`;
-  const requestId = d.requestId === undefined ? "" : ` [request ${d.requestId}]`;
+  const code = d.code === undefined ? "" : ` ${shorten(d.code)}`;
+  const param = d.param === undefined ? "" : ` (param ${shorten(d.param)})`;
+  const requestId = d.requestId === undefined ? "" : ` [request ${shorten(d.requestId)}]`;
   return `${d.endpoint}: HTTP ${d.status}${code}: ${serviceMessage}${param}${requestId}`;
 }
 
@@ -106,6 +112,8 @@ export class NetworkError extends TransientError {
   override readonly name: string = "NetworkError";
   readonly endpoint: string;
   readonly delivery: Delivery;
+  /** What failed (error codes, or the cause's message), without the endpoint and delivery prefix. */
+  readonly reason: string;
   constructor(endpoint: string, delivery: Delivery, reason: string, options?: ErrorOptions) {
     super(
       `${endpoint}: network error (${delivery === "not-sent" ? "not sent" : "may have been sent"}): ${reason}`,
@@ -113,6 +121,7 @@ export class NetworkError extends TransientError {
     );
     this.endpoint = endpoint;
     this.delivery = delivery;
+    this.reason = reason;
   }
 }
 

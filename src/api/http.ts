@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import { type EndpointDef, type EndpointName, endpoints } from "./endpoints.js";
-import { parseErrorBody } from "./error-body.js";
+import { parseErrorBody, shorten } from "./error-body.js";
 import {
   type Delivery,
   NetworkError,
@@ -19,7 +19,7 @@ import type { RequestRateLimiter } from "./rate-limiter.js";
 import { buildUrl, encodeJsonBody } from "./request-url.js";
 import { retryAfterMs, serverRequestedDelayMs } from "./retry-after.js";
 import { sleep } from "./sleep.js";
-import { parseOrThrow, parseSkippingItems } from "./validate.js";
+import { listItemsAt, parseOrThrow, parseSkippingItems } from "./validate.js";
 
 type Def<N extends EndpointName> = (typeof endpoints)[N];
 /** What a caller passes: the schemas' input types (before defaults and transforms). */
@@ -75,6 +75,32 @@ export interface HttpTransportOptions {
 export interface CallOptions {
   /** Cancels waiting, sending and retrying. */
   readonly signal?: AbortSignal;
+}
+
+/**
+ * The fewest items a list answer may hold before it is refused, whatever the request asked for: a
+ * service that serves a longer page than asked (the live one may read a range its own way) is
+ * followed; one that floods a page with thousands of items is not read item by item.
+ */
+export const MAX_LIST_ITEMS = 1_000;
+/** How many times the items asked for a list answer may hold, above MAX_LIST_ITEMS. */
+const LIST_ITEMS_MARGIN = 10;
+
+/** Skipped list items logged one by one; the rest are only counted. */
+const LOGGED_SKIPPED_ITEMS = 3;
+
+/**
+ * The most items a list answer may hold: ten times what the request asks for (`end - start`, else its
+ * `limit`), and never fewer than MAX_LIST_ITEMS. An answer holding more is refused before it is read
+ * item by item.
+ */
+function itemsAskedFor(params: Record<string, unknown> | undefined): number {
+  const start = params?.start;
+  const end = params?.end;
+  let asked = 0;
+  if (typeof start === "number" && typeof end === "number" && end > start) asked = end - start;
+  else if (typeof params?.limit === "number" && params.limit > 0) asked = params.limit;
+  return Math.max(asked * LIST_ITEMS_MARGIN, MAX_LIST_ITEMS);
 }
 
 /** Connection failures that happen before a request is written: safe to retry for any endpoint. */
@@ -169,6 +195,7 @@ export class HttpTransport {
     const body = def.body ? parseOrThrow(def.body, input.body, name, "request", "(body)") : undefined;
     const url = buildUrl(this.baseUrl, def.path, params);
     const bodyText = body === undefined ? undefined : encodeJsonBody(body);
+    const maxItems = def.skippableItems ? itemsAskedFor(params) : undefined;
 
     // A 429 with a stated delay is waited out exactly (plus a little jitter), without eating into the
     // retry budget of real failures; these counters bound it separately.
@@ -194,7 +221,14 @@ export class HttpTransport {
         }
         const grant = await this.#limiter?.acquire(options.signal);
         try {
-          return (await this.#attempt(def, url, bodyText, attempt, options.signal)) as ResponseOf<N>;
+          return (await this.#attempt(
+            def,
+            url,
+            bodyText,
+            maxItems,
+            attempt,
+            options.signal,
+          )) as ResponseOf<N>;
         } finally {
           grant?.answered();
         }
@@ -233,6 +267,7 @@ export class HttpTransport {
     def: EndpointDef,
     url: URL,
     bodyText: string | undefined,
+    maxItems: number | undefined,
     attempt: number,
     callerSignal: AbortSignal | undefined,
   ): Promise<unknown> {
@@ -296,12 +331,14 @@ export class HttpTransport {
       // The status line arrived, so the request certainly reached the service.
       const failure = noAnswer(error);
       throw failure instanceof NetworkError
-        ? new NetworkError(endpoint, "maybe-sent", failure.message, { cause: error })
+        ? new NetworkError(endpoint, "maybe-sent", failure.reason, { cause: error })
         : failure;
     }
     // The live service's gateway names it x-api-gateway-request-id; x-request-id is the spec's.
-    const requestId =
+    // It goes into error messages, and so into the ledger: redacted and shortened like the body's fields.
+    const headerRequestId =
       response.headers.get("x-api-gateway-request-id") ?? response.headers.get("x-request-id") ?? undefined;
+    const requestId = headerRequestId === undefined ? undefined : shorten(this.#redact(headerRequestId));
 
     if (isRedirect(response.status)) {
       observe(response.status, "http_error", requestId);
@@ -324,7 +361,7 @@ export class HttpTransport {
     }
     try {
       const data = def.skippableItems
-        ? this.#parseList(def, def.skippableItems, json, requestId)
+        ? this.#parseList(def, def.skippableItems, maxItems ?? MAX_LIST_ITEMS, json, requestId)
         : parseOrThrow(def.response, json, endpoint, "response", "(body)");
       observe(response.status, "ok", requestId);
       return data;
@@ -334,21 +371,41 @@ export class HttpTransport {
     }
   }
 
-  /** A list answer less the items it cannot read, each logged with its fields and counted. */
-  #parseList(def: EndpointDef, listKey: string, json: unknown, requestId: string | undefined): unknown {
+  /**
+   * A list answer less the items it cannot read, counted, a few of them logged with their fields. An
+   * answer holding more items than were asked for is refused whole, before any item is read: each
+   * item refused would otherwise cost a schema issue and a log line.
+   */
+  #parseList(
+    def: EndpointDef,
+    listKey: string,
+    maxItems: number,
+    json: unknown,
+    requestId: string | undefined,
+  ): unknown {
     const endpoint = def.name as EndpointName;
+    const items = listItemsAt(json, listKey);
+    if (items !== undefined && items.length > maxItems)
+      throw new ValidationError(endpoint, "response", [
+        {
+          field: listKey,
+          rule: `holds ${items.length} items, more than the ${maxItems} a page of this request may hold`,
+        },
+      ]);
     const { data, skipped } = parseSkippingItems(def.response, json, endpoint, listKey);
     if (skipped.length === 0) return data;
-    for (const item of skipped)
-      this.#logger?.warn(
-        {
-          endpoint,
-          requestId,
+    this.#logger?.warn(
+      {
+        endpoint,
+        requestId,
+        skipped: skipped.length,
+        items: skipped.slice(0, LOGGED_SKIPPED_ITEMS).map((item) => ({
           index: item.index,
-          fields: item.issues.map((issue) => `${issue.field}: ${issue.rule}`),
-        },
-        "api list item skipped: it breaks the schema",
-      );
+          fields: item.issues.slice(0, 5).map((issue) => `${issue.field}: ${issue.rule}`),
+        })),
+      },
+      "api list items skipped: they break the schema",
+    );
     try {
       this.#hooks?.onItemsSkipped?.(endpoint, skipped.length);
     } catch (hookError) {
@@ -363,16 +420,19 @@ export class HttpTransport {
     text: string,
     headerRequestId: string | undefined,
   ): Error {
-    const parsed = parseErrorBody(def.area, text, response.statusText);
+    // The service may echo what it was sent: the key is taken out of the whole body before any field is
+    // read (a cut field could otherwise keep part of it), and every field is shortened (error-body.ts).
+    // A JSON escape (`\/`) can hide the key from the first pass; the fields as read are redacted again.
+    const parsed = parseErrorBody(def.area, this.#redact(text), this.#redact(response.statusText));
+    const redacted = (field: string | undefined) => (field === undefined ? undefined : this.#redact(field));
     const details = {
       status: response.status,
-      code: parsed.code,
+      code: redacted(parsed.code),
       endpoint: def.name,
       area: def.area,
-      requestId: headerRequestId ?? parsed.requestId,
-      param: parsed.param,
+      requestId: headerRequestId ?? redacted(parsed.requestId),
+      param: redacted(parsed.param),
     };
-    // The service may echo what it was sent; make sure the key never rides along in a message.
     const message = this.#redact(parsed.message);
     if (response.status === 429) {
       return new RateLimitedError(details, message, serverRequestedDelayMs(response.headers, Date.now()));

@@ -54,6 +54,12 @@ export interface SkippedItem {
   readonly issues: readonly ValidationIssue[];
 }
 
+/** The items of a list answer at `listKey` (`(root)` for a bare array), if they are an array. */
+export function listItemsAt(value: unknown, listKey: string): unknown[] | undefined {
+  const items: unknown = listKey === "(root)" ? value : (value as Record<string, unknown> | null)?.[listKey];
+  return Array.isArray(items) ? items : undefined;
+}
+
 /**
  * Parses a list answer whose items sit at `listKey` (`(root)` for a bare array). Items that break the
  * schema are left out and returned as `skipped`; anything wrong outside the items (pagination, the
@@ -68,14 +74,16 @@ export function parseSkippingItems<S extends z.ZodType>(
   const first = schema.safeParse(value, { error: requiredMessage });
   if (first.success) return { data: first.data, skipped: [] };
   const isRoot = listKey === "(root)";
-  const items: unknown = isRoot ? value : (value as Record<string, unknown> | null)?.[listKey];
+  const items = listItemsAt(value, listKey);
   const refuse = () => new ValidationError(endpoint, "response", toIssues(first.error.issues, "(body)"));
-  if (!Array.isArray(items)) throw refuse();
+  if (items === undefined) throw refuse();
   const byItem = new Map<number, z.core.$ZodIssue[]>();
   for (const issue of first.error.issues) {
     const index = isRoot ? issue.path[0] : issue.path[0] === listKey ? issue.path[1] : undefined;
     if (typeof index !== "number") throw refuse();
-    byItem.set(index, [...(byItem.get(index) ?? []), issue]);
+    const issues = byItem.get(index);
+    if (issues === undefined) byItem.set(index, [issue]);
+    else issues.push(issue);
   }
   const kept = items.filter((_, index) => !byItem.has(index));
   const trimmed = isRoot ? kept : { ...(value as Record<string, unknown>), [listKey]: kept };

@@ -158,7 +158,9 @@ function sharedInfrastructure(
 ): SharedInfrastructure {
   const { config, logger } = options;
   const keys = redisKeysOf(config);
-  const queues = createQueues(redis, keys.queuePrefix, config);
+  const queues = createQueues(redis, keys.queuePrefix, config, (queue, error) =>
+    logger.debug({ queue, err: error.message }, "queue connection error"),
+  );
   cleanups.push(() => queues.close());
   const polls = new PollTracker();
   polls.expect(wallets);

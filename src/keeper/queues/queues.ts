@@ -53,15 +53,28 @@ export function jobOptions(config: KeeperConfig, queue: QueueName): JobsOptions 
   };
 }
 
-/** `prefix`: one for every queue, or each queue's own (RedisKeys.queuePrefix: a hash tag on a cluster). */
+/**
+ * `prefix`: one for every queue, or each queue's own (RedisKeys.queuePrefix: a hash tag on a cluster).
+ * `onError`: told of each queue's connection errors. Every queue has a listener: BullMQ prints an
+ * unheard error with its stack to stderr, outside the logger and its scrubber, on every reconnect
+ * of a Redis outage. The workers and the client already log the outage, so the default hears it only.
+ */
 export function createQueues(
   connection: ConnectionOptions,
   prefix: string | ((queue: QueueName) => string),
   config: KeeperConfig,
+  onError: (queue: QueueName, error: Error) => void = () => {},
 ): KeeperQueues {
   const prefixOf = typeof prefix === "string" ? () => prefix : prefix;
-  const make = <T>(name: QueueName) =>
-    new Queue<T>(name, { connection, prefix: prefixOf(name), defaultJobOptions: jobOptions(config, name) });
+  const make = <T>(name: QueueName) => {
+    const queue = new Queue<T>(name, {
+      connection,
+      prefix: prefixOf(name),
+      defaultJobOptions: jobOptions(config, name),
+    });
+    queue.on("error", (error) => onError(name, error));
+    return queue;
+  };
   const poll = make<PollJobData>(QUEUES.poll);
   const actions = make<ActionJobData>(QUEUES.actions);
   const sign = make<SignJobData>(QUEUES.sign);

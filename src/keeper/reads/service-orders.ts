@@ -75,8 +75,16 @@ export function orderListsFor(
       try {
         return await list(wallet);
       } catch (error) {
+        // Expected and handled: the message (with the service's status and code) says enough; a
+        // stack trace of the client's internals would only bury it.
+        const { status, code } = error as { status?: unknown; code?: unknown };
         logger?.warn(
-          { err: error, wallet },
+          {
+            err: (error as Error).message,
+            ...(typeof status === "number" ? { status } : {}),
+            ...(typeof code === "string" ? { code } : {}),
+            wallet,
+          },
           `could not read the ${what} orders; this poll goes without them`,
         );
         return undefined;

@@ -122,6 +122,11 @@ const ADMIT = `
 local status = redis.call('HGET', KEYS[1], 'status')
 local now = tonumber(ARGV[2])
 if status then
+  -- This very admission run again (ioredis resends a command whose reply a dropped connection lost):
+  -- the record names the admission that last wrote it (ARGV[11], unique a call), and it still stands.
+  if redis.call('HGET', KEYS[1], 'admission') == ARGV[11] and status == ARGV[7] then
+    return {1, redis.call('HGET', KEYS[1], 'tries') or '1', redis.call('HGET', KEYS[1], 'recordId') or ''}
+  end
   local function refused() return {0, status, redis.call('HGET', KEYS[1], 'wallet') or ''} end
   if status ~= 'failed' and status ~= 'deferred' then return refused() end
   local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
@@ -130,14 +135,14 @@ if status then
   if now < updated + tonumber(ARGV[6]) then return refused() end
   if status == 'failed' and tries - deferrals >= tonumber(ARGV[5]) then return refused() end
   redis.call('HSET', KEYS[1], 'status', ARGV[7], 'tries', tries + 1, 'builds', 0, 'updatedAt', now,
-    'intent', ARGV[3], 'reason', ARGV[4])
+    'intent', ARGV[3], 'reason', ARGV[4], 'admission', ARGV[11])
   redis.call('HDEL', KEYS[1], 'signature', 'slot', 'lastValidBlockHeight', 'requestId', 'error', 'transaction', 'minInflowRaw', 'swapQuote', 'execution')
   if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
   return {1, tostring(tries + 1), redis.call('HGET', KEYS[1], 'recordId') or ''}
 end
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'status', ARGV[7], 'tries', 1, 'builds', 0, 'createdAt', now,
   'updatedAt', now, 'intent', ARGV[3], 'reason', ARGV[4], 'kind', ARGV[8], 'wallet', ARGV[9], 'strategy', ARGV[10],
-  'recordId', ARGV[11])
+  'recordId', ARGV[11], 'admission', ARGV[11])
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
 return {1, '1', ARGV[11]}
@@ -235,7 +240,7 @@ export class Ledger {
       intent.kind,
       intent.wallet,
       intent.strategy,
-      // The id of a record this admission creates (unused when the key is recorded already).
+      // This admission's own id: the id of a record it creates, and how a replay of it is recognised.
       randomBytes(6).toString("hex"),
     ];
   }

@@ -7,7 +7,9 @@ import { orderListsFor } from "../../../src/keeper/reads/service-orders.js";
 import { type SnapshotSource, takeSnapshot } from "../../../src/keeper/reads/snapshot.js";
 import type { RunningSandbox } from "../../../src/sandbox/index.js";
 import { DrivenClock } from "../../../src/sandbox/world/clock.js";
+import { captureLogger } from "../../helpers/capture-logger.js";
 import { startCheckedSandbox } from "../../helpers/checked-sandbox.js";
+import { startStub } from "./stub-server.js";
 
 /**
  * A poll's snapshot against the sandbox: the order lists are read through the client only where the
@@ -108,6 +110,29 @@ describe("order lists in a poll's snapshot", () => {
       expect(failed).not.toHaveProperty("listedRecurringOrders");
     } finally {
       sandbox.faults.clear();
+    }
+  });
+});
+
+describe("an order list the service fails to answer", () => {
+  it("is logged by its message and status, without a stack trace", async () => {
+    const stub = await startStub((_q, r) => r.code(503).send("<html>upstream down</html>"));
+    try {
+      const { logger, lines } = captureLogger("info");
+      const failing = createApiClient({ baseUrl: stub.url, retries: 0 });
+      const lists = orderListsFor(["trigger"], failing, logger);
+      expect(await lists.triggerOrders?.(wallet)).toBeUndefined();
+      const line = lines().find(
+        (l) => l.msg === "could not read the trigger orders; this poll goes without them",
+      );
+      expect(line).toMatchObject({
+        err: { message: "getTriggerOrders: HTTP 503: <html>upstream down</html>" },
+        status: 503,
+        wallet,
+      });
+      expect(JSON.stringify(line)).not.toContain("stack");
+    } finally {
+      await stub.close();
     }
   });
 });

@@ -5,6 +5,7 @@ import { type ApiClientOptions, createApiClient } from "../../../src/api/client.
 import {
   ApiError,
   NetworkError,
+  PaginationError,
   PermanentApiError,
   RateLimitedError,
   TimeoutError,
@@ -478,5 +479,130 @@ describe("pagination", () => {
       `start=15&end=20&ownerPubkey=${WALLET}`,
       `start=20&end=25&ownerPubkey=${WALLET}`,
     ]);
+  });
+});
+
+describe("a hostile service", () => {
+  it("gets no secret into an error through the request id header, code, param or request_id", async () => {
+    const { client } = await setup(
+      script(
+        (_q, r) =>
+          json(r, 400, {
+            type: "invalid_request_error",
+            message: `bad key ${API_KEY}`,
+            code: `c_${API_KEY}`,
+            param: `p_${API_KEY}`,
+            request_id: `r_${API_KEY}`,
+          }),
+        (_q, r) =>
+          json(r, 401, { error: "no" }, { "x-api-gateway-request-id": `gw ${API_KEY} ${"z".repeat(5_000)}` }),
+      ),
+    );
+    const fromBody = await client.prediction.getEvent("ev1").catch(fail);
+    const fromHeader = await client.prediction.getEvent("ev1").catch(fail);
+    for (const error of [fromBody, fromHeader]) {
+      expect(error).toBeInstanceOf(PermanentApiError);
+      expect((error as Error).message).not.toContain(API_KEY);
+      expect(JSON.stringify(error)).not.toContain(API_KEY);
+      expect((error as PermanentApiError).requestId ?? "").not.toContain(API_KEY);
+      expect((error as Error).message.length).toBeLessThan(1_000);
+    }
+    expect(fromBody).toMatchObject({
+      code: "c_[redacted]",
+      param: "p_[redacted]",
+      requestId: "r_[redacted]",
+    });
+  });
+
+  it("cuts a JSON error message of 1 MB to the raw text's bound", async () => {
+    const { client } = await setup((_q, r) => json(r, 400, { error: "x".repeat(1024 * 1024) }));
+    const error = (await client.tokens.search({ query: "SOL" }).catch(fail)) as PermanentApiError;
+    expect(error).toBeInstanceOf(PermanentApiError);
+    expect(error.serviceMessage).toBe(`${"x".repeat(200)}…`);
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it("names the network failure once when the connection breaks mid-body", async () => {
+    const { client } = await setup(
+      (request, reply) => {
+        reply.hijack();
+        reply.raw.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        reply.raw.write('{"marketId":');
+        setTimeout(() => request.raw.socket.destroy(), 20);
+      },
+      { retries: 0 },
+    );
+    const error = (await client.prediction.getMarket("m-1").catch(fail)) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message.match(/network error/g)).toHaveLength(1);
+    expect(error.message).toMatch(/^getMarket: network error \(may have been sent\): /);
+  });
+
+  it("refuses a list answer flooding its page (over ten times the items asked for), at once", async () => {
+    const { client, arrivals } = await setup((_q, r) =>
+      json(r, 200, {
+        data: new Array(5_000).fill(0),
+        pagination: { start: 0, end: 100, total: 100, hasNext: false },
+      }),
+    );
+    const error = await client.prediction
+      .listPositions({ ownerPubkey: WALLET, start: 0, end: 100 })
+      .catch(fail);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toBe(
+      "listPositions: response data: holds 5000 items, more than the 1000 a page of this request may hold",
+    );
+    expect(arrivals).toHaveLength(1);
+  });
+
+  it("logs a few of the items it skips and their count, not one line per item", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const skipped: number[] = [];
+    const { client } = await setup(
+      (_q, r) =>
+        json(r, 200, {
+          data: [position(), ...new Array(99).fill(0)],
+          pagination: { start: 0, end: 100, total: 100, hasNext: false },
+        }),
+      { logger: pino({ level: "info" }, sink), hooks: { onItemsSkipped: (_e, n) => skipped.push(n) } },
+    );
+    const page = await client.prediction.listPositions({ ownerPubkey: WALLET, start: 0, end: 100 });
+    expect(page.data).toHaveLength(1);
+    expect(skipped).toEqual([99]);
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0] ?? "{}");
+    expect(line).toMatchObject({ endpoint: "listPositions", skipped: 99 });
+    expect(line.items).toHaveLength(3);
+  });
+
+  it("stops at an empty page that claims more instead of walking pages without end", async () => {
+    const { client, arrivals } = await setup((request, reply) => {
+      const q = request.query as { start?: string; end?: string };
+      const start = Number(q.start ?? 0);
+      const end = Number(q.end ?? 0);
+      return json(reply, 200, { data: [], pagination: { start, end, total: 1_000, hasNext: true } });
+    });
+    const error = await collectAll(iteratePositions(client, { ownerPubkey: WALLET })).catch(fail);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect((error as Error).message).toMatch(/^listPositions: /);
+    expect((error as Error).message).toContain("holds no item yet says hasNext");
+    expect(arrivals).toHaveLength(1);
+  });
+
+  it("takes a page whose end reaches the total as the last, whatever hasNext says", async () => {
+    const { client, arrivals } = await setup((request, reply) => {
+      const q = request.query as { start?: string; end?: string };
+      const start = Number(q.start ?? 0);
+      const end = Number(q.end ?? 0);
+      return json(reply, 200, { data: [], pagination: { start, end, total: 0, hasNext: true } });
+    });
+    expect(await collectAll(iteratePositions(client, { ownerPubkey: WALLET }))).toEqual([]);
+    expect(arrivals).toHaveLength(1);
   });
 });

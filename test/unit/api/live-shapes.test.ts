@@ -158,8 +158,8 @@ describe("a list item that cannot be read", () => {
     expect(warnings).toContainEqual(
       expect.objectContaining({
         endpoint: "listPositions",
-        index: 1,
-        fields: ["data[1].sizeUsd: expected an integer string of micro-USD"],
+        skipped: 1,
+        items: [{ index: 1, fields: ["data[1].sizeUsd: expected an integer string of micro-USD"] }],
       }),
     );
   });

@@ -56,6 +56,48 @@ describe("paginate", () => {
     );
   });
 
+  it("stops at an empty page that claims more, naming the endpoint and the rule", async () => {
+    const fetchPage = vi.fn(
+      async ({ start, end }: { start: number; end: number }): Promise<Page<number>> => ({
+        data: [],
+        pagination: { start, end, total: 1_000, hasNext: true },
+      }),
+    );
+    const walk = collectAll(paginate(fetchPage, { pageSize: 100, endpoint: "listPositions" }));
+    await expect(walk).rejects.toBeInstanceOf(PaginationError);
+    await expect(walk).rejects.toThrow(
+      "listPositions: the page at start 0 holds no item yet says hasNext (total 1000); a page that claims more must hold items",
+    );
+    expect(fetchPage).toHaveBeenCalledTimes(1);
+  });
+
+  it.each([
+    ["total 0", 0, []],
+    ["the end reaches the total", 3, [0, 1, 2]],
+  ])("takes a page as the last when %s, whatever hasNext says", async (_name, total, items) => {
+    const fetchPage = vi.fn(
+      async ({ start, end }: { start: number; end: number }): Promise<Page<number>> => ({
+        data: items.slice(start, end),
+        pagination: { start, end, total, hasNext: true },
+      }),
+    );
+    expect(await collectAll(paginate(fetchPage, { pageSize: 10 }))).toEqual(items);
+    expect(fetchPage).toHaveBeenCalledTimes(1);
+  });
+
+  it("walks no more pages than the total needs, plus a margin", async () => {
+    // One item a page after a full first page: the total (40) needs 4 pages of 10.
+    const fetchPage = vi.fn(async ({ start }: { start: number }): Promise<Page<number>> => {
+      const data = start === 0 ? Array.from({ length: 10 }, (_, i) => i) : [start];
+      const end = start + data.length;
+      return { data, pagination: { start, end, total: 40, hasNext: true } };
+    });
+    await expect(collectAll(paginate(fetchPage, { pageSize: 10, endpoint: "listOrders" }))).rejects.toThrow(
+      /^listOrders: more than 6 pages for a total of 40 items/,
+    );
+    expect(fetchPage).toHaveBeenCalledTimes(6);
+  });
+
   it("refuses a page size that is not a positive integer", async () => {
     await expect(collectAll(paginate(source(1), { pageSize: 0 }))).rejects.toBeInstanceOf(RangeError);
   });

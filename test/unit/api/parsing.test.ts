@@ -68,9 +68,26 @@ describe("error bodies of every area", () => {
     ["<html>502 Bad Gateway</html>", "<html>502 Bad Gateway</html>"],
     ["", "Service Unavailable"],
     ['{"unexpected":true}', '{"unexpected":true}'],
-    ["x".repeat(1000), "x".repeat(200)],
+    ["x".repeat(1000), `${"x".repeat(200)}…`],
   ])("falls back to the raw text for %j", (text, message) => {
     expect(parseErrorBody("prediction", text, "Service Unavailable").message).toBe(message);
+  });
+
+  it.each<[string, Area, unknown]>([
+    ["prediction", "prediction", { type: "t", message: "m", code: "c", param: "p", request_id: "r" }],
+    ["trigger", "trigger", { error: "m", code: "c", cause: "k" }],
+    ["recurring", "recurring", { error: "m", code: "c", status: "s" }],
+    ["plain", "swap", { error: "m" }],
+  ])("cuts every field of a long %s error body to the raw text's bound", (_name, area, body) => {
+    const long = Object.fromEntries(
+      Object.entries(body as Record<string, string>).map(([k, v]) => [k, v.repeat(100_000)]),
+    );
+    const parsed = parseErrorBody(area, JSON.stringify(long), "Bad Request");
+    for (const value of Object.values(parsed))
+      if (value !== undefined) {
+        expect(value.length).toBeLessThanOrEqual(201);
+        expect(value.endsWith("…")).toBe(true);
+      }
   });
 });
 
