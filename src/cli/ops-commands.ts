@@ -17,6 +17,10 @@ import type { CliContext } from "./context.js";
 import { UsageError } from "./errors.js";
 import { formatCsv, formatJson, formatTable, isoTime } from "./output.js";
 import { breakerRows } from "./protection-commands.js";
+import { intArg } from "./read-commands.js";
+
+/** The most rows `keeper ledger` reads at once: each is one Redis hash, all fetched in one write. */
+const LEDGER_LIMIT_MAX = 100_000;
 
 const LEDGER_COLUMNS = [
   "key",
@@ -129,7 +133,7 @@ function registerLedgerCommand(program: Command, ctx: CliContext): void {
     .description("every intent Keeper recorded, most recent first")
     .option("--json", "print a JSON array of rows")
     .option("--csv", "print CSV")
-    .option("--limit <n>", "rows", (v) => Number.parseInt(v, 10), 1_000)
+    .option("--limit <n>", `rows, 1 to ${LEDGER_LIMIT_MAX}`, intArg("--limit", 1, LEDGER_LIMIT_MAX), 1_000)
     .action(async (opts: { json?: boolean; csv?: boolean; limit: number }) => {
       const config = await ctx.config();
       await withRedis(config, async (redis) => {

@@ -3,10 +3,12 @@ import type { ApiClient } from "../api/index.js";
 import { PermanentApiError } from "../api/index.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { ConfigError, TransientError } from "../core/errors.js";
+import { redactUrl } from "../keeper/state/redis-connection.js";
 
 /**
  * Start-up checks that turn an unreachable service or RPC into one clear line before any worker starts.
- * Redis is checked by its connection.
+ * Redis is checked by its connection. A node is named by scheme, host and port only: a provider's key
+ * often rides in the URL's path or query.
  */
 export async function checkServiceReachable(client: ApiClient, config: KeeperConfig): Promise<void> {
   try {
@@ -14,10 +16,10 @@ export async function checkServiceReachable(client: ApiClient, config: KeeperCon
   } catch (error) {
     if (error instanceof PermanentApiError && (error.status === 401 || error.status === 403))
       throw new ConfigError([
-        `KEEPER_API_KEY: the service at ${config.service.baseUrl} refused the key (HTTP ${error.status})`,
+        `KEEPER_API_KEY: the service at ${redactUrl(config.service.baseUrl)} refused the key (HTTP ${error.status})`,
       ]);
     throw new TransientError(
-      `cannot reach the service at ${config.service.baseUrl}: ${(error as Error).message}`,
+      `cannot reach the service at ${redactUrl(config.service.baseUrl)}: ${(error as Error).message}`,
     );
   }
 }
@@ -33,6 +35,8 @@ export async function checkRpcReachable(config: KeeperConfig): Promise<void> {
       new Promise((_, reject) => setTimeout(() => reject(new Error("no answer within 5 s")), 5_000).unref()),
     ]);
   } catch (error) {
-    throw new TransientError(`cannot reach the Solana RPC at ${config.rpc.url}: ${(error as Error).message}`);
+    throw new TransientError(
+      `cannot reach the Solana RPC at ${redactUrl(config.rpc.url)}: ${(error as Error).message}`,
+    );
   }
 }

@@ -50,7 +50,7 @@ export function breakerRows(evaluation: ProtectionsEvaluation) {
 
 function breakerArg(value: string): BreakerName {
   if (!(BREAKERS as readonly string[]).includes(value))
-    throw new InvalidArgumentError(`expected one of ${BREAKERS.join(", ")}`);
+    throw new InvalidArgumentError(`expected a breaker: one of ${BREAKERS.join(", ")}`);
   return value as BreakerName;
 }
 
@@ -71,10 +71,12 @@ export function registerProtectionCommands(program: Command, ctx: CliContext): v
       else console.log(formatTable(breakerRows(evaluation)));
     });
   breaker
-    .command("reset [breaker]")
+    .command("reset")
     .description(`reset one breaker (${BREAKERS.join(", ")}) or all: what tripped it no longer counts`)
-    .action(async (name: string | undefined) => {
-      const names = name === undefined ? BREAKERS : [breakerArg(name)];
+    // Checked while commander parses: a usage error, printed, exit 2, before any config or Redis.
+    .argument("[breaker]", `one of ${BREAKERS.join(", ")}; all when left out`, breakerArg)
+    .action(async (name: BreakerName | undefined) => {
+      const names = name === undefined ? BREAKERS : [name];
       const config = await ctx.config();
       await withRedis(config, (redis) => protectionsOf(config, redis).reset(nowSeconds(), names));
       console.log(`reset: ${names.join(", ")}`);

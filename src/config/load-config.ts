@@ -204,8 +204,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
   const redisPassword = await readRedisPassword(parsed.data?.redis, { isGuarded, problems });
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push("ops.adminTokenFile: expected a token of at least 16 characters");
-  if (webhookUrl !== undefined && !z.url({ protocol: /^https?$/ }).safeParse(webhookUrl).success)
-    problems.push("KEEPER_WEBHOOK_URL: expected an http(s) URL");
+  // Named by where the URL came from (the variable wins over the file), never echoed: it embeds a token.
+  // An empty file is reported above.
+  if (webhookUrl && !z.url({ protocol: /^https?$/ }).safeParse(webhookUrl).success)
+    problems.push(
+      env.KEEPER_WEBHOOK_URL
+        ? "KEEPER_WEBHOOK_URL: expected an http(s) URL"
+        : `notifications.webhookUrlFile: ${parsed.data?.notifications.webhookUrlFile} does not hold an http(s) URL`,
+    );
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const config = parsed.data;
 

@@ -34,6 +34,33 @@ const clusterNode = z
     return port >= 1 && port <= 65_535;
   }, "expected a port between 1 and 65535");
 
+const REDIS_URL_SCHEME_RULE = "expected a redis:// or rediss:// URL";
+/** The URL is never echoed: it may hold a password. */
+const REDIS_URL_PARSE_RULE =
+  "expected a URL that parses, e.g. redis://10.0.0.5:6379 (user and password before the host, their special characters percent-encoded)";
+const redisUrl = z.string().superRefine((value, ctx) => {
+  if (!/^rediss?:\/\//.test(value)) ctx.addIssue({ code: "custom", message: REDIS_URL_SCHEME_RULE });
+  else if (!URL.canParse(value)) ctx.addIssue({ code: "custom", message: REDIS_URL_PARSE_RULE });
+});
+/** "" would listen on every interface, and the status page and /metrics have no login. */
+const OPS_HOST_RULE =
+  "expected a host name or IP address to listen on, e.g. 127.0.0.1 (0.0.0.0 for every interface, on purpose)";
+
+/** One wallet listed twice would be polled twice and its key loaded twice: refused by its pubkey. */
+function refuseDuplicateWallets(wallets: ReadonlyArray<{ pubkey: string }>, ctx: z.RefinementCtx): void {
+  const firstAt = new Map<string, number>();
+  for (const [index, wallet] of wallets.entries()) {
+    const first = firstAt.get(wallet.pubkey);
+    if (first === undefined) firstAt.set(wallet.pubkey, index);
+    else
+      ctx.addIssue({
+        code: "custom",
+        path: [index, "pubkey"],
+        message: `wallet ${wallet.pubkey} is listed twice (first at wallets[${first}])`,
+      });
+  }
+}
+
 const PCT_DEVIATION_RULE = "expected a percent between 0.01 and 50";
 const CAP_RULE = "expected an integer string of raw units of the mint";
 /** Raw units per mint: `{ <mint>: "<raw>" }`. */
@@ -136,10 +163,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   redis: z
     .strictObject({
-      url: z
-        .string()
-        .regex(/^rediss?:\/\//, "expected a redis:// or rediss:// URL")
-        .default("redis://127.0.0.1:6379"),
+      url: redisUrl.default("redis://127.0.0.1:6379"),
       /**
        * A file holding the password Redis requires (`requirepass`, or the ACL user's named in the URL).
        * Used by every connection Keeper opens; never logged.
@@ -157,7 +181,7 @@ export const configSchema = z.strictObject({
         .default("keeper"),
     })
     .prefault({}),
-  wallets: z.array(walletSchema).default([]),
+  wallets: z.array(walletSchema).superRefine(refuseDuplicateWallets).default([]),
   schedules: z
     .strictObject({
       /** The full sweep of every wallet's positions; the market watcher covers the time between sweeps. */
@@ -317,7 +341,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   ops: z
     .strictObject({
-      host: z.string().default("127.0.0.1"),
+      host: z.string().refine(isHostName, OPS_HOST_RULE).default("127.0.0.1"),
       port: port.default(9464),
       /**
        * A file holding the operator token: with it the status page offers pause, resume and retry,

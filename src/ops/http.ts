@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { ConfigError } from "../core/errors.js";
 import { HostAllowList } from "./allowed-hosts.js";
 import { registerFrameHeaders } from "./frame-headers.js";
 import { registerHostGuard } from "./host-guard.js";
@@ -79,7 +80,12 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       { host },
       "the ops server offers operator actions on a non-loopback address over plain HTTP: put TLS in front of it",
     );
-  await app.listen({ host, port: options.port });
+  try {
+    await app.listen({ host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw listenError(error, host, options.port);
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -133,6 +139,25 @@ export async function buildOpsApp(options: OpsServerOptions): Promise<FastifyIns
   for (const plugin of options.plugins ?? []) await plugin.register(app);
 
   return app;
+}
+
+/** Why the OS refused the address, by the setting to change; anything else is not the config's fault. */
+const LISTEN_FAULTS: Readonly<Record<string, { key: string; why: string }>> = {
+  EADDRINUSE: { key: "ops.port", why: "the port is in use by another process" },
+  EACCES: { key: "ops.port", why: "permission denied (ports below 1024 need privileges)" },
+  EADDRNOTAVAIL: { key: "ops.host", why: "no interface of this machine has that address" },
+  ENOTFOUND: { key: "ops.host", why: "the host name does not resolve" },
+  EAI_AGAIN: { key: "ops.host", why: "the host name could not be resolved (DNS did not answer)" },
+};
+
+/** A listen the config made impossible becomes a ConfigError naming the key; the rest pass through. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const fault = code === undefined ? undefined : LISTEN_FAULTS[code];
+  if (fault === undefined) return error;
+  return new ConfigError([
+    `${fault.key}: the ops server cannot listen on ${host}:${port}: ${fault.why} (${code})`,
+  ]);
 }
 
 function isLoopbackHost(host: string): boolean {

@@ -198,12 +198,48 @@ describe("the keeper CLI against the sandbox", () => {
     expect(resumed.paused.paused).toBe(false);
   }, 300_000);
 
+  it("lists as many ledger rows as --limit says", async () => {
+    const run = await runCli(["ledger", "--json", "--limit", "1"], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as unknown[]).length).toBeLessThanOrEqual(1);
+  }, 300_000);
+
+  it("config check refuses a wallet listed twice and an ops.host of every interface, naming each", async () => {
+    const wallet = sandbox.wallets[0] ?? "";
+    const file = join(await mkdtemp(join(tmpdir(), "keeper-cli-")), "twice.yaml");
+    await writeFile(file, `ops:\n  host: ""\nwallets:\n  - pubkey: ${wallet}\n  - pubkey: ${wallet}\n`);
+    const run = await runCli(["config", "check", "--config", file], { KEEPER_CONFIG: "" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`wallets[1].pubkey: wallet ${wallet} is listed twice (first at wallets[0])`);
+    expect(run.stderr).toContain("ops.host: expected a host name or IP address to listen on");
+  }, 300_000);
+
+  it("refuses a redis.url that does not parse before any command uses it, never echoing its password", async () => {
+    const badUrl = { ...env, KEEPER_REDIS_URL: "redis://:RedisPwInUrl0123456789@[bad" };
+    for (const args of [["config", "check"], ["status"]]) {
+      const run = await runCli(args, badUrl);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(/redis\.url: expected a URL that parses/);
+      expect(run.stderr).not.toMatch(/RedisPwInUrl|unexpected error|^\s+at /m);
+    }
+  }, 300_000);
+
   it.each([
     [["leaderboard", "--limit", "0"], /--limit: expected an integer from 1 to 100/],
     // Categories are an open set on the service: only the choice-list options are refused locally.
     [["events", "--sort-by", "price"], /argument 'price' is invalid/],
     [["positions", "not-a-key"], /ownerPubkey: expected a base58 public key/],
     [["frobnicate"], /unknown command 'frobnicate'/],
+    // Was parseInt unchecked: "abc" reached Redis ("unexpected error"), 0 listed everything.
+    ...["abc", "0", "-5", "2.9", "1e9", "100001"].map((n): [string[], RegExp] => [
+      ["ledger", "--limit", n],
+      /--limit: expected an integer from 1 to 100000/,
+    ]),
+    // Was silent: the action's InvalidArgumentError was taken for one commander had printed.
+    [
+      ["breaker", "reset", "bogus"],
+      /'bogus' is invalid .*expected a breaker: one of daily_loss, stop_loss_streak/,
+    ],
   ])(
     "refuses %j with exit 2 and one clear line",
     async (args, message) => {

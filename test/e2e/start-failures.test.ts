@@ -9,6 +9,8 @@ import { spawnKeeper } from "../helpers/keeper-harness.js";
 const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 // Port 1 on loopback: nothing listens there, so connections are refused at once.
 const NOWHERE = "127.0.0.1:1";
+const SERVICE_KEY = "ServiceApiKeyInQuery0123456789";
+const RPC_KEY = "RpcApiKeyInPath0123456789abcdef";
 
 describe("keeper start refuses to run with one clear message", () => {
   let sandbox: RunningSandbox;
@@ -46,6 +48,27 @@ describe("keeper start refuses to run with one clear message", () => {
       1,
       /cannot reach the Solana RPC at http:\/\/127\.0\.0\.1:1/,
     ],
+    // A provider's key rides in the URL's path or query: the node is named by scheme, host and port only.
+    [
+      "an unreachable API whose URL holds a key",
+      () =>
+        `service:\n  baseUrl: http://${NOWHERE}/v1?api-key=${SERVICE_KEY}\n  retries: 0\nwallets:\n  - pubkey: ${WALLET}\n`,
+      1,
+      /keeper: cannot reach the service at http:\/\/127\.0\.0\.1:1: /,
+    ],
+    [
+      "an unreachable RPC whose URL holds a key",
+      () =>
+        `service:\n  baseUrl: ${sandbox.url}\nrpc:\n  url: http://${NOWHERE}/v2/${RPC_KEY}\nwallets:\n  - pubkey: ${WALLET}\n`,
+      1,
+      /keeper: cannot reach the Solana RPC at http:\/\/127\.0\.0\.1:1: /,
+    ],
+    [
+      "the same wallet listed twice",
+      () => `service:\n  baseUrl: ${sandbox.url}\nwallets:\n  - pubkey: ${WALLET}\n  - pubkey: ${WALLET}\n`,
+      2,
+      new RegExp(`wallets\\[1\\]\\.pubkey: wallet ${WALLET} is listed twice \\(first at wallets\\[0\\]\\)`),
+    ],
   ];
 
   it.each(cases)(
@@ -58,6 +81,7 @@ describe("keeper start refuses to run with one clear message", () => {
       expect(exit).toBe(code);
       expect(run.output()).toMatch(message);
       expect(run.output()).not.toMatch(/^\s+at /m);
+      for (const secret of [SERVICE_KEY, RPC_KEY]) expect(run.output()).not.toContain(secret);
     },
     30_000,
   );

@@ -163,7 +163,10 @@ async function configValue(redis: Redis, name: string): Promise<string | undefin
   }
 }
 
-/** A Redis URL may hold a password: show only scheme, host and port. */
+/**
+ * A URL may hold a secret (a Redis password; an RPC provider's or the service's key in the path or
+ * query): show only scheme, host and port. Shared by every message that names a node.
+ */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);

@@ -7,6 +7,9 @@ import { apiKeyFor, SANDBOX_API_KEY } from "../../../src/config/api-key.js";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
 
+const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
+const OTHER_WALLET = "9faWBd6Eaxrj7kU8LgCkwuvEkUHsZ7VftzcgJ5xE7wyK";
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "keeper-config-"));
@@ -77,6 +80,18 @@ describe("loadConfig", () => {
     ["schedules:\n  pollPositions: every minute", "schedules.pollPositions: expected a cron expression"],
     ["wallets:\n  - pubkey: short", "wallets[0].pubkey: expected a base58 public key"],
     ["redis:\n  url: http://x", "redis.url: expected a redis:// or rediss:// URL"],
+    // Passed the scheme check, then every command died on "unexpected error: Invalid URL".
+    [
+      'redis:\n  url: "redis://:pw@[bad"',
+      "redis.url: expected a URL that parses, e.g. redis://10.0.0.5:6379",
+    ],
+    // "" listens on every interface: the status page and /metrics have no login.
+    ['ops:\n  host: ""', "ops.host: expected a host name or IP address to listen on"],
+    ["ops:\n  host: http://127.0.0.1:9464", "ops.host: expected a host name or IP address to listen on"],
+    [
+      `wallets:\n  - pubkey: ${WALLET}\n  - pubkey: ${OTHER_WALLET}\n  - pubkey: ${WALLET}`,
+      `wallets[2].pubkey: wallet ${WALLET} is listed twice (first at wallets[0])`,
+    ],
     [
       "redis:\n  cluster: [10.0.0.5:7000, 10.0.0.6]",
       "redis.cluster[1]: expected host:port, e.g. 10.0.0.5:7000",
@@ -128,6 +143,34 @@ describe("loadConfig", () => {
   ])("%j is refused: %s", async (text, expected) => {
     const problems = await problemsOf(text);
     expect(problems.join("\n")).toContain(expected);
+  });
+
+  it("never echoes the password of a redis.url it cannot parse", async () => {
+    const problems = await problemsOf('redis:\n  url: "redis://:Hunter2RedisPassword@[bad:6379"\n');
+    expect(problems).toEqual([
+      "redis.url: expected a URL that parses, e.g. redis://10.0.0.5:6379 (user and password before the host, their special characters percent-encoded)",
+    ]);
+    expect(problems.join("\n")).not.toContain("Hunter2");
+  });
+
+  it.each(["0.0.0.0", "::", "localhost", "keeper.internal", "10.0.0.7"])(
+    "ops.host %s is a host to listen on",
+    async (host) => {
+      expect(await problemsOf(`ops:\n  host: "${host}"\n`)).toEqual([]);
+    },
+  );
+
+  it("names the webhook URL's source when it is not an http(s) URL, never the URL", async () => {
+    const hook = await secretFile("bad-hook", "not-a-url-SecretHookToken\n");
+    expect(await problemsOf(`notifications:\n  webhookUrlFile: ${hook}\n`)).toEqual([
+      `notifications.webhookUrlFile: ${hook} does not hold an http(s) URL`,
+    ]);
+    // The variable wins over the file, and is named when it is the one used.
+    const fromEnv = await problemsOf(`notifications:\n  webhookUrlFile: ${hook}\n`, {
+      KEEPER_WEBHOOK_URL: "ftp://SecretHookToken",
+    });
+    expect(fromEnv).toEqual(["KEEPER_WEBHOOK_URL: expected an http(s) URL"]);
+    expect(fromEnv.join("\n")).not.toContain("SecretHookToken");
   });
 
   it("lists every problem at once", async () => {

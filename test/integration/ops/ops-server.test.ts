@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:net";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../../src/core/errors.js";
 import { createCaptureStream } from "../../../src/ops/capture-stream.js";
 import { type OpsServer, type OpsServerOptions, startOpsServer } from "../../../src/ops/http.js";
 import { createLogger } from "../../../src/ops/logger.js";
@@ -55,6 +56,39 @@ describe("ops server", () => {
     expect(server.host).toBe("127.0.0.1");
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
   });
+
+  it.each([
+    [
+      "a port in use",
+      "127.0.0.1",
+      "in-use",
+      /^ops\.port: the ops server cannot listen on 127\.0\.0\.1:\d+: the port is in use .*\(EADDRINUSE\)$/,
+    ],
+    [
+      "an address of no interface here",
+      "192.0.2.1",
+      0,
+      /^ops\.host: the ops server cannot listen on 192\.0\.2\.1:0: no interface of this machine has that address \(EADDRNOTAVAIL\)$/,
+    ],
+    [
+      "a name that does not resolve",
+      "no-such-host.invalid",
+      0,
+      /^ops\.host: the ops server cannot listen on no-such-host\.invalid:0: .*\((ENOTFOUND|EAI_AGAIN)\)$/,
+    ],
+  ] as const)(
+    "refuses %s with a ConfigError naming the key and the cause",
+    async (_label, host, port, problem) => {
+      const listenPort = port === "in-use" ? (await serve()).port : port;
+      const refused = await serve({ host, port: listenPort }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as ConfigError).problems).toHaveLength(1);
+      expect((refused as ConfigError).problems[0]).toMatch(problem);
+    },
+  );
 
   it("serves the counters as Prometheus text on /metrics", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
