@@ -173,6 +173,6 @@ export function closeMinimumMicroUsd(order: {
   return (net > 0n ? net : 0n).toString();
 }
 
-function isRaw(value: string | null | undefined): value is string {
+export function isRaw(value: string | null | undefined): value is string {
   return value !== undefined && value !== null && /^\d+$/.test(value);
 }

@@ -1,7 +1,7 @@
 import { type Job, type Queue, UnrecoverableError } from "bullmq";
 import type { Logger } from "pino";
 import { PermanentApiError } from "../../api/errors.js";
-import { closeMinimumMicroUsd, lessTolerance } from "../../chain/inflow-rules.js";
+import { closeMinimumMicroUsd, isRaw, lessTolerance } from "../../chain/inflow-rules.js";
 import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../../config/schema.js";
 import { PermanentError } from "../../core/errors.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
@@ -139,8 +139,7 @@ async function isDeferredAsStale(
   log: Logger,
 ): Promise<boolean> {
   const expected = intent.expectedPayoutMicroUsd;
-  if (intent.expectedPayoutFrom !== "index" || expected === undefined || !isRawAmount(builtPayout))
-    return false;
+  if (intent.expectedPayoutFrom !== "index" || expected === undefined || !isRaw(builtPayout)) return false;
   const least = lessTolerance(BigInt(expected), deps.claimPayoutToleranceBps ?? 0);
   if (BigInt(builtPayout) >= least) return false;
   const detail = `the build pays ${builtPayout} micro-USD, the holdings index said ${expected}`;
@@ -153,11 +152,6 @@ async function isDeferredAsStale(
     "index claim deferred: payout lower than the index said",
   );
   return true;
-}
-
-/** A non-negative integer amount in its decimal text. */
-function isRawAmount(value: string | undefined): value is string {
-  return value !== undefined && /^\d+$/.test(value);
 }
 
 /**
