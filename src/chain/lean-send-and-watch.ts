@@ -25,8 +25,8 @@ const CONFIRMATION_STATUSES: ReadonlySet<unknown> = new Set(["processed", "confi
 
 /**
  * The send and the confirm loop's polls as plain JSON-RPC: the send of a signed transaction (once, then
- * on each rebroadcast), and the signature statuses and block height asked every 400 ms for every
- * transaction in flight, go to the node through json-rpc.ts and are checked here by hand (web3.js's
+ * on each rebroadcast), the signature statuses and block height asked every 400 ms for every
+ * transaction in flight, and the node's word on a blockhash (each signing's, each watch's last), go to the node through json-rpc.ts and are checked here by hand (web3.js's
  * fetch and superstruct were most of a watched claim's CPU). Any other form of the calls goes to
  * `connection`. An answer of the wrong shape is an error naming the field: transient, so the send is
  * tried again or the watch asks again; nothing is decided on it.
@@ -71,6 +71,19 @@ export function withLeanSendAndWatch(connection: Connection, rpc: JsonRpc): Conn
     const height = await rpc("getBlockHeight", commitment ? [{ commitment }] : []);
     if (!isLamports(height)) throw shapeError("getBlockHeight", "the answer", "a whole number");
     return height;
+  };
+  const blockhashAny = connection.isBlockhashValid.bind(connection);
+  lean.isBlockhashValid = async (
+    blockhash: string,
+    config?: Parameters<Connection["isBlockhashValid"]>[1],
+  ) => {
+    // Asked once a signing (the policy) and at a watch's end; a minimum context slot goes to web3.js.
+    if (!isCommitmentOnly(config)) return blockhashAny(blockhash, config);
+    const commitment = commitmentOf(config) ?? connection.commitment;
+    const answer = await rpc("isBlockhashValid", [blockhash, ...(commitment ? [{ commitment }] : [])]);
+    const value = contextValue(answer, "isBlockhashValid");
+    if (typeof value !== "boolean") throw shapeError("isBlockhashValid", "value", "true or false");
+    return { context: contextOf(answer), value };
   };
   return lean;
 }

@@ -33,12 +33,12 @@ export function runStrategies(input: RunStrategiesInput): StrategyRunReport {
   const report: StrategyRunReport = { intents: [], states: new Map(), errors: [], notices: [] };
   const seenKeys = new Set<string>();
   // One frozen copy serves every strategy: none can change it, so none sees another's hand in it.
-  const snapshot = deepFreeze(structuredClone(input.snapshot));
+  const snapshot = frozenCopy(input.snapshot);
   for (const { name, strategy, config } of input.strategies) {
     try {
       const result = strategy.evaluate({
         snapshot,
-        state: deepFreeze(structuredClone(input.states.get(name) ?? {})),
+        state: frozenCopy(input.states.get(name) ?? {}),
         config: frozenCopyOf(config),
         now: new Date(input.now.getTime()),
       });
@@ -123,6 +123,26 @@ function frozenCopyOf<T>(config: T): T {
   const copy = deepFreeze(structuredClone(config));
   frozenConfigs.set(config, copy);
   return copy;
+}
+
+/**
+ * A frozen copy of data read from JSON (plain objects, arrays, primitives), made in one walk: a poll's
+ * snapshot is a few hundred objects, and structuredClone then a second walk to freeze cost several
+ * times this on every poll of a sweep. Anything else (a Date, a Map) is cloned by structuredClone.
+ */
+export function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return deepFreeze(structuredClone(value));
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const child = frozenCopy((value as Record<string, unknown>)[key]);
+    // JSON.parse makes "__proto__" an own key; assigned, it would set the copy's prototype instead.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: child, enumerable: true });
+    else copy[key] = child;
+  }
+  return Object.freeze(copy) as T;
 }
 
 /** Frozen in place, all the way down: a strategy's hooks get frozen copies, as `evaluate` does. */

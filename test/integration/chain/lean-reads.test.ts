@@ -111,6 +111,20 @@ describe("the signer's lean reads answer as web3.js does, on the local chain", (
     expect(height).toBeGreaterThanOrEqual(before);
     expect(height).toBeLessThanOrEqual(await h.connection.getBlockHeight("confirmed"));
   });
+
+  it("asks whether a blockhash is still valid: a fresh one is, one never issued is not", async () => {
+    const watch = withLeanSendAndWatch(h.connection, createJsonRpc(h.url));
+    const { blockhash } = await h.connection.getLatestBlockhash("confirmed");
+    const fresh = await watch.isBlockhashValid(blockhash, { commitment: "processed" });
+    expect(fresh.value).toBe(true);
+    expect(fresh.context.slot).toBeGreaterThan(0);
+    const neverIssued = Keypair.generate().publicKey.toBase58();
+    const ours = await watch.isBlockhashValid(neverIssued, { commitment: "processed" });
+    expect(ours.value).toBe(false);
+    expect(ours.value).toBe(
+      (await h.connection.isBlockhashValid(neverIssued, { commitment: "processed" })).value,
+    );
+  });
 });
 
 /** An RPC node outside the process that answers each call with what the test sets. */
@@ -394,6 +408,19 @@ describe("the signer's lean send and watch from a node that answers badly", () =
       encoding: "base64",
       preflightCommitment: "confirmed",
     });
+  });
+
+  it("checks the node's word on a blockhash: true or false, asked at the commitment given", async () => {
+    const blockhash = "4".repeat(44);
+    node.answer = result(false);
+    expect((await watch().isBlockhashValid(blockhash, { commitment: "processed" })).value).toBe(false);
+    expect(JSON.parse(node.lastBody ?? "").params).toEqual([blockhash, { commitment: "processed" }]);
+    for (const bad of ["true", 1, null]) {
+      node.answer = result(bad);
+      await expect(watch().isBlockhashValid(blockhash, { commitment: "confirmed" })).rejects.toThrow(
+        "RPC isBlockhashValid: value is not true or false",
+      );
+    }
   });
 
   it("checks the block height: a whole number, asked at the commitment given", async () => {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ConfiguredStrategy } from "../../../../src/config/load-config.js";
 import type { Intent } from "../../../../src/core/intent.js";
 import { defineStrategy, type Strategy } from "../../../../src/core/strategy.js";
-import { runStrategies } from "../../../../src/keeper/pipeline/run-strategies.js";
+import { frozenCopy, runStrategies } from "../../../../src/keeper/pipeline/run-strategies.js";
 import { autoClaim } from "../../../../strategies/auto-claim.js";
 import { OTHER_WALLET, position, snapshot } from "../../../helpers/fixtures.js";
 
@@ -143,5 +143,42 @@ describe("runStrategies: notices", () => {
         message: "order X is not the plan's",
       }),
     ]);
+  });
+});
+
+describe("frozenCopy: what strategies get of a snapshot and a state", () => {
+  it("copies JSON data whole, frozen all the way down, without touching the original", () => {
+    const original = JSON.parse(
+      '{"wallet":"w","positions":[{"pubkey":"p","n":1,"tags":["a",null],"meta":{"x":true}}],"empty":{}}',
+    );
+    const copy = frozenCopy(original);
+    expect(copy).toEqual(original);
+    expect(copy).not.toBe(original);
+    for (const part of [
+      copy,
+      copy.positions,
+      copy.positions[0],
+      copy.positions[0].tags,
+      copy.positions[0].meta,
+    ])
+      expect(Object.isFrozen(part)).toBe(true);
+    expect(Object.isFrozen(original.positions[0])).toBe(false);
+    original.positions[0].n = 2;
+    expect(copy.positions[0].n).toBe(1);
+  });
+
+  it("keeps a __proto__ key from JSON as data, not as the copy's prototype", () => {
+    const hostile = JSON.parse('{"__proto__":{"claimable":true},"pubkey":"p"}');
+    const copy = frozenCopy(hostile) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(copy.claimable).toBeUndefined();
+    expect(Object.keys(copy)).toEqual(["__proto__", "pubkey"]);
+  });
+
+  it("clones what is not plain data (a Date) as structuredClone does", () => {
+    const copy = frozenCopy({ at: new Date(5) });
+    expect(copy.at).toBeInstanceOf(Date);
+    expect(copy.at.getTime()).toBe(5);
+    expect(Object.isFrozen(copy)).toBe(true);
   });
 });
