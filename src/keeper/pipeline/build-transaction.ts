@@ -171,6 +171,25 @@ function checkClaimNamesIntent(
     );
 }
 
+/**
+ * A close's build must sell the position asked for, of the wallet asked for: another position of the
+ * same wallet also pays the wallet, so the signer's inflow rule would pass its sell. Compared: the
+ * OrderPreview's `positionPubkey` and `userPubkey` (the owner; the build carries no `ownerPubkey`).
+ */
+function checkCloseNamesIntent(
+  order: { positionPubkey: string; userPubkey: string },
+  intent: Extract<Intent, { kind: "close" }>,
+): void {
+  if (order.positionPubkey !== intent.positionPubkey)
+    throw new PermanentError(
+      `close build: order.positionPubkey ${order.positionPubkey} is not the position asked for (${intent.positionPubkey})`,
+    );
+  if (order.userPubkey !== intent.wallet)
+    throw new PermanentError(
+      `close build: order.userPubkey ${order.userPubkey} is not the wallet asked for (${intent.wallet})`,
+    );
+}
+
 /** Asks the service for the unsigned transaction that carries out an intent. */
 export async function buildTransaction(
   api: BuildApi,
@@ -191,6 +210,7 @@ export async function buildTransaction(
       // The close-one body is the owner only on the live service; an intent's slippage applies to
       // the closes a close-all builds (DELETE /positions), not to this one.
       const built = await api.closePosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
+      checkCloseNamesIntent(built.order, intent);
       return {
         transaction: built.transaction,
         lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),
