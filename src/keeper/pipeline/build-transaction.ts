@@ -172,21 +172,20 @@ function checkClaimNamesIntent(
 }
 
 /**
- * A close's build must sell the position asked for, of the wallet asked for: another position of the
- * same wallet also pays the wallet, so the signer's inflow rule would pass its sell. Compared: the
- * OrderPreview's `positionPubkey` and `userPubkey` (the owner; the build carries no `ownerPubkey`).
+ * A close's build must sell the position asked for: another position of the same wallet also pays the
+ * wallet, so the signer's inflow rule would pass its sell. Compared: the OrderPreview's
+ * `positionPubkey`. Its `userPubkey` is not: a claim's build carries both `userPubkey` and
+ * `ownerPubkey`, so on the live service the "user" may be an account of the program's, not the wallet,
+ * and refusing on it could stop every exit. The wallet's own part is the signer's to check (a signer,
+ * the inflow to its accounts).
  */
 function checkCloseNamesIntent(
-  order: { positionPubkey: string; userPubkey: string },
+  order: { positionPubkey: string },
   intent: Extract<Intent, { kind: "close" }>,
 ): void {
   if (order.positionPubkey !== intent.positionPubkey)
     throw new PermanentError(
       `close build: order.positionPubkey ${order.positionPubkey} is not the position asked for (${intent.positionPubkey})`,
-    );
-  if (order.userPubkey !== intent.wallet)
-    throw new PermanentError(
-      `close build: order.userPubkey ${order.userPubkey} is not the wallet asked for (${intent.wallet})`,
     );
 }
 
