@@ -279,7 +279,7 @@ function pipelineMetrics(registers: Registry[]) {
   });
   const claimsWithoutTransaction = new Counter({
     name: "keeper_claims_without_transaction_total",
-    help: "Claims that ended without a transaction of Keeper's, by status (left_to_service: not worth the fee, the service's free claim pays; settled: no claim required)",
+    help: "Claims that ended without a transaction of Keeper's, by status (left_to_service: not worth the fee, the service's free claim pays; settled: no claim required, or already claimed)",
     labelNames: ["status"] as const,
     registers,
   });

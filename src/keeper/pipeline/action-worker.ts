@@ -33,7 +33,7 @@ export interface ActionDeps {
   priorityFees?: PriorityFees;
   /** Told each price Keeper asked for (for the metric). */
   onPriorityFee?: (kind: string, microLamports: number) => void;
-  /** Told of each claim the service said needs no transaction (ended `settled`). */
+  /** Told of each claim the service said needs no transaction (not required, or already claimed): ended `settled`. */
   onClaimSettled?: (intent: Intent) => void;
   /** Read before selling: a close is built only if the position, read now, still calls for it. */
   readBeforeClose?: ReadBeforeCloseDeps;
@@ -86,17 +86,7 @@ export async function processAction(
       log.info({ position: row.intent.positionPubkey }, "claim not settled yet: asked again on a later poll");
       return;
     }
-    if (isNoClaimRequired(error) && row.intent.kind === "claim") {
-      // The market pays its winners without a claim (or the position settles by itself): the
-      // intent's business is over, and nothing failed.
-      await deps.ledger.update(intentKey, {
-        status: "settled",
-        error: `no claim required: ${(error as Error).message}`,
-      });
-      deps.onClaimSettled?.(row.intent);
-      log.info({ position: row.intent.positionPubkey }, "no claim required: the position settles by itself");
-      return;
-    }
+    if (row.intent.kind === "claim" && (await isSettledAsNotNeeded(row.intent, error, deps, log))) return;
     if (error instanceof PermanentError) {
       await deps.ledger.update(intentKey, { status: "failed", error: error.message });
       log.warn({ err: error.message }, "build refused");
@@ -123,6 +113,29 @@ export async function processAction(
   if (built.computeUnitPrice !== undefined) deps.onPriorityFee?.(row.kind, built.computeUnitPrice);
   log.info({ kind: row.kind, build, computeUnitPrice: built.computeUnitPrice }, "transaction built");
   await enqueueSign(deps.sign, intentKey, row, build);
+}
+
+/**
+ * A claim the service says there is nothing to do for: the market pays its winners without a claim,
+ * or the position was paid already (by hand, by the service's own claim, by a claim of Keeper's whose
+ * record was lost). The intent's business is over and nothing failed: recorded `settled`, no retry,
+ * no failure counted. True when settled.
+ */
+async function isSettledAsNotNeeded(
+  intent: Extract<Intent, { kind: "claim" }>,
+  error: unknown,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<boolean> {
+  const notNeeded = claimNotNeeded(error);
+  if (notNeeded === undefined) return false;
+  await deps.ledger.update(intent.key, {
+    status: "settled",
+    error: `${notNeeded}: ${(error as Error).message}`,
+  });
+  deps.onClaimSettled?.(intent);
+  log.info({ position: intent.positionPubkey, reason: notNeeded }, "claim not needed: settled");
+  return true;
 }
 
 /**
@@ -184,6 +197,18 @@ async function isDroppedByRead(
 /** The service's answer to a claim asked before its market is settled (400 market_not_settled). */
 export function isNotSettledYet(error: unknown): boolean {
   return error instanceof PermanentApiError && error.code === "market_not_settled";
+}
+
+/** Why the service's refusal of a claim means there is nothing to claim (the claim ends `settled`). */
+export function claimNotNeeded(error: unknown): "no claim required" | "already claimed" | undefined {
+  if (isNoClaimRequired(error)) return "no claim required";
+  if (isAlreadyClaimed(error)) return "already claimed";
+  return undefined;
+}
+
+/** The service's answer to a claim of a position already paid (400 already_claimed). */
+function isAlreadyClaimed(error: unknown): boolean {
+  return error instanceof PermanentApiError && error.code === "already_claimed";
 }
 
 /** Codes the service answers a claim that is not needed with (the live code is not documented). */

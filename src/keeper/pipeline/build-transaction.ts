@@ -171,6 +171,24 @@ function checkClaimNamesIntent(
     );
 }
 
+/**
+ * A close's build must sell the position asked for: another position of the same wallet also pays the
+ * wallet, so the signer's inflow rule would pass its sell. Compared: the OrderPreview's
+ * `positionPubkey`. Its `userPubkey` is not: a claim's build carries both `userPubkey` and
+ * `ownerPubkey`, so on the live service the "user" may be an account of the program's, not the wallet,
+ * and refusing on it could stop every exit. The wallet's own part is the signer's to check (a signer,
+ * the inflow to its accounts).
+ */
+function checkCloseNamesIntent(
+  order: { positionPubkey: string },
+  intent: Extract<Intent, { kind: "close" }>,
+): void {
+  if (order.positionPubkey !== intent.positionPubkey)
+    throw new PermanentError(
+      `close build: order.positionPubkey ${order.positionPubkey} is not the position asked for (${intent.positionPubkey})`,
+    );
+}
+
 /** Asks the service for the unsigned transaction that carries out an intent. */
 export async function buildTransaction(
   api: BuildApi,
@@ -191,6 +209,7 @@ export async function buildTransaction(
       // The close-one body is the owner only on the live service; an intent's slippage applies to
       // the closes a close-all builds (DELETE /positions), not to this one.
       const built = await api.closePosition(intent.positionPubkey, { ownerPubkey: intent.wallet });
+      checkCloseNamesIntent(built.order, intent);
       return {
         transaction: built.transaction,
         lastValidBlockHeight: blockHeightOf(built.txMeta.lastValidBlockHeight),

@@ -18,7 +18,7 @@ import type { RedisKeys } from "../names.js";
  * `deferred` is "not yet" (a claim before its market is settled): nothing was built, and the key is
  * admitted again after retryAfterSeconds without counting against maxTries.
  * `settled` ends a claim that needs no transaction: the service answered that no claim is required
- * (or the position settles by itself, as Forecast's do). `left_to_service` records a claim not made
+ * (or the position settles by itself, as Forecast's do) or that it is already claimed. `left_to_service` records a claim not made
  * because its payout was not worth the fee: the service's own free claim pays it. Both are done, not
  * failures: nothing was built, nothing is retried.
  * Each record gets an id of its own at admission (`recordId`), which its job ids carry: a record lost

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { PermanentApiError, TransientApiError } from "../../../../src/api/errors.js";
-import { isNoClaimRequired, isNotSettledYet } from "../../../../src/keeper/pipeline/action-worker.js";
+import {
+  claimNotNeeded,
+  isNoClaimRequired,
+  isNotSettledYet,
+} from "../../../../src/keeper/pipeline/action-worker.js";
 
 const answer = (code: string | undefined, message: string) =>
   new PermanentApiError(
@@ -44,5 +48,18 @@ describe("isNoClaimRequired", () => {
   ])("%s", (_label, error, expected) => {
     expect(isNoClaimRequired(error)).toBe(expected);
     if (expected) expect(isNotSettledYet(error)).toBe(false);
+  });
+});
+
+/** Why a refused claim is nothing to claim (ends settled); every other answer is not this. */
+describe("claimNotNeeded", () => {
+  it.each([
+    ["no claim required", answer("no_claim_required", "no claim is required"), "no claim required"],
+    ["already claimed", answer("already_claimed", "position is already claimed"), "already claimed"],
+    ["not settled yet", answer("market_not_settled", "market is not settled yet"), undefined],
+    ["a losing position", answer("not_claimable", "position is not claimable"), undefined],
+    ["a plain error with the words", new Error("already_claimed"), undefined],
+  ])("%s", (_label, error, expected) => {
+    expect(claimNotNeeded(error)).toBe(expected);
   });
 });
