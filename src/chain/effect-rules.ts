@@ -52,8 +52,11 @@ export interface EffectTotals {
   transferredLamports: bigint;
   /** Lamports the wallet puts into new accounts that are not its own (rent an order leaves behind). */
   foreignLamports: bigint;
-  /** Lamports the wallet pays by System transfer into each of its token accounts not of wrapped SOL. */
-  rentTransferred: Map<string, bigint>;
+  /**
+   * Lamports the wallet puts toward the rent of each of its token accounts: System transfers counted
+   * as rent, and what createAccount funded it with (after which it lacks nothing).
+   */
+  rentPaid: Map<string, bigint>;
   tokens: Map<string, bigint>;
 }
 
@@ -86,7 +89,7 @@ export function isNonceOp(effect: InstructionEffect): boolean {
 }
 
 export function newTotals(): EffectTotals {
-  return { transferredLamports: 0n, foreignLamports: 0n, rentTransferred: new Map(), tokens: new Map() };
+  return { transferredLamports: 0n, foreignLamports: 0n, rentPaid: new Map(), tokens: new Map() };
 }
 
 /**
@@ -203,17 +206,19 @@ function checkSystem(effect: InstructionEffect, ctx: EffectContext, totals: Effe
 /**
  * Plain SOL transfers out are for wrapping SOL an order spends, at most the order's wrapped SOL amount
  * in all, and only into the wallet's own token accounts, or rent for a token account of the wallet of
- * another mint (checkRentTransfer). A payment to anyone else is refused whatever its size (an order's
- * SOL budget is spent once, by the order's own transfer).
+ * another mint (checkRentTransfer) or for its wrapped SOL account (wrapRent). A payment to anyone else
+ * is refused whatever its size (an order's SOL budget is spent once, by the order's own transfer).
  */
 function checkSolTransfer(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
   const { roles, op, where } = effect;
-  const lamports = effect.lamports ?? 0n;
-  const account = roles.destination !== undefined ? ctx.walletTokens.get(roles.destination) : undefined;
-  if (roles.destination !== undefined && account !== undefined && account.mint !== NATIVE_MINT) {
-    checkRentTransfer(effect, roles.destination, account.mint, ctx, totals);
+  const to = roles.destination;
+  const account = to !== undefined ? ctx.walletTokens.get(to) : undefined;
+  if (to !== undefined && account !== undefined && account.mint !== NATIVE_MINT) {
+    checkRentTransfer(effect, to, account.mint, ctx, totals);
     return;
   }
+  const rent = to !== undefined && account !== undefined ? wrapRent(effect, to, ctx, totals) : 0n;
+  const lamports = (effect.lamports ?? 0n) - rent;
   totals.transferredLamports += lamports;
   const wrapAllowance = ctx.allowance.tokens.get(NATIVE_MINT) ?? 0n;
   if (totals.transferredLamports > wrapAllowance) {
@@ -222,7 +227,6 @@ function checkSolTransfer(effect: InstructionEffect, ctx: EffectContext, totals:
       `instruction ${where}: System ${op} sends ${totals.transferredLamports} lamports from the wallet in all, allowed ${wrapAllowance}`,
     );
   }
-  const to = roles.destination;
   const ours = to === ctx.wallet || (to !== undefined && ctx.walletTokens.has(to));
   if (ctx.simulated && lamports > 0n && !ours) {
     throw new PolicyRefusal(
@@ -249,8 +253,9 @@ function checkRentTransfer(
 ): void {
   // What the account lacked is read with the simulation (its size after, its lamports before).
   if (!ctx.simulated) return;
-  const paid = (totals.rentTransferred.get(account) ?? 0n) + (effect.lamports ?? 0n);
-  totals.rentTransferred.set(account, paid);
+  const lamports = effect.lamports ?? 0n;
+  const paid = (totals.rentPaid.get(account) ?? 0n) + lamports;
+  totals.rentPaid.set(account, paid);
   const lacking = ctx.rentLacking?.(account) ?? 0n;
   if (paid > lacking) {
     throw new PolicyRefusal(
@@ -258,7 +263,32 @@ function checkRentTransfer(
       `instruction ${effect.where}: System ${effect.op} pays ${paid} lamports in all into ${account}, the wallet's token account of mint ${mint}, which lacked ${lacking} of its rent`,
     );
   }
-  countRent(account, effect, ctx, totals);
+  countRent(account, lamports, effect, ctx, totals);
+}
+
+/**
+ * The part of a transfer into the wallet's wrapped SOL account that pays the rent the account still
+ * lacks: the associated token program opens it at an address someone sent lamports to with a transfer
+ * of the rent it lacks, on top of the transfer that wraps the SOL an order or swap spends, and a
+ * stranger's few lamports must not turn that rent into SOL spent (every SOL-input swap and order
+ * refused). That part counts as rent (countRent); the rest wraps, as any transfer into it. Known only
+ * once simulated: before, the whole transfer counts as wrapping.
+ */
+function wrapRent(
+  effect: InstructionEffect,
+  account: string,
+  ctx: EffectContext,
+  totals: EffectTotals,
+): bigint {
+  if (!ctx.simulated) return 0n;
+  const paid = totals.rentPaid.get(account) ?? 0n;
+  const stillLacking = (ctx.rentLacking?.(account) ?? 0n) - paid;
+  const lamports = effect.lamports ?? 0n;
+  const rent = lamports < stillLacking ? lamports : stillLacking;
+  if (rent <= 0n) return 0n;
+  totals.rentPaid.set(account, paid + rent);
+  countRent(account, rent, effect, ctx, totals);
+  return rent;
 }
 
 /**
@@ -269,11 +299,18 @@ function checkRentTransfer(
  */
 function checkAccountFunding(effect: InstructionEffect, ctx: EffectContext, totals: EffectTotals): void {
   if (!ctx.simulated) return;
-  countRent(effect.roles.newAccount, effect, ctx, totals);
+  const { newAccount } = effect.roles;
+  const lamports = effect.lamports ?? 0n;
+  // Funded here, it lacks that much less: a later transfer into it is no rent up to that much.
+  if (newAccount !== undefined && ctx.walletTokens.has(newAccount)) {
+    totals.rentPaid.set(newAccount, (totals.rentPaid.get(newAccount) ?? 0n) + lamports);
+  }
+  countRent(newAccount, lamports, effect, ctx, totals);
 }
 
 function countRent(
   account: string | undefined,
+  lamports: bigint,
   effect: InstructionEffect,
   ctx: EffectContext,
   totals: EffectTotals,
@@ -281,7 +318,7 @@ function countRent(
   const { op, where } = effect;
   const charged = account !== undefined ? ctx.rentCharged?.get(account) : undefined;
   if (account !== undefined && ctx.walletTokens.has(account) && charged === undefined) return;
-  totals.foreignLamports += effect.lamports ?? 0n;
+  totals.foreignLamports += lamports;
   if (totals.foreignLamports > ctx.allowance.maxLamports) {
     const what = charged
       ? `a new token account of the wallet for mint ${charged.mint}, which the intent neither receives nor spends`

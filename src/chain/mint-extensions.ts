@@ -1,6 +1,10 @@
 import {
+  AccountState,
   ExtensionType,
+  getDefaultAccountState,
   getExtensionTypes,
+  getNonTransferable,
+  getPausableConfig,
   getPermanentDelegate,
   getTransferFeeConfig,
   getTransferHook,
@@ -19,7 +23,15 @@ import { readTokenAccount, type TokenAccountState } from "./token-account.js";
  * Token-2022 mints can carry extensions that take from whoever holds them: a permanent delegate
  * moves or burns anyone's balance, a transfer hook runs its program on every transfer (it may refuse
  * them all), confidential transfers hide balances the policy reads, a transfer fee keeps part of each
- * transfer. A mint the wallet receives with one of these is refused unless the operator lists it.
+ * transfer. Others keep the holder from ever selling: a non-transferable token cannot leave the
+ * account it lands in, a pausable mint's authority can stop every transfer whenever it likes, and a
+ * mint whose accounts start frozen lets its freeze authority decide who may move it at all. A mint the
+ * wallet receives with one of these is refused unless the operator lists it.
+ *
+ * Harmless to a holder, so not named: a close authority (a mint closes only at zero supply),
+ * metadata, group and member pointers, interest-bearing and scaled UI amounts (display only, raw
+ * amounts never change), and the account-side extensions (set by the account's owner). Confidential
+ * mint and burn (24) and the confidential fee config (16) come only with ConfidentialTransferMint.
  */
 
 /** An account as the node returns it: owner program, lamports and data. */
@@ -103,6 +115,7 @@ export function dangerousExtensions(
   if (getExtensionTypes(mint.tlvData).includes(ExtensionType.ConfidentialTransferMint)) {
     found.push("ConfidentialTransferMint");
   }
+  found.push(...lockingExtensions(mint));
   const fees = getTransferFeeConfig(mint);
   if (fees) {
     const { olderTransferFee: older, newerTransferFee: newer } = fees;
@@ -114,6 +127,24 @@ export function dangerousExtensions(
       );
     }
   }
+  return found;
+}
+
+/**
+ * The extensions that can lock the holder's balance in: NonTransferable (9), Pausable (26, named
+ * PausableConfig in @solana/spl-token; the Token-2022 program's ExtensionType::Pausable) with an
+ * authority that can pause it or paused already, DefaultAccountState (6) frozen.
+ */
+function lockingExtensions(mint: Mint): string[] {
+  const found: string[] = [];
+  if (getNonTransferable(mint)) found.push("NonTransferable");
+  const pausable = getPausableConfig(mint);
+  if (pausable) {
+    const hasAuthority = !pausable.authority.equals(PublicKey.default);
+    const by = hasAuthority ? ` by ${pausable.authority.toBase58()}` : "";
+    if (hasAuthority || pausable.paused) found.push(`Pausable${by}${pausable.paused ? ", paused" : ""}`);
+  }
+  if (getDefaultAccountState(mint)?.state === AccountState.Frozen) found.push("DefaultAccountState frozen");
   return found;
 }
 

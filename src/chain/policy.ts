@@ -1,3 +1,4 @@
+import { ACCOUNT_SIZE as TOKEN_ACCOUNT_SIZE } from "@solana/spl-token";
 import {
   type AccountInfo,
   type Commitment,
@@ -184,7 +185,7 @@ export async function checkTransaction(input: PolicyInput): Promise<PolicyReport
     simulated: true,
     walletTokens: everyWalletToken,
     rentCharged,
-    rentLacking: (account) => rentLacking(account, decoded, infos, post),
+    rentLacking: (account) => rentLacking(account, decoded, infos, post, everyWalletToken.get(account)?.mint),
   });
 
   const feeLamports =
@@ -644,13 +645,30 @@ function rentLacking(
   decoded: DecodedTransaction,
   infos: readonly AccountRead[],
   post: ReadonlyMap<string, PostAccount | null>,
+  mint: string | undefined,
 ): bigint {
-  const after = post.get(account);
   const before = infos[decoded.accountKeys.findIndex((k) => addressOf(k.pubkey) === account)];
-  // Not watched or gone after it (closed back to the wallet): nothing of it to fund.
-  if (!after || before === undefined || before === PROGRAM) return 0n;
-  const lacked = rentExemptMinimum(after.data.length) - BigInt(before?.lamports ?? 0);
+  const size = sizeAfter(post, account, mint);
+  // Not watched, or gone after it with no size known: nothing of it to fund.
+  if (size === undefined || before === undefined || before === PROGRAM) return 0n;
+  const lacked = rentExemptMinimum(size) - BigInt(before?.lamports ?? 0);
   return lacked > 0n ? lacked : 0n;
+}
+
+/**
+ * The size of `account` after the transaction. One the transaction closed (back to the wallet: the
+ * close rule) has none left; a wrapped SOL account, opened and closed around a SOL-input swap, had
+ * the size of every SPL Token account (the native mint is SPL Token's, which takes no other size).
+ */
+function sizeAfter(
+  post: ReadonlyMap<string, PostAccount | null>,
+  account: string,
+  mint: string | undefined,
+): number | undefined {
+  if (!post.has(account)) return undefined;
+  const after = post.get(account);
+  if (after && after.lamports > 0) return after.data.length;
+  return mint === NATIVE_MINT ? TOKEN_ACCOUNT_SIZE : undefined;
 }
 
 /** No account yet: absent, or bare lamports (a System account without data, e.g. pre-funded). */

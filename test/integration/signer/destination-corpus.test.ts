@@ -1,6 +1,8 @@
 import {
   createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
   createInitializeAccount3Instruction,
+  createMintToCheckedInstruction,
   createSyncNativeInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
@@ -26,7 +28,7 @@ import type { Intent } from "../../../src/core/intent.js";
 import { signAndSubmit } from "../../../src/signer/sign-transaction.js";
 import { type SignerEnv, startSignerEnv, USDC_DECIMALS } from "./env.js";
 import { captureLogger } from "./helpers.js";
-import { createToken2022Mint, type MintExtension, T22_DECIMALS } from "./token-2022-mints.js";
+import { createToken2022Mint, type MintExtension, T22_DECIMALS, thaw } from "./token-2022-mints.js";
 import { buildTransaction, toBase64 } from "./tx-builders.js";
 
 /**
@@ -64,13 +66,23 @@ const serviceProgram = Keypair.generate().publicKey;
 const foreignProgram = Keypair.generate().publicKey;
 const issuer = Keypair.generate();
 let walletWsol: PublicKey;
+/** The pool's wrapped SOL vault. */
+let poolWsol: PublicKey;
 /** A pool's authority (a program-derived address with an account of the service program) and its vaults. */
 let pool: PublicKey;
 let poolUsdc: PublicKey;
 let poolT22: PublicKey;
 /** Token-2022 mints, each with one extension, their supply in the issuer's account. */
 const t22 = {} as Record<
-  "fee" | "zeroFee" | "delegate" | "hook" | "confidential" | "allowedDelegate",
+  | "fee"
+  | "zeroFee"
+  | "delegate"
+  | "hook"
+  | "confidential"
+  | "allowedDelegate"
+  | "nonTransferable"
+  | "pausable"
+  | "frozenByDefault",
   { mint: PublicKey; issuerAccount: PublicKey }
 >;
 
@@ -78,10 +90,15 @@ const pda = (program: PublicKey) =>
   PublicKey.findProgramAddressSync([Keypair.generate().publicKey.toBuffer()], program)[0];
 const tag = () => Math.random().toString(36).slice(2, 10);
 
-function order(kind: "createTrigger" | "createRecurring", inputMint: PublicKey, amount: bigint): Intent {
+function order(
+  kind: "createTrigger" | "createRecurring",
+  inputMint: PublicKey,
+  amount: bigint,
+  wallet = env.wallet,
+): Intent {
   const base = {
     key: `${kind}-${tag()}`,
-    wallet: env.wallet.toBase58(),
+    wallet: wallet.toBase58(),
     strategy: "test",
     inputMint: inputMint.toBase58(),
     outputMint: env.t22.toBase58(),
@@ -91,11 +108,11 @@ function order(kind: "createTrigger" | "createRecurring", inputMint: PublicKey, 
     : { ...base, kind, inAmount: String(amount), numberOfOrders: 2, intervalSeconds: 60 };
 }
 
-function swap(inputMint: PublicKey, outputMint: PublicKey, amount: bigint): Intent {
+function swap(inputMint: PublicKey, outputMint: PublicKey, amount: bigint, wallet = env.wallet): Intent {
   return {
     key: `swap-${tag()}`,
     kind: "swap",
-    wallet: env.wallet.toBase58(),
+    wallet: wallet.toBase58(),
     strategy: "test",
     inputMint: inputMint.toBase58(),
     outputMint: outputMint.toBase58(),
@@ -118,12 +135,46 @@ const tx = (instructions: TransactionInstruction[], coSigners: Keypair[] = []) =
 
 /**
  * A swap of 1 USDC into the pool's vault whose output is a Token-2022 mint: the wallet's account of it
- * is opened and, unless `openOnly` (a hook program that does not exist would fail every transfer), the
- * issuer pays 1,000 into it.
+ * is opened and the issuer pays 1,000 into it (`transfer`), mints them there (`mint`: a token that no
+ * transfer can move is sold that way) or, with `none`, pays nothing (a hook program that does not exist
+ * would fail every transfer). `thaw`: the issuer first thaws the account (its mint's accounts start
+ * frozen).
  */
-function swapInto(which: keyof typeof t22, openOnly = false): Built {
+function swapInto(
+  which: keyof typeof t22,
+  {
+    deliver = "transfer",
+    thaw: thawFirst = false,
+  }: { deliver?: "transfer" | "mint" | "none"; thaw?: boolean } = {},
+): Built {
   const { mint, issuerAccount } = t22[which];
   const account = getAssociatedTokenAddressSync(mint, env.wallet, false, TOKEN_2022_PROGRAM_ID);
+  const delivery = {
+    transfer: [
+      createTransferCheckedInstruction(
+        issuerAccount,
+        mint,
+        account,
+        issuer.publicKey,
+        1_000n,
+        T22_DECIMALS,
+        [],
+        TOKEN_2022_PROGRAM_ID,
+      ),
+    ],
+    mint: [
+      createMintToCheckedInstruction(
+        mint,
+        account,
+        issuer.publicKey,
+        1_000n,
+        T22_DECIMALS,
+        [],
+        TOKEN_2022_PROGRAM_ID,
+      ),
+    ],
+    none: [],
+  }[deliver];
   return {
     intent: swap(env.usdc, mint, 1_000_000n),
     tx: tx(
@@ -136,22 +187,10 @@ function swapInto(which: keyof typeof t22, openOnly = false): Built {
           mint,
           TOKEN_2022_PROGRAM_ID,
         ),
-        ...(openOnly
-          ? []
-          : [
-              createTransferCheckedInstruction(
-                issuerAccount,
-                mint,
-                account,
-                issuer.publicKey,
-                1_000n,
-                T22_DECIMALS,
-                [],
-                TOKEN_2022_PROGRAM_ID,
-              ),
-            ]),
+        ...(thawFirst ? [thaw(account, mint, issuer.publicKey)] : []),
+        ...delivery,
       ],
-      openOnly ? [] : [issuer],
+      delivery.length > 0 || thawFirst ? [issuer] : [],
     ),
   };
 }
@@ -218,6 +257,68 @@ function claimIntoPrefunded(extra: (account: PublicKey) => TransactionInstructio
       ],
       [env.vault],
     ),
+  };
+}
+
+/** Lamports a stranger sent to the second wallet's wrapped SOL address before its account opened. */
+const PREFUND_WSOL_LAMPORTS = 1_000n;
+/** What the pre-funded wrapped SOL account lacks of a token account's rent (2,039,280). */
+const WSOL_RENT_LACKED = 2_039_280n - PREFUND_WSOL_LAMPORTS;
+/** What a SOL-input swap or order below spends: 0.1 SOL. */
+const SOL_INPUT = BigInt(LAMPORTS_PER_SOL / 10);
+
+/**
+ * The second wallet's wrapped SOL address, holding only the lamports a stranger sent there: set for
+ * each case (one that lands leaves an account there). The associated token program opens the account
+ * with a System transfer of the rent it lacks, from the wallet, on top of the transfer that wraps.
+ */
+function prefundedWsol(): PublicKey {
+  const account = getAssociatedTokenAddressSync(WRAPPED_SOL_MINT, env.otherWallet);
+  env.chain.setAccount({
+    address: account,
+    lamports: PREFUND_WSOL_LAMPORTS,
+    owner: SystemProgram.programId,
+    data: new Uint8Array(0),
+  });
+  return account;
+}
+
+/** Opens the second wallet's wrapped SOL account at `account`, pays `lamports` into it and syncs it. */
+function wrapInto(account: PublicKey, lamports: bigint): TransactionInstruction[] {
+  const wallet = env.otherWallet;
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(wallet, account, wallet, WRAPPED_SOL_MINT),
+    SystemProgram.transfer({ fromPubkey: wallet, toPubkey: account, lamports }),
+    createSyncNativeInstruction(account),
+  ];
+}
+
+/**
+ * A swap of SOL_INPUT SOL into 995 USDC for the second wallet, as the service builds one: `wrap` fills
+ * its wrapped SOL account (at a pre-funded address), which pays the pool's vault and closes back to
+ * the wallet; the vault pays the USDC into the wallet's USDC account.
+ */
+function solSwap(wrap: (account: PublicKey) => TransactionInstruction[]): Built & { wsol: PublicKey } {
+  const wallet = env.otherWallet;
+  const wsol = prefundedWsol();
+  const walletUsdc = getAssociatedTokenAddressSync(env.usdc, wallet);
+  const intent = swap(WRAPPED_SOL_MINT, env.usdc, SOL_INPUT, wallet);
+  return {
+    wsol,
+    intent,
+    inflow: expectedInflow(intent, { minInflowRaw: "990" }, inflowOptions()),
+    tx: buildTransaction({
+      payer: wallet,
+      blockhash,
+      coSigners: [env.vault],
+      instructions: [
+        ...wrap(wsol),
+        createTransferCheckedInstruction(wsol, WRAPPED_SOL_MINT, poolWsol, wallet, SOL_INPUT, 9),
+        createAssociatedTokenAccountIdempotentInstruction(wallet, walletUsdc, wallet, env.usdc),
+        usdcTransfer(env.vaultUsdc, walletUsdc, env.vault.publicKey, 995n),
+        createCloseAccountInstruction(wsol, wallet, wallet),
+      ],
+    }),
   };
 }
 
@@ -392,13 +493,31 @@ const hostile: HostileCase[] = [
     name: "swap into a Token-2022 mint with a transfer hook (the wallet's account opened, nothing paid)",
     reason: "mint_extension",
     detail: /with TransferHook program \w+;/,
-    build: () => swapInto("hook", true),
+    build: () => swapInto("hook", { deliver: "none" }),
   },
   {
     name: "swap into a Token-2022 mint with confidential transfers",
     reason: "mint_extension",
     detail: /with ConfidentialTransferMint;/,
     build: () => swapInto("confidential"),
+  },
+  {
+    name: "buy of a non-transferable Token-2022 mint (minted into the wallet's account: it could never be sold)",
+    reason: "mint_extension",
+    detail: /with NonTransferable;/,
+    build: () => swapInto("nonTransferable", { deliver: "mint" }),
+  },
+  {
+    name: "swap into a Token-2022 mint its authority can pause",
+    reason: "mint_extension",
+    detail: new RegExp(`with Pausable by ${issuer.publicKey.toBase58()};`),
+    build: () => swapInto("pausable"),
+  },
+  {
+    name: "swap into a Token-2022 mint whose accounts start frozen (the issuer thaws the wallet's)",
+    reason: "mint_extension",
+    detail: /with DefaultAccountState frozen;/,
+    build: () => swapInto("frozenByDefault", { thaw: true }),
   },
   {
     name: "claim opening its payout account at a pre-funded address that also pays 1 SOL into it",
@@ -467,6 +586,42 @@ const hostile: HostileCase[] = [
           [env.vault],
         ),
       };
+    },
+  },
+  {
+    name: "SOL-input swap at a pre-funded wrapped SOL address that wraps one lamport more than its amount",
+    reason: "outflow_sol",
+    detail: new RegExp(
+      `^instruction 1: System transfer sends ${SOL_INPUT + 1n} lamports from the wallet in all, allowed ${SOL_INPUT}$`,
+    ),
+    build: () => solSwap((wsol) => wrapInto(wsol, SOL_INPUT + 1n)),
+  },
+  {
+    name: "SOL-input swap paying the pre-funded wrapped SOL address its rent and one lamport more than its amount",
+    reason: "outflow_sol",
+    detail: new RegExp(
+      `^instruction 0: System transfer sends ${WSOL_RENT_LACKED + SOL_INPUT + 1n} lamports from the wallet in all, allowed ${SOL_INPUT}$`,
+    ),
+    build: () =>
+      solSwap((wsol) => {
+        const wallet = env.otherWallet;
+        const lamports = WSOL_RENT_LACKED + SOL_INPUT + 1n;
+        return [
+          SystemProgram.transfer({ fromPubkey: wallet, toPubkey: wsol, lamports }),
+          createAssociatedTokenAccountIdempotentInstruction(wallet, wsol, wallet, WRAPPED_SOL_MINT),
+          createSyncNativeInstruction(wsol),
+        ];
+      }),
+  },
+  {
+    name: "claim that also opens the wallet's wrapped SOL account (no payout mint) at a pre-funded address",
+    reason: "outflow_sol",
+    detail: new RegExp(
+      `^instruction 1\\.1: System transfer funds \\w+ a new token account of the wallet for mint ${WRAPPED_SOL_MINT.toBase58()}, which the intent neither receives nor spends; ${WSOL_RENT_LACKED} lamports in all into such accounts, allowed 0$`,
+    ),
+    build: () => {
+      prefundedWsol();
+      return claimOpening(env.otherWallet, [WRAPPED_SOL_MINT]);
     },
   },
   {
@@ -641,6 +796,65 @@ const legitimate: Case[] = [
     },
   },
   {
+    // The associated token program pays the rent the pre-funded address lacks by System transfer: rent
+    // the wallet gets back when the account closes, not SOL the swap wraps.
+    name: "SOL-input swap whose wrapped SOL account opens at an address someone pre-funded (then closes)",
+    build: () => {
+      const built = solSwap((wsol) => wrapInto(wsol, SOL_INPUT));
+      const wallet = env.otherWallet;
+      const walletUsdc = getAssociatedTokenAddressSync(env.usdc, wallet);
+      const usdcRent = env.chain.getAccount(walletUsdc) === null ? rentOfTokenAccount() : 0n;
+      const usdcBefore = env.chain.tokenAccount(walletUsdc)?.amount ?? 0n;
+      const solBefore = BigInt(env.chain.lamportsOf(wallet));
+      const poolBefore = env.chain.tokenAccount(poolWsol)?.amount ?? 0n;
+      return {
+        ...built,
+        landed: () => {
+          expect(env.chain.getAccount(built.wsol)).toBeNull();
+          expect(env.chain.tokenAccount(poolWsol)?.amount).toBe(poolBefore + SOL_INPUT);
+          expect(usdcOf(walletUsdc)).toBe(usdcBefore + 995n);
+          // The wallet paid the input, two signatures' fee and its USDC account's rent if new, and got
+          // the wrapped SOL account's rent back with the stranger's lamports.
+          expect(BigInt(env.chain.lamportsOf(wallet))).toBe(
+            solBefore - SOL_INPUT - 10_000n - usdcRent + PREFUND_WSOL_LAMPORTS,
+          );
+        },
+      };
+    },
+  },
+  {
+    name: "SOL trigger order whose wrapped SOL account opens at an address someone pre-funded (left open)",
+    build: () => {
+      const wallet = env.otherWallet;
+      const wsol = prefundedWsol();
+      const orderAccount = pda(serviceProgram);
+      const escrow = escrowOf(orderAccount, WRAPPED_SOL_MINT);
+      return {
+        intent: order("createTrigger", WRAPPED_SOL_MINT, SOL_INPUT, wallet),
+        order: orderAccount,
+        tx: buildTransaction({
+          payer: wallet,
+          blockhash,
+          instructions: [
+            ...wrapInto(wsol, SOL_INPUT),
+            createAssociatedTokenAccountIdempotentInstruction(
+              wallet,
+              escrow.account,
+              orderAccount,
+              WRAPPED_SOL_MINT,
+            ),
+            createTransferCheckedInstruction(wsol, WRAPPED_SOL_MINT, escrow.account, wallet, SOL_INPUT, 9),
+          ],
+        }),
+        landed: () => {
+          expect(env.chain.tokenAccount(escrow.account)?.amount).toBe(SOL_INPUT);
+          expect(env.chain.tokenAccount(wsol)?.amount).toBe(0n);
+          expect(BigInt(env.chain.lamportsOf(wsol))).toBe(rentOfTokenAccount());
+        },
+      };
+    },
+  },
+  {
     name: "swap into a Token-2022 mint whose extensions take nothing (a close authority, a transfer fee of 0)",
     build: () => landsInWallet(swapInto("zeroFee"), "zeroFee"),
   },
@@ -705,6 +919,7 @@ beforeAll(async () => {
   });
   poolUsdc = env.chain.mintTo(env.usdc, pool, 0n);
   poolT22 = env.chain.mintTo(env.t22, pool, 0n);
+  poolWsol = env.chain.mintTo(WRAPPED_SOL_MINT, pool, 0n);
   const made = async (extensions: MintExtension[]) =>
     createToken2022Mint(env, issuer, extensions, 1_000_000n);
   t22.fee = await made([{ kind: "transferFee", basisPoints: 100, maximumFee: 1_000_000_000n }]);
@@ -716,6 +931,9 @@ beforeAll(async () => {
   t22.allowedDelegate = await made([{ kind: "permanentDelegate", delegate: issuer.publicKey }]);
   t22.hook = await made([{ kind: "transferHook", program: Keypair.generate().publicKey }]);
   t22.confidential = await made([{ kind: "confidentialTransfer" }]);
+  t22.nonTransferable = await made([{ kind: "nonTransferable" }]);
+  t22.pausable = await made([{ kind: "pausable", authority: issuer.publicKey }]);
+  t22.frozenByDefault = await made([{ kind: "defaultFrozen" }]);
 }, 60_000);
 
 afterAll(async () => {

@@ -1,11 +1,16 @@
 import {
+  AccountState,
   createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeDefaultAccountStateInstruction,
   createInitializeMintCloseAuthorityInstruction,
   createInitializeMintInstruction,
+  createInitializeNonTransferableMintInstruction,
+  createInitializePausableConfigInstruction,
   createInitializePermanentDelegateInstruction,
   createInitializeTransferFeeConfigInstruction,
   createInitializeTransferHookInstruction,
   createMintToCheckedInstruction,
+  createThawAccountInstruction,
   ExtensionType,
   getAssociatedTokenAddressSync,
   getMintLen,
@@ -23,7 +28,10 @@ export type MintExtension =
   | { kind: "permanentDelegate"; delegate: PublicKey }
   | { kind: "transferHook"; program: PublicKey }
   | { kind: "confidentialTransfer" }
-  | { kind: "closeAuthority"; authority: PublicKey };
+  | { kind: "closeAuthority"; authority: PublicKey }
+  | { kind: "nonTransferable" }
+  | { kind: "pausable"; authority: PublicKey }
+  | { kind: "defaultFrozen" };
 
 const EXTENSION_TYPE: Record<MintExtension["kind"], ExtensionType> = {
   transferFee: ExtensionType.TransferFeeConfig,
@@ -31,6 +39,9 @@ const EXTENSION_TYPE: Record<MintExtension["kind"], ExtensionType> = {
   transferHook: ExtensionType.TransferHook,
   confidentialTransfer: ExtensionType.ConfidentialTransferMint,
   closeAuthority: ExtensionType.MintCloseAuthority,
+  nonTransferable: ExtensionType.NonTransferable,
+  pausable: ExtensionType.PausableConfig,
+  defaultFrozen: ExtensionType.DefaultAccountState,
 };
 
 /**
@@ -71,12 +82,19 @@ function initializeExtension(mint: PublicKey, extension: MintExtension, issuer: 
       return initializeConfidentialTransferMint(mint, issuer);
     case "closeAuthority":
       return createInitializeMintCloseAuthorityInstruction(mint, extension.authority, TOKEN_2022_PROGRAM_ID);
+    case "nonTransferable":
+      return createInitializeNonTransferableMintInstruction(mint, TOKEN_2022_PROGRAM_ID);
+    case "pausable":
+      return createInitializePausableConfigInstruction(mint, extension.authority, TOKEN_2022_PROGRAM_ID);
+    case "defaultFrozen":
+      return createInitializeDefaultAccountStateInstruction(mint, AccountState.Frozen, TOKEN_2022_PROGRAM_ID);
   }
 }
 
 /**
  * A real Token-2022 mint with `extensions`, made by transactions on the local chain (the chain's own
  * mint helpers write the base layout only), and `supply` minted to the issuer's associated account.
+ * When its accounts start frozen (defaultFrozen) the issuer is its freeze authority and thaws its own.
  */
 export async function createToken2022Mint(
   env: SignerEnv,
@@ -92,6 +110,7 @@ export async function createToken2022Mint(
     false,
     TOKEN_2022_PROGRAM_ID,
   );
+  const startsFrozen = extensions.some((e) => e.kind === "defaultFrozen");
   const { blockhash } = await env.connection.getLatestBlockhash("confirmed");
   const tx = buildTransaction({
     payer: issuer.publicKey,
@@ -109,7 +128,7 @@ export async function createToken2022Mint(
         mint.publicKey,
         T22_DECIMALS,
         issuer.publicKey,
-        null,
+        startsFrozen ? issuer.publicKey : null,
         TOKEN_2022_PROGRAM_ID,
       ),
       createAssociatedTokenAccountIdempotentInstruction(
@@ -119,6 +138,7 @@ export async function createToken2022Mint(
         mint.publicKey,
         TOKEN_2022_PROGRAM_ID,
       ),
+      ...(startsFrozen ? [thaw(issuerAccount, mint.publicKey, issuer.publicKey)] : []),
       createMintToCheckedInstruction(
         mint.publicKey,
         issuerAccount,
@@ -136,4 +156,9 @@ export async function createToken2022Mint(
     throw new Error(`Token-2022 mint with ${extensions.map((e) => e.kind).join(", ")} was not created`);
   }
   return { mint: mint.publicKey, issuerAccount };
+}
+
+/** The freeze authority thaws `account` of `mint` (accounts of a mint frozen by default start frozen). */
+export function thaw(account: PublicKey, mint: PublicKey, authority: PublicKey): TransactionInstruction {
+  return createThawAccountInstruction(account, mint, authority, [], TOKEN_2022_PROGRAM_ID);
 }

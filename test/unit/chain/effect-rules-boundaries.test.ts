@@ -221,16 +221,67 @@ describe("plain SOL transfers into the wallet's token accounts of other mints (r
     expect(verdict([transfer(1_000n, charged)], rentCtx({ allowance: allowed }))).toBeUndefined();
   });
 
-  it("decides after the simulation, and leaves wrapped SOL accounts to the wrap allowance", () => {
+  it("decides after the simulation", () => {
     expect(verdict([transfer(10n ** 9n)], rentCtx({ simulated: false }))).toBeUndefined();
-    const wrapped = key();
-    const withWrapped = rentCtx({
-      walletTokens: new Map([[wrapped, { mint: NATIVE_MINT }]]),
-      rentLacking: () => 10n ** 9n,
-    });
-    expect(verdict([transfer(1n, wrapped)], withWrapped)).toBe(
-      "outflow_sol: instruction 4: System transfer sends 1 lamports from the wallet in all, allowed 0",
+  });
+
+  it("takes what createAccount funded the account with as rent already paid", () => {
+    const create = system("createAccount", { source: wallet, newAccount: ours }, 600n);
+    expect(verdict([create, transfer(400n)], rentCtx())).toBeUndefined();
+    expect(verdict([create, transfer(401n)], rentCtx())).toBe(
+      `outflow_sol: instruction 4: System transfer pays 1001 lamports in all into ${ours}, the wallet's token account of mint ${mint}, which lacked 1000 of its rent`,
     );
+  });
+});
+
+describe("plain SOL transfers into the wallet's wrapped SOL account (the rent it lacked, then wrapping)", () => {
+  // The associated token program opens it at an address someone sent lamports to with a transfer of
+  // the 1,000 lamports of rent it lacks; the order's or swap's own transfer wraps its 50.
+  const wrapped = key();
+  const wrapCtx = (overrides: Partial<EffectContext> = {}) =>
+    context({
+      walletTokens: new Map([[wrapped, { mint: NATIVE_MINT }]]),
+      allowance: { maxLamports: 50n, tokens: new Map([[NATIVE_MINT, 50n]]) },
+      rentLacking: (account) => (account === wrapped ? 1_000n : 0n),
+      ...overrides,
+    });
+  const transfer = (lamports: bigint) =>
+    system("transfer", { source: wallet, destination: wrapped }, lamports);
+  const wraps = (lamports: bigint, allowed = 50n) =>
+    `outflow_sol: instruction 4: System transfer sends ${lamports} lamports from the wallet in all, allowed ${allowed}`;
+
+  it("counts what the account lacked as rent and the rest against the wrap allowance, not one lamport more", () => {
+    const totals = newTotals();
+    expect(verdict([transfer(1_000n), transfer(50n)], wrapCtx(), totals)).toBeUndefined();
+    expect(totals.transferredLamports).toBe(50n);
+    expect(verdict([transfer(1_000n), transfer(51n)], wrapCtx())).toBe(wraps(51n));
+    // Rent and wrapping in one transfer: the rent first.
+    expect(verdict([transfer(1_050n)], wrapCtx())).toBeUndefined();
+    expect(verdict([transfer(1_051n)], wrapCtx())).toBe(wraps(51n));
+    // The rent is paid once: a second such transfer wraps.
+    expect(verdict([transfer(1_000n), transfer(1_000n)], wrapCtx())).toBe(wraps(1_000n));
+  });
+
+  it("takes what createAccount funded the account with as rent already paid", () => {
+    const create = system("createAccount", { source: wallet, newAccount: wrapped }, 1_000n);
+    expect(verdict([create, transfer(50n)], wrapCtx())).toBeUndefined();
+    expect(verdict([create, transfer(51n)], wrapCtx())).toBe(wraps(51n));
+  });
+
+  it("counts the rent against the allowance when the intent neither receives nor spends wrapped SOL", () => {
+    const claim = wrapCtx({
+      allowance: { maxLamports: 0n, tokens: new Map() },
+      rentCharged: new Map([[wrapped, { mint: NATIVE_MINT }]]),
+    });
+    expect(verdict([transfer(1n)], claim)).toBe(
+      `outflow_sol: instruction 4: System transfer funds ${wrapped} a new token account of the wallet for mint ${NATIVE_MINT}, which the intent neither receives nor spends; 1 lamports in all into such accounts, allowed 0`,
+    );
+  });
+
+  it("counts all of it as wrapping before the simulation, or when the account lacked nothing", () => {
+    expect(verdict([transfer(1_000n)], wrapCtx({ simulated: false }))).toBe(wraps(1_000n));
+    expect(verdict([transfer(51n)], wrapCtx({ rentLacking: () => 0n }))).toBe(wraps(51n));
+    expect(verdict([transfer(51n)], wrapCtx({ rentLacking: undefined }))).toBe(wraps(51n));
   });
 });
 

@@ -86,6 +86,13 @@ const hook = (program: PublicKey): Tlv => [
 ];
 const confidential: Tlv = [ExtensionType.ConfidentialTransferMint, Buffer.alloc(65)];
 const closeAuthority: Tlv = [ExtensionType.MintCloseAuthority, key().toBuffer()];
+const nonTransferable: Tlv = [ExtensionType.NonTransferable, Buffer.alloc(0)];
+/** Pausable (26): the authority (zero for none), then whether it is paused now. */
+const pausable = (authority: PublicKey, paused: boolean): Tlv => [
+  ExtensionType.PausableConfig,
+  Buffer.concat([authority.toBuffer(), Buffer.from([paused ? 1 : 0])]),
+];
+const defaultState = (state: AccountState): Tlv => [ExtensionType.DefaultAccountState, Buffer.from([state])];
 
 describe("dangerousExtensions", () => {
   it("names nothing for a mint without extensions or with harmless ones", () => {
@@ -104,6 +111,33 @@ describe("dangerousExtensions", () => {
       `TransferHook program ${program.toBase58()}`,
       "ConfidentialTransferMint",
     ]);
+  });
+
+  it("names what can lock the balance in: non-transferable, pausable by an authority or paused, frozen by default", () => {
+    const authority = key();
+    expect(dangerousExtensions(mintAddress, mint([nonTransferable]))).toEqual(["NonTransferable"]);
+    expect(dangerousExtensions(mintAddress, mint([pausable(authority, false)]))).toEqual([
+      `Pausable by ${authority.toBase58()}`,
+    ]);
+    expect(dangerousExtensions(mintAddress, mint([pausable(authority, true)]))).toEqual([
+      `Pausable by ${authority.toBase58()}, paused`,
+    ]);
+    // Paused with no authority left: paused for good.
+    expect(dangerousExtensions(mintAddress, mint([pausable(PublicKey.default, true)]))).toEqual([
+      "Pausable, paused",
+    ]);
+    expect(dangerousExtensions(mintAddress, mint([defaultState(AccountState.Frozen)]))).toEqual([
+      "DefaultAccountState frozen",
+    ]);
+  });
+
+  it("takes a pausable mint no one can pause and accounts initialized by default as harmless", () => {
+    expect(
+      dangerousExtensions(
+        mintAddress,
+        mint([pausable(PublicKey.default, false), defaultState(AccountState.Initialized)]),
+      ),
+    ).toEqual([]);
   });
 
   it("takes a delegate or hook program set to none as harmless", () => {
