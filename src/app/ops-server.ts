@@ -1,10 +1,16 @@
 import { type OpsServer, startOpsServer } from "../ops/http.js";
-import { redisReachable, rpcReachable } from "../ops/readiness-checks.js";
+import { redisReachable, redisWritable, rpcReachable } from "../ops/readiness-checks.js";
 import { statusPagePlugin } from "../status/status-plugin.js";
 import type { SharedInfrastructure } from "./shared-infrastructure.js";
 
+/** What the ops server reads of the shared infrastructure. */
+export type OpsServerDeps = Pick<
+  SharedInfrastructure,
+  "config" | "redis" | "keys" | "metrics" | "queues" | "logger" | "watchdog" | "polls" | "wallets"
+>;
+
 /** The ops server (/metrics, /healthz, /readyz) with the status page mounted on it. */
-export function startKeeperOpsServer(shared: SharedInfrastructure): Promise<OpsServer> {
+export function startKeeperOpsServer(shared: OpsServerDeps): Promise<OpsServer> {
   const { config, redis, keys, metrics, queues, logger } = shared;
   return startOpsServer({
     host: config.ops.host,
@@ -15,6 +21,7 @@ export function startKeeperOpsServer(shared: SharedInfrastructure): Promise<OpsS
     liveness: () => shared.watchdog.check(),
     checks: {
       redis: redisReachable(redis),
+      redisWritable: redisWritable(redis, keys.readinessProbe),
       rpc: rpcReachable(config.rpc.url),
       lastPollFresh: () => shared.polls.freshness(config.ops.stalePollSeconds * 1000),
     },

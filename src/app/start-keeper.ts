@@ -194,7 +194,15 @@ function sharedInfrastructure(
     keys,
     wallets,
     ledger: new Ledger(redis, keys, { maxTries: 3, retryAfterSeconds: 60 }),
-    pause: new PauseSwitch(redis, keys),
+    pause: new PauseSwitch(redis, keys, {
+      logger,
+      onRestored: ({ reason, since }) =>
+        notifier?.notify({
+          kind: "pause_restored",
+          ...(reason === undefined ? {} : { reason }),
+          ...(since === undefined ? {} : { since }),
+        }),
+    }),
     protections: new Protections(redis, keys, config.protections),
     holdings: new HoldingsIndex(redis, keys),
     queues,

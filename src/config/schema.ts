@@ -422,8 +422,8 @@ export const configSchema = z.strictObject({
       /** A file holding the webhook URL (or set KEEPER_WEBHOOK_URL): the URL embeds a token. */
       webhookUrlFile: z.string().min(1).optional(),
       events: z
-        .array(z.enum(["confirmed", "refused", "failed", "stale", "breaker", "stuck"]))
-        .default(["confirmed", "refused", "failed", "stale", "breaker", "stuck"]),
+        .array(z.enum(["confirmed", "refused", "failed", "stale", "breaker", "stuck", "pause_restored"]))
+        .default(["confirmed", "refused", "failed", "stale", "breaker", "stuck", "pause_restored"]),
     })
     .prefault({}),
 });

@@ -24,6 +24,13 @@ export interface RedisKeys {
   /** What one wallet's last polls saw (positions, pending orders), for the status page. */
   pollSeen(wallet: string): string;
   readonly paused: string;
+  /**
+   * Written with the pause switch and kept for good: Redis without it while a process remembers the
+   * switch on has lost its data, and the pause is put back (PauseSwitch). Beside `paused`, in its slot.
+   */
+  readonly pauseMarker: string;
+  /** What /readyz writes, with a short expiry, to see that Redis accepts writes. */
+  readonly readinessProbe: string;
   pollLock(wallet: string): string;
   readonly counters: string;
   /** Confirmed closes the protections count (sorted by confirmation time). */
@@ -76,6 +83,8 @@ export function redisKeys(
   const holdings = of("holdings");
   const watch = of("watch");
   const value = of("value");
+  // Pause is shared by both modes: an operator's switch must stop whatever runs.
+  const paused = of("paused", prefix);
   return {
     bullPrefix: `${p}-bull`,
     queuePrefix: (queue) => (isCluster ? `{${p}-bull:${queue}}` : `${p}-bull`),
@@ -90,8 +99,9 @@ export function redisKeys(
     // Not `${poll}:last`: that was a hash of the same times, and a key changes type only under a new name.
     lastPolls: `${poll}:polled-at`,
     pollSeen: (wallet) => `${poll}:seen:${wallet}`,
-    // Pause is shared by both modes: an operator's switch must stop whatever runs.
-    paused: of("paused", prefix),
+    paused,
+    pauseMarker: `${paused}:marker`,
+    readinessProbe: of("readiness"),
     pollLock: (wallet) => `${poll}:lock:${wallet}`,
     counters: of("counters"),
     protectionsExits: `${protections}:exits`,

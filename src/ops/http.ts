@@ -20,6 +20,8 @@ export interface MetricsSource {
 export interface ReadinessChecks {
   /** Resolves when Redis answers (a PING). */
   redis?: () => Promise<void>;
+  /** Resolves when Redis accepts a write (not a read-only replica, not full under noeviction). */
+  redisWritable?: () => Promise<void>;
   /** Resolves when the RPC node answers (getHealth or getSlot). */
   rpc?: () => Promise<void>;
   /** Every wallet polled recently enough. */
@@ -164,9 +166,12 @@ function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** What a passing reachability check says. */
+const PASSED = { redis: "reachable", redisWritable: "accepts writes", rpc: "reachable" } as const;
+
 /** Runs the reachability checks in parallel, each bounded by `timeoutMs`. */
 export async function checkReadiness(checks: ReadinessChecks, timeoutMs: number): Promise<ReadinessReport> {
-  const reachability = (["redis", "rpc"] as const).flatMap((name) => {
+  const reachability = (["redis", "redisWritable", "rpc"] as const).flatMap((name) => {
     const check = checks[name];
     return check ? [[name, check] as const] : [];
   });
@@ -174,7 +179,7 @@ export async function checkReadiness(checks: ReadinessChecks, timeoutMs: number)
     reachability.map(async ([name, check]): Promise<[CheckName, HealthVerdict]> => {
       try {
         await withTimeout(check(), timeoutMs, name);
-        return [name, { ok: true, detail: "reachable" }];
+        return [name, { ok: true, detail: PASSED[name] }];
       } catch (error) {
         return [name, { ok: false, detail: describeFailure(error, timeoutMs) }];
       }

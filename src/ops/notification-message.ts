@@ -33,7 +33,9 @@ export type NotificationEvent =
       sendingSeconds: number;
     }
   | { kind: "stale"; staleWallets: number; totalWallets: number; oldestAgeSeconds: number }
-  | { kind: "breaker"; breaker: string; tripped: boolean; detail?: string };
+  | { kind: "breaker"; breaker: string; tripped: boolean; detail?: string }
+  /** Redis came back without its data while Keeper was paused: the pause switch was put back. */
+  | { kind: "pause_restored"; reason?: string; since?: number };
 
 export type NotificationKind = NotificationEvent["kind"];
 
@@ -73,6 +75,8 @@ export function dedupeKey(event: NotificationEvent): string {
       return "stale";
     case "breaker":
       return `breaker-${event.breaker}-${event.tripped ? "open" : "closed"}`;
+    case "pause_restored":
+      return "pause_restored";
   }
 }
 
@@ -122,6 +126,10 @@ function describe(event: NotificationEvent, escaping: ChatEscaping): string {
     case "breaker": {
       const detail = event.detail === undefined ? "" : `: ${free(event.detail)}`;
       return `circuit breaker ${show(event.breaker)} ${event.tripped ? "tripped" : "reset"}${detail}`;
+    }
+    case "pause_restored": {
+      const reason = event.reason === undefined ? "" : ` (${free(event.reason)})`;
+      return `Redis lost its data while Keeper was paused${reason}: the pause is restored and holds until \`keeper resume\`. The ledger and the queues went with the data: check them before resuming.`;
     }
   }
 }

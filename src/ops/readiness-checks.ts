@@ -1,5 +1,7 @@
 /** Reachability checks for `/readyz`, built from the clients the process already has. */
 
+import type { Redis } from "ioredis";
+
 export interface Pingable {
   ping(): Promise<string>;
 }
@@ -8,6 +10,20 @@ export interface Pingable {
 export function redisReachable(redis: Pingable): () => Promise<void> {
   return async () => {
     await redis.ping();
+  };
+}
+
+/** How long a write probe's key lives: it only has to be written, never read. */
+const PROBE_TTL_MS = 60_000;
+
+/**
+ * Redis accepts a write: a SET with a short expiry of `probeKey`. PING alone passes on a replica
+ * answering READONLY and on a full Redis under noeviction answering OOM, while every role's work (polls,
+ * the ledger, the queues) fails; the reply's error names which.
+ */
+export function redisWritable(redis: Pick<Redis, "set">, probeKey: string): () => Promise<void> {
+  return async () => {
+    await redis.set(probeKey, "1", "PX", PROBE_TTL_MS);
   };
 }
 

@@ -20,6 +20,8 @@ function everyKey(keys: RedisKeys): Record<string, string> {
     lastPolls: keys.lastPolls,
     pollSeen: keys.pollSeen("w"),
     paused: keys.paused,
+    pauseMarker: keys.pauseMarker,
+    readinessProbe: keys.readinessProbe,
     pollLock: keys.pollLock("w"),
     counters: keys.counters,
     protectionsExits: keys.protectionsExits,
@@ -52,6 +54,8 @@ describe("Redis key names", () => {
       lastPolls: "keeper:poll:polled-at",
       pollSeen: "keeper:poll:seen:w",
       paused: "keeper:paused",
+      pauseMarker: "keeper:paused:marker",
+      readinessProbe: "keeper:readiness",
       pollLock: "keeper:poll:lock:w",
       counters: "keeper:counters",
       protectionsExits: "keeper:protections:exits",
@@ -84,6 +88,9 @@ describe("Redis key names", () => {
     expect(tagOf(keys.pollSeen("w"))).toBe("keeper-dry-run:poll");
     expect(tagOf(keys.watchCooldown("w", "m"))).toBe("keeper-dry-run:watch");
     expect(keys.paused).toBe("{keeper:paused}");
+    // The marker is read and written with the switch, in one command or script: one slot.
+    expect(tagOf(keys.pauseMarker)).toBe("keeper:paused");
+    expect(tagOf(keys.readinessProbe)).toBe("keeper-dry-run:readiness");
     expect(Object.values(QUEUES).map((q) => keys.queuePrefix(q))).toEqual([
       "{keeper-dry-run-bull:poll}",
       "{keeper-dry-run-bull:actions}",

@@ -46,6 +46,11 @@ describe("buildPayload", () => {
       { kind: "stuck", wallet, intent: "claim-P", intentKind: "claim", sendingSeconds: 420 },
       "Keeper: claim stuck sending for 420 s, wallet 7xKX…gAsU, intent claim-P; housekeeping resumes its recorded transaction unless a sign job still runs it",
     ],
+    [
+      "pause_restored",
+      { kind: "pause_restored", reason: "migration", since: 1_700_000_000 },
+      "Keeper: Redis lost its data while Keeper was paused (migration): the pause is restored and holds until `keeper resume`. The ledger and the queues went with the data: check them before resuming.",
+    ],
   ];
 
   it.each(cases)("%s: the same text for Slack and Discord, fields under keeper", (kind, event, text) => {
