@@ -159,20 +159,6 @@ export function hotMarkets(
   return [...new Set([...closing, ...near])];
 }
 
-/** The events of the hot markets (`hotMarkets`), most urgent first. */
-export function hotEvents(
-  seen: ReadonlyMap<string, MarketSeen>,
-  nearExit: ReadonlySet<string>,
-  nowMs: number,
-  hotSeconds: number,
-): string[] {
-  const events = hotMarkets(seen, nearExit, nowMs, hotSeconds).flatMap((marketId) => {
-    const m = seen.get(marketId);
-    return m ? [m.eventId] : [];
-  });
-  return [...new Set(events)];
-}
-
 /**
  * How some held markets of one event are read: the event's pages (`GET /events/{eventId}/markets`,
  * one request a page) or each market alone (`GET /markets/{marketId}`, one request each).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Market } from "../../../../src/core/schemas/prediction.js";
 import {
-  hotEvents,
+  hotMarkets,
   isNearExit,
   isPastCloseUnresolved,
   type MarketSeen,
@@ -74,8 +74,8 @@ describe("hot cadence: a market near a holder's exit threshold", () => {
   });
 });
 
-describe("hot cadence: which events it reads", () => {
-  it("those of markets past close first (the latest close first), then those near an exit, each once", () => {
+describe("hot cadence: which markets it reads", () => {
+  it("those past close first (the latest close first), then those near an exit, each once", () => {
     const markets = new Map<string, MarketSeen>([
       ["m-old", seen({ eventId: "e-old", closeTime: CLOSE - 100 })],
       ["m-new", seen({ eventId: "e-new", closeTime: CLOSE - 10 })],
@@ -84,15 +84,16 @@ describe("hot cadence: which events it reads", () => {
       ["m-near", seen({ eventId: "e-near", closeTime: CLOSE + 3_600 })],
       ["m-resolved", seen({ eventId: "e-resolved", result: "no", closeTime: CLOSE - 5 })],
     ]);
-    expect(hotEvents(markets, new Set(["m-near", "m-new", "m-gone"]), CLOSE * 1000, HOT_SECONDS)).toEqual([
-      "e-new",
-      "e-old",
-      "e-near",
+    expect(hotMarkets(markets, new Set(["m-near", "m-new", "m-gone"]), CLOSE * 1000, HOT_SECONDS)).toEqual([
+      "m-new",
+      "m-new-2",
+      "m-old",
+      "m-near",
     ]);
   });
 
   it("at rest (nothing past close, nothing near) nothing", () => {
     const markets = new Map([["m", seen({ closeTime: CLOSE + 60 })]]);
-    expect(hotEvents(markets, new Set(), CLOSE * 1000, HOT_SECONDS)).toEqual([]);
+    expect(hotMarkets(markets, new Set(), CLOSE * 1000, HOT_SECONDS)).toEqual([]);
   });
 });
