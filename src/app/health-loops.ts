@@ -1,10 +1,12 @@
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { RedisKeys } from "../keeper/names.js";
+import type { PauseSwitch } from "../keeper/operator/pause.js";
 import type { PollTracker } from "../ops/poll-tracker.js";
 import type { Watchdog } from "../ops/watchdog.js";
 
 const WORKER_HEARTBEAT_MS = 10_000;
+const PAUSE_GAUGE_MS = 2_000;
 
 /** A loop's stop. */
 export type StopLoop = () => Promise<void>;
@@ -46,5 +48,32 @@ export function workersHeartbeat(watchdog: Watchdog, workers: readonly Worker[])
   const timer = setInterval(() => {
     if (workers.every((w) => w.isRunning())) watchdog.stamp("workers");
   }, WORKER_HEARTBEAT_MS / 2);
+  return async () => clearInterval(timer);
+}
+
+/**
+ * `keeper_paused` as Redis says: `keeper pause` flips the switch from a process of its own, and an
+ * idle process (no claim to sign, no poll due) reads it nowhere else. One MGET a period, none per
+ * claim; a read is skipped while the last one still waits (Redis away), so none pile up. The read is
+ * the switch's own, so a process that saw the pause also puts it back after Redis lost its data.
+ */
+export function reflectPauseSwitch(
+  pause: PauseSwitch,
+  setPaused: (isPaused: boolean) => void,
+  everyMs = PAUSE_GAUGE_MS,
+): StopLoop {
+  let reading = false;
+  const read = () => {
+    if (reading) return;
+    reading = true;
+    void pause
+      .isPaused()
+      .then(setPaused, () => undefined)
+      .finally(() => {
+        reading = false;
+      });
+  };
+  read();
+  const timer = setInterval(read, everyMs);
   return async () => clearInterval(timer);
 }

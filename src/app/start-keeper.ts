@@ -20,7 +20,7 @@ import { Notifier } from "../ops/notifier.js";
 import { PollTracker } from "../ops/poll-tracker.js";
 import { Watchdog } from "../ops/watchdog.js";
 import type { Wallets } from "../signer/keys.js";
-import { refreshPollTimes, workersHeartbeat } from "./health-loops.js";
+import { reflectPauseSwitch, refreshPollTimes, workersHeartbeat } from "./health-loops.js";
 import { startKeeperOpsServer } from "./ops-server.js";
 import { startSchedulerRole } from "./scheduler-role.js";
 import { type RunningRole, type SharedInfrastructure, serviceClients } from "./shared-infrastructure.js";
@@ -78,6 +78,7 @@ export async function startKeeper(options: StartKeeperOptions): Promise<RunningK
     await checkRedisForKeeper(redis, logger);
     const shared = sharedInfrastructure(options, redis, walletList, cleanups);
     cleanups.push(refreshPollTimes(redis, shared.keys, shared.polls));
+    cleanups.push(reflectPauseSwitch(shared.pause, (isPaused) => shared.metrics.setPaused(isPaused)));
 
     // Each role stops before the loops and the connections it uses; the workers of the worker and
     // signer roles close side by side, after the scheduler has stopped enqueueing.
