@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Connection, SignatureStatus, TransactionConfirmationStatus } from "@solana/web3.js";
 import type { Logger } from "pino";
-import { PermanentError } from "../core/errors.js";
+import { PermanentError, SubmitRefused } from "../core/errors.js";
 import { rpcCall } from "./rpc.js";
 import { describeTransactionError } from "./tx-error.js";
 
@@ -156,7 +156,11 @@ export async function sendAndConfirm(input: SendAndConfirmInput): Promise<SendOu
 export interface SubmitReport {
   status?: string;
   error?: string | null;
-  /** The endpoint refused the request (a PermanentError: a 400, an answer outside its schema). */
+  /**
+   * The endpoint refused the request before acting on it (SubmitRefused): the transaction did not go
+   * out through it. Not set for `Failed`, an answer outside its schema or a lost call: those may
+   * follow a broadcast.
+   */
   refused?: boolean;
 }
 
@@ -180,14 +184,19 @@ async function broadcast(
   try {
     if (via) {
       const answer = await via(Buffer.from(input.signedTransaction).toString("base64"));
-      if (answer.signature !== signature) {
+      // A failure answers no signature (null): only a different one is news.
+      if (answer.signature && answer.signature !== signature) {
         log.warn(
           { reported: answer.signature },
           "execute endpoint reported another signature; tracking ours",
         );
       }
+      // Said once at warn: a watch resending the same bytes may hear the same `Failed` until they expire.
       if (answer.status === "Failed")
-        log.warn({ error: answer.error ?? undefined }, "execute endpoint reported the transaction failed");
+        log[sends === 1 ? "warn" : "debug"](
+          { error: answer.error ?? undefined, sends },
+          "execute endpoint reported the transaction failed",
+        );
       return {
         ...(answer.status !== undefined ? { status: answer.status } : {}),
         error: answer.error ?? null,
@@ -204,7 +213,7 @@ async function broadcast(
         "execute endpoint failed or answered outside its schema; tracking the signature on the chain",
       );
     else log.debug({ err: error, sends }, "send failed; will rebroadcast");
-    if (via && error instanceof PermanentError) return { refused: true, error: error.message };
+    if (via && error instanceof SubmitRefused) return { refused: true, error: error.message };
   }
   return undefined;
 }

@@ -6,6 +6,7 @@
  * - PolicyRefusal: what the transaction does is wrong; recorded, never retried as is.
  * - StaleTransaction: the transaction cannot land as built (its blockhash is past or unknown to the
  *   node); nothing is wrong with what it does: it is rebuilt, never recorded as a refusal.
+ * - SubmitRefused: an execute endpoint refused a signed transaction before acting on it.
  */
 export class KeeperError extends Error {
   override readonly name: string = "KeeperError";
@@ -53,4 +54,13 @@ export class StaleTransaction extends KeeperError {
     super(`stale transaction: ${detail}`);
     this.detail = detail;
   }
+}
+
+/**
+ * An execute endpoint refused the request before acting on it (a bad request, a key refused, a body the
+ * client would not send): the signed transaction did not go to the chain through it. Any other answer,
+ * `Failed` included, proves nothing of the kind: the chain's word decides.
+ */
+export class SubmitRefused extends PermanentError {
+  override readonly name: string = "SubmitRefused";
 }

@@ -457,7 +457,7 @@ function controlMetrics(registers: Registry[]) {
   });
   const predictionExecutes = new Counter({
     name: "keeper_prediction_executes_total",
-    help: "Signed prediction transactions sent through the service's execute endpoint, by its answer (success, failed, error)",
+    help: "Calls of the service's prediction execute endpoint (first sends and resends), by its answer (success, failed, error)",
     labelNames: ["outcome"] as const,
     registers,
   });

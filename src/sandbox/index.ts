@@ -38,7 +38,17 @@ export interface StartSandboxOptions {
    * The local chain beside the service (default: on; its port is 8899, or a free one when `port` is 0).
    * `false` runs the world on an offline stand-in that checks signatures but moves no tokens.
    */
-  readonly chain?: { readonly port?: number; readonly slotMs?: number } | false;
+  readonly chain?:
+    | {
+        readonly port?: number;
+        readonly slotMs?: number;
+        /**
+         * How long the execute endpoints wait for a transaction to land before answering `Failed`
+         * (`Timeout`); default 30 s. As on the live service, the transaction may still land afterwards.
+         */
+        readonly executeTimeoutMs?: number;
+      }
+    | false;
   /** What the sandbox wallets hold on the chain at start (see `WalletFunding`). */
   readonly walletFunding?: WalletFunding;
   /**
@@ -156,6 +166,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
           seed,
           port: options.chain?.port ?? (options.port === 0 ? 0 : 8899),
           ...(options.chain?.slotMs === undefined ? {} : { slotMs: options.chain.slotMs }),
+          ...(options.chain?.executeTimeoutMs === undefined
+            ? {}
+            : { txFactory: { submitTimeoutMs: options.chain.executeTimeoutMs } }),
         });
   const catalogue = chain === undefined ? undefined : putCatalogueOnChain(chain.assets, chain.port);
   const world = createWorld({

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { ApiClient } from "../api/client.js";
+import { PermanentApiError, ValidationError } from "../api/errors.js";
 import type { SubmitSigned } from "../chain/send-and-confirm.js";
 import type { KeeperConfig } from "../config/load-config.js";
+import { SubmitRefused } from "../core/errors.js";
 import type { Intent } from "../core/intent.js";
 
 /** The ledger row's execution route as the signer reads it: untrusted, so checked here. */
@@ -63,7 +65,24 @@ export function predictionExecuteSubmit(
       return { signature: answer.signature ?? "", status: answer.status, error: answer.error };
     } catch (error) {
       onReport?.("error");
+      if (refusedBeforeActing(error)) throw new SubmitRefused(error.message, { cause: error });
       throw error;
     }
   };
+}
+
+/**
+ * HTTP statuses of POST /prediction/v1/execute that refuse the request itself (api-live: a bad request
+ * is 400; 401 and 403 refuse the key), before the service acts on the transaction. A failure after it
+ * may have broadcast comes as a 200 with `status: "Failed"`.
+ */
+const REFUSED_BEFORE_ACTING: ReadonlySet<number> = new Set([400, 401, 403]);
+
+/**
+ * Whether the call proves the transaction never left through it: the service refused the request, or
+ * the client never sent it. An answer it could not read, a lost one or another status proves nothing.
+ */
+function refusedBeforeActing(error: unknown): error is Error {
+  if (error instanceof PermanentApiError) return REFUSED_BEFORE_ACTING.has(error.status);
+  return error instanceof ValidationError && error.phase === "request";
 }

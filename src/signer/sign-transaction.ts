@@ -86,9 +86,10 @@ export interface SignAndSubmitInput {
   /** Execute endpoints (trigger, recurring, prediction); without one the RPC. */
   submit?: SubmitSigned;
   /**
-   * A prediction transaction sent through the service's execute endpoint: its answer decides a
-   * failure (`Failed`, or a refusal, with nothing of it on the chain) at once, and the confirm loop
-   * resends through it.
+   * A prediction transaction sent through the service's execute endpoint: a refusal of the request
+   * (SubmitRefused: it never left through the endpoint), with nothing of it on the chain, fails it at
+   * once. Any other answer, `Failed` included, may follow a broadcast: the attempt is watched like one
+   * sent to the RPC (the confirm loop resends through the endpoint) until it confirms or expires.
    */
   submitAnswerDecides?: boolean;
   /**
@@ -256,14 +257,11 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
     lastValidBlockHeight,
     ...(input.submit ? { submit: input.submit } : {}),
   });
-  const failure = input.submitAnswerDecides ? reportedFailure(report) : undefined;
-  if (failure !== undefined && !(await seenOnChain(input, signed.signature))) {
-    await attempts.finish(intent.key, signed.signature, { status: "failed", error: failure });
-    log.warn(
-      { signature: signed.signature, error: failure },
-      "execute endpoint did not execute the transaction",
-    );
-    return { outcome: "failed", signature: signed.signature, error: failure, attempt, resumed: false };
+  const refusal = input.submitAnswerDecides ? refusedBeforeSending(report) : undefined;
+  if (refusal !== undefined && !(await seenOnChain(input, signed.signature))) {
+    await attempts.finish(intent.key, signed.signature, { status: "failed", error: refusal });
+    log.warn({ signature: signed.signature, error: refusal }, "execute endpoint refused the transaction");
+    return { outcome: "failed", signature: signed.signature, error: refusal, attempt, resumed: false };
   }
   const now = Date.now();
   const record: AttemptRecord = {
@@ -293,10 +291,13 @@ function serviceCoSigners(input: SignAndSubmitInput): string[] {
   return input.submit ? others : [];
 }
 
-/** The execute endpoint's word that the transaction did not run: `Failed` with its error, or a refusal. */
-function reportedFailure(report: SubmitReport | undefined): string | undefined {
+/**
+ * The execute endpoint's proof that the transaction never left through it: a refusal of the request.
+ * Not `Failed`: the service may have broadcast the bytes first, and they may land until their blockhash
+ * expires, so only the watch may call that attempt over (a fresh build beside it would act twice).
+ */
+function refusedBeforeSending(report: SubmitReport | undefined): string | undefined {
   if (report?.refused === true) return `execute refused: ${report.error ?? "no reason given"}`;
-  if (report?.status === "Failed") return `execute: ${report.error ?? "failed"}`;
   return undefined;
 }
 

@@ -31,7 +31,9 @@ beforeAll(async () => {
     port: 0,
     clock: new DrivenClock(),
     rateLimit: false,
-    chain: { slotMs: 25 },
+    // Execute waits half a second for a transaction to land, then answers Failed (Timeout) as the live
+    // service may; slots of 100 ms give a blockhash 15 s, longer than any test here takes to land it.
+    chain: { slotMs: 100, executeTimeoutMs: 500 },
     walletFunding: { sol: 10, usdcRaw: 1_000_000_000n },
   });
   api = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
@@ -41,7 +43,11 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 beforeEach(async () => {
   redis = await testRedis("prediction-execute");
-  return () => redis.cleanup();
+  return async () => {
+    sandbox.faults.clear();
+    sandbox.chain?.chain.faults.reset();
+    await redis.cleanup();
+  };
 });
 
 const signedBy = (base64: string, signer: Keypair) => {
@@ -50,10 +56,11 @@ const signedBy = (base64: string, signer: Keypair) => {
   return Buffer.from(tx.serialize()).toString("base64");
 };
 
-/** A Forecast position of wallet 0, bought through execute, and the build of its sell. */
+/** A Forecast position of wallet 0 (YES unless `isYes` is false), bought through execute, and the build of its sell. */
 async function forecastSell(
   eventIndex: number,
   marketIndex: number,
+  isYes = true,
 ): Promise<{ intent: Intent; close: ClosePreview }> {
   const wallet = owner().publicKey.toBase58();
   const events = await api.prediction.listEvents({ provider: "bisonfi", includeMarkets: true });
@@ -61,7 +68,7 @@ async function forecastSell(
   const buy = await api.prediction.createOrder({
     ownerPubkey: wallet,
     marketId: market?.marketId ?? "",
-    isYes: true,
+    isYes,
     isBuy: true,
     depositAmount: "20000000",
   });
@@ -84,7 +91,7 @@ async function forecastSell(
 
 function sign(
   intent: Intent,
-  close: ClosePreview,
+  close: Pick<ClosePreview, "transaction" | "txMeta">,
   extra: Partial<Parameters<typeof signAndSubmit>[0]>,
   how: typeof signAndSubmit | typeof signAndSend = signAndSubmit,
 ) {
@@ -203,5 +210,159 @@ describe("a Forecast sell through the service's execute endpoint", () => {
       ...(close.execution ? { context: close.execution.context } : {}),
     });
     expect(usdc() - before).toBe(paid);
+  });
+});
+
+describe("an execute answer that does not prove the sell was never sent", () => {
+  const chain = () => {
+    if (!sandbox.chain) throw new Error("the sandbox runs no chain");
+    return sandbox.chain.chain;
+  };
+  const usdc = () =>
+    sandbox.chain?.chain.tokenBalance(owner().publicKey, sandbox.chain.assets.usdcMint) ?? 0n;
+  const proceeds = (close: ClosePreview) =>
+    BigInt(close.order.orderCostUsd) - BigInt(close.order.estimatedTotalFeeUsd);
+
+  /** The signer's options for a Forecast sell through execute, with this test's attempt records. */
+  function viaExecute(close: ClosePreview, attempts: RedisAttemptStore) {
+    return {
+      attempts,
+      submit: predictionExecuteSubmit(api.prediction.execute, route(close)),
+      submitAnswerDecides: true,
+      requiredSigners: close.requiredSigners ?? [],
+      serviceSigners: [vault],
+    };
+  }
+
+  /** The confirm loop's watch of the intent's recorded attempt, resending through execute. */
+  function watch(intent: Intent, close: ClosePreview, attempts: RedisAttemptStore) {
+    return watchAttempt({
+      intentKey: intent.key,
+      connection,
+      attempts,
+      logger: captureLogger().logger,
+      send: { rebroadcastIntervalMs: 200, pollIntervalMs: 50 },
+      resubmit: predictionExecuteSubmit(api.prediction.execute, route(close)),
+    });
+  }
+
+  it.each([
+    { answer: "Failed (the service's wait for it ran out)", faults: undefined },
+    { answer: "a body the client cannot read", faults: { malformedRate: 1 } },
+  ])(
+    "$answer while the chain still holds the sell: watched until it lands, confirmed, sold once, nothing signed again",
+    async ({ faults }) => {
+      const { intent, close } = await forecastSell(0, faults === undefined ? 0 : 1, false);
+      const before = usdc();
+      const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
+      // The service broadcasts the sell; the chain holds it past the service's wait.
+      chain().faults.landDelayMs = 600_000;
+      if (faults) sandbox.faults.configure("executePrediction", faults);
+      const sent = await sign(intent, close, viaExecute(close, attempts), signAndSend);
+      expect(sent).toMatchObject({ outcome: "sent", attempt: 1, resumed: false });
+      const signature = sent.outcome === "sent" ? sent.signature : "";
+      expect(chain().isHeld(signature)).toBe(true);
+      expect(await attempts.get(intent.key)).toMatchObject({ status: "sent", attempt: 1, signature });
+
+      // The intent tried again meanwhile, with a fresh build of the same sell: nothing new is signed,
+      // the attempt in flight is followed.
+      chain().advanceSlots(1);
+      const fresh = await api.prediction.closePosition(close.order.positionPubkey, {
+        ownerPubkey: intent.wallet,
+      });
+      expect(fresh.transaction).not.toBe(close.transaction);
+      const again = await sign(intent, fresh, viaExecute(fresh, attempts), signAndSend);
+      expect(again).toMatchObject({ outcome: "sent", attempt: 1, signature, resumed: true });
+
+      // The held sell lands: the watch confirms it.
+      sandbox.faults.clear();
+      chain().faults.landDelayMs = 0;
+      chain().landHeldSends();
+      expect(await watch(intent, close, attempts)).toMatchObject({ outcome: "confirmed", signature });
+      expect(await attempts.get(intent.key)).toMatchObject({ status: "confirmed", attempt: 1, signature });
+      expect(usdc() - before).toBe(proceeds(close));
+    },
+  );
+
+  it("Failed for a sell that never lands: watched until its blockhash expires, then expired, and only then built again", async () => {
+    const { intent, close } = await forecastSell(1, 0, false);
+    const before = usdc();
+    const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
+    // Every send of the sell is lost: the service's wait runs out and it answers Failed.
+    chain().dropFirstSends(1_000_000);
+    const sent = await sign(intent, close, viaExecute(close, attempts), signAndSend);
+    expect(sent).toMatchObject({ outcome: "sent", attempt: 1 });
+    const signature = sent.outcome === "sent" ? sent.signature : "";
+
+    // Past its blockhash's lifetime, a last look with history finds nothing: expired, not failed.
+    chain().advanceSlots(200);
+    expect(await watch(intent, close, attempts)).toMatchObject({ outcome: "expired", signature });
+    expect(await attempts.get(intent.key)).toMatchObject({ status: "expired", attempt: 1, signature });
+    expect(
+      (await connection.getSignatureStatus(signature, { searchTransactionHistory: true })).value,
+    ).toBeNull();
+    expect(usdc()).toBe(before);
+
+    // Now a fresh build may be signed, and it lands once.
+    chain().faults.reset();
+    const fresh = await api.prediction.closePosition(close.order.positionPubkey, {
+      ownerPubkey: intent.wallet,
+    });
+    const rebuilt = await sign(intent, fresh, viaExecute(fresh, attempts));
+    expect(rebuilt).toMatchObject({ outcome: "confirmed", attempt: 2 });
+    expect(usdc() - before).toBe(proceeds(fresh));
+  });
+
+  it("a claim sent through execute, answered Failed while the chain still holds it: claimed once, nothing signed again", async () => {
+    const wallet = owner().publicKey.toBase58();
+    const positions = await api.prediction.listPositions({ ownerPubkey: wallet });
+    const winner = positions.data.find((p) => p.claimable && !p.claimed);
+    if (!winner) throw new Error("wallet 0 holds no claimable position");
+    const intent: Intent = {
+      key: `claim-${winner.pubkey}`,
+      kind: "claim",
+      wallet,
+      strategy: "test",
+      positionPubkey: winner.pubkey,
+    };
+    const claimRoute: PredictionRoute = { via: "execute", requiredSigners: [] };
+    const attempts = new RedisAttemptStore(redis.redis, `${redis.prefix}:`);
+    const viaExecute = {
+      attempts,
+      submit: predictionExecuteSubmit(api.prediction.execute, claimRoute),
+      submitAnswerDecides: true,
+    };
+    const before = usdc();
+    const build = await api.prediction.claimPosition(winner.pubkey, { ownerPubkey: wallet });
+    chain().faults.landDelayMs = 600_000;
+    const sent = await sign(intent, build, viaExecute, signAndSend);
+    expect(sent).toMatchObject({ outcome: "sent", attempt: 1 });
+    const signature = sent.outcome === "sent" ? sent.signature : "";
+
+    chain().advanceSlots(1);
+    const fresh = await api.prediction.claimPosition(winner.pubkey, { ownerPubkey: wallet });
+    expect(fresh.transaction).not.toBe(build.transaction);
+    expect(await sign(intent, fresh, viaExecute, signAndSend)).toMatchObject({
+      outcome: "sent",
+      attempt: 1,
+      signature,
+    });
+
+    chain().faults.landDelayMs = 0;
+    chain().landHeldSends();
+    expect(
+      await watchAttempt({
+        intentKey: intent.key,
+        connection,
+        attempts,
+        logger: captureLogger().logger,
+        send: { rebroadcastIntervalMs: 200, pollIntervalMs: 50 },
+        resubmit: viaExecute.submit,
+      }),
+    ).toMatchObject({ outcome: "confirmed", signature });
+    expect(await attempts.get(intent.key)).toMatchObject({ status: "confirmed", attempt: 1, signature });
+    expect(usdc() - before).toBe(BigInt(build.position.payoutAmountUsd));
+    const claimed = await api.prediction.getPosition(winner.pubkey);
+    expect(claimed).toMatchObject({ claimed: true });
   });
 });

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendOnce } from "../../../src/chain/send-and-confirm.js";
-import { PermanentError, TransientError } from "../../../src/core/errors.js";
+import { PermanentError, SubmitRefused, TransientError } from "../../../src/core/errors.js";
 import {
   BYTES,
   FakeChain,
@@ -188,6 +188,63 @@ describe("sendAndConfirm: the execute endpoint (submit)", () => {
     expect(chain.sendTimes()).toEqual([300]);
   });
 });
+
+describe("sendOnce: what the execute endpoint's answer proves", () => {
+  // Only a refusal of the request proves the bytes never left; whatever else it says may follow a broadcast.
+  it.each([
+    {
+      what: "a refusal",
+      submit: reject(new SubmitRefused("HTTP 400 context_mismatch")),
+      report: { refused: true },
+    },
+    {
+      what: "an answer outside its schema",
+      submit: reject(new PermanentError("status: bad")),
+      report: undefined,
+    },
+    { what: "a lost call", submit: reject(new TransientError("503")), report: undefined },
+    {
+      what: "Failed",
+      submit: async () => ({ signature: "", status: "Failed", error: "Timeout" }),
+      report: { status: "Failed", error: "Timeout" },
+    },
+  ])("$what reports $report", async ({ submit, report }) => {
+    const chain = new FakeChain();
+    const answer = await sendOnce(chain.input({ submit }));
+    if (report === undefined) expect(answer).toBeUndefined();
+    else expect(answer).toMatchObject(report);
+    expect(answer?.refused === true).toBe(report?.refused === true);
+  });
+
+  it("Failed with no signature is not another signature", async () => {
+    const chain = new FakeChain();
+    await sendOnce(chain.input({ submit: async () => ({ signature: "", status: "Failed", error: null }) }));
+    expect(chain.logged("execute endpoint reported another signature; tracking ours")).toEqual([]);
+  });
+
+  it("a resend answered Failed again is said at debug: once at warn per transaction", async () => {
+    const chain = new FakeChain();
+    let calls = 0;
+    chain.status = () => (calls >= 3 ? status("confirmed") : null);
+    const failed = async () => {
+      calls += 1;
+      return { signature: SIGNATURE, status: "Failed", error: "Timeout" };
+    };
+    const outcome = await chain.run({ submit: failed, resubmit: failed });
+    expect(outcome).toMatchObject({ outcome: "confirmed" });
+    expect(chain.logged("execute endpoint reported the transaction failed")).toMatchObject([
+      { level: 40, sends: 1 },
+      { level: 20, sends: 2 },
+      { level: 20, sends: 3 },
+    ]);
+  });
+});
+
+function reject(error: Error) {
+  return async (): Promise<{ signature: string }> => {
+    throw error;
+  };
+}
 
 describe("sendAndConfirm: RPC errors and stopping", () => {
   it.each(["status", "height"] as const)(

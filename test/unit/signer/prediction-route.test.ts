@@ -1,4 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  NetworkError,
+  PermanentApiError,
+  TimeoutError,
+  TransientApiError,
+  ValidationError,
+} from "../../../src/api/errors.js";
+import { SubmitRefused } from "../../../src/core/errors.js";
 import { predictionExecuteSubmit, predictionRouteFor } from "../../../src/signer/prediction-route.js";
 
 const execution = {
@@ -86,5 +94,42 @@ describe("predictionExecuteSubmit: the execute answer as the send reports it", (
     );
     await expect(submit("eA==")).rejects.toThrow("socket hang up");
     expect(reports).toEqual(["error"]);
+  });
+
+  const details = (status: number) => ({
+    status,
+    code: "x",
+    endpoint: "executePrediction",
+    area: "prediction" as const,
+    requestId: undefined,
+    param: undefined,
+  });
+
+  // Only a refusal of the request itself proves the signed bytes never left through the endpoint; an
+  // answer it could not read, a lost one or a status the api does not document may follow a broadcast.
+  it.each([
+    { thrown: new PermanentApiError(details(400), "context_mismatch"), refused: true },
+    { thrown: new PermanentApiError(details(401), "invalid key"), refused: true },
+    { thrown: new PermanentApiError(details(403), "not allowed"), refused: true },
+    {
+      thrown: new ValidationError("executePrediction", "request", [{ field: "x", rule: "y" }]),
+      refused: true,
+    },
+    {
+      thrown: new ValidationError("executePrediction", "response", [{ field: "status", rule: "y" }]),
+      refused: false,
+    },
+    { thrown: new PermanentApiError(details(409), "conflict"), refused: false },
+    { thrown: new TransientApiError(details(503), "unavailable"), refused: false },
+    { thrown: new NetworkError("executePrediction", "maybe-sent", "socket hang up"), refused: false },
+    { thrown: new TimeoutError("executePrediction", 10_000), refused: false },
+  ])("$thrown.message: a refusal before sending $refused", async ({ thrown, refused }) => {
+    const submit = predictionExecuteSubmit(async () => {
+      throw thrown;
+    }, route);
+    const error = await submit("eA==").catch((caught: unknown) => caught);
+    expect(error instanceof SubmitRefused).toBe(refused);
+    if (refused) expect(error).toMatchObject({ message: thrown.message, cause: thrown });
+    else expect(error).toBe(thrown);
   });
 });
