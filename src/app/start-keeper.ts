@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { ApiClient } from "../api/index.js";
 import { createRequestBudget } from "../api/request-budget.js";
 import { apiKeyFor } from "../config/api-key.js";
-import type { KeeperConfig } from "../config/load-config.js";
+import { type KeeperConfig, NO_WALLETS_PROBLEM } from "../config/load-config.js";
 import { ConfigError } from "../core/errors.js";
 import { type RedisKeys, redisKeysOf } from "../keeper/names.js";
 import { PauseSwitch } from "../keeper/operator/pause.js";
@@ -145,8 +145,7 @@ function rolesToRun(options: StartKeeperOptions): Set<Role> {
 
 function walletsOf(options: StartKeeperOptions): string[] {
   const wallets = options.config.wallets.map((w) => w.pubkey);
-  if (wallets.length === 0 && !options.wallets)
-    throw new ConfigError(["wallets: at least one wallet is required to run the keeper"]);
+  if (wallets.length === 0 && !options.wallets) throw new ConfigError([NO_WALLETS_PROBLEM]);
   return wallets.length > 0 ? wallets : (options.wallets?.publicKeys() ?? []);
 }
 

@@ -1,7 +1,7 @@
 import { type ApiClient, createApiClient } from "../api/index.js";
 import { createRequestBudget } from "../api/request-budget.js";
 import { apiKeyFor } from "../config/api-key.js";
-import { type KeeperConfig, loadConfig } from "../config/load-config.js";
+import { type KeeperConfig, type LoadConfigOptions, loadConfig } from "../config/load-config.js";
 
 /** The demo keeps its own Redis keys, wiped at each start: its world is new each time. */
 export const DEMO_REDIS_PREFIX = "keeper-demo";
@@ -16,7 +16,8 @@ export function demoRedisPrefix(): string {
 }
 
 export interface CliContext {
-  config(): Promise<KeeperConfig>;
+  /** The config, loaded once: `options` count only on the first call, and only for a config file. */
+  config(options?: Pick<LoadConfigOptions, "requireWallets">): Promise<KeeperConfig>;
   client(): Promise<ApiClient>;
 }
 
@@ -26,9 +27,10 @@ export interface CliContext {
  */
 export function createCliContext(configFile: () => string | undefined): CliContext {
   let config: Promise<KeeperConfig> | undefined;
-  const getConfig = () => {
+  const getConfig = (options: Pick<LoadConfigOptions, "requireWallets"> = {}) => {
     const file = configFile();
-    config ??= loadConfig({ file }).then((c) =>
+    // With no file the embedded demo runs, on the sandbox's wallets: none are required of the defaults.
+    config ??= loadConfig({ file, ...(file ? options : {}) }).then((c) =>
       file ? c : { ...c, redis: { ...c.redis, prefix: demoRedisPrefix() } },
     );
     return config;

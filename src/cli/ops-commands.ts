@@ -201,12 +201,13 @@ function registerRetryCommand(program: Command, ctx: CliContext): void {
   const configCommand = program.command("config").description("configuration");
   configCommand
     .command("check")
-    .description("validate the configuration (exit 0 valid, 2 invalid)")
+    .description("validate the configuration as keeper start would (exit 0 valid, 2 invalid)")
     .option("--config <file>", "config file")
     .action(async (_opts: unknown, command: Command) => {
       const opts = command.optsWithGlobals<{ config?: string }>();
       if (opts.config) process.env.KEEPER_CONFIG = opts.config;
-      const config = await ctx.config();
+      // What `keeper start` of the same file would refuse, this refuses too.
+      const config = await ctx.config({ requireWallets: true });
       if (hasTokenFields(config.strategies)) {
         const { resolved } = await resolveStrategyTokens(config, (await ctx.client()).tokens.search);
         for (const t of resolved)

@@ -1,6 +1,7 @@
 import { Connection } from "@solana/web3.js";
 import type { ApiClient } from "../api/index.js";
 import { PermanentApiError } from "../api/index.js";
+import { describeApiKey } from "../config/api-key.js";
 import type { KeeperConfig } from "../config/load-config.js";
 import { ConfigError, TransientError } from "../core/errors.js";
 import { redactUrl } from "../keeper/state/redis-connection.js";
@@ -14,10 +15,13 @@ export async function checkServiceReachable(client: ApiClient, config: KeeperCon
   try {
     await client.prediction.listEvents({ start: 0, end: 1 });
   } catch (error) {
-    if (error instanceof PermanentApiError && (error.status === 401 || error.status === 403))
+    if (error instanceof PermanentApiError && (error.status === 401 || error.status === 403)) {
+      // Named by where the key came from: that is the setting to fix.
+      const { source, key } = describeApiKey(config);
       throw new ConfigError([
-        `KEEPER_API_KEY: the service at ${redactUrl(config.service.baseUrl)} refused the key (HTTP ${error.status})`,
+        `${source}: the service at ${redactUrl(config.service.baseUrl)} refused ${key} (HTTP ${error.status})`,
       ]);
+    }
     throw new TransientError(
       `cannot reach the service at ${redactUrl(config.service.baseUrl)}: ${(error as Error).message}`,
     );

@@ -1,9 +1,10 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { collectUnique, createApiClient, iteratePositions } from "../api/index.js";
 import { UsageError } from "../core/errors.js";
 import { takeSnapshot } from "../keeper/reads/snapshot.js";
 import { recordLineOf } from "../keeper/replay/recording.js";
+import { makeDirectory } from "../ops/make-directory.js";
 import { RecordWriter } from "../ops/record-writer.js";
 import { isoTime } from "./output.js";
 
@@ -29,7 +30,7 @@ export async function recordSandbox(
   print: (line: string) => void,
 ): Promise<void> {
   // Checked before the sandbox starts: a directory it cannot write is the command line's fault.
-  await mkdir(options.out, { recursive: true, mode: 0o700 }).catch((error: Error) => {
+  await makeDirectory(options.out, 0o700).catch((error: Error) => {
     throw new UsageError(`--out: cannot write to ${options.out}: ${error.message}`);
   });
   const existing = await readdir(options.out);

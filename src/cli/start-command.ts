@@ -40,7 +40,7 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       const roles = new Set<Role>(opts.role ? [opts.role] : ALL_ROLES);
       // User strategy code runs only where strategies are evaluated (the worker), and only once the
       // keys are loaded and their variables gone: the config is first checked without importing it.
-      const checked = await loadConfig({ file, strategyModules: "check" });
+      const checked = await loadConfig({ file, strategyModules: "check", requireWallets: true });
       const loadsKeys = roles.has("signer") && checked.mode === "live";
       if (!loadsKeys)
         refuseKeyVariables(

@@ -13,3 +13,17 @@ export function apiKeyFor(config: KeeperConfig): string | undefined {
   if (isLoopback(config.service.baseUrl)) return SANDBOX_API_KEY;
   return undefined;
 }
+
+/**
+ * What `apiKeyFor` sends, in words for a message: `source` is the setting to fix (the one the key was
+ * read from), `key` says which key it was. Never the key itself.
+ */
+export function describeApiKey(config: KeeperConfig): { source: string; key: string } {
+  const source = config.secrets.apiKey ? config.secrets.apiKeySource : undefined;
+  if (source === "KEEPER_API_KEY") return { source, key: "the key" };
+  if (source) return { source, key: `the key in ${config.service.apiKeyFile}` };
+  const neither = "KEEPER_API_KEY, service.apiKeyFile";
+  return apiKeyFor(config) === SANDBOX_API_KEY
+    ? { source: neither, key: "the sandbox's default key (neither is set)" }
+    : { source: neither, key: "a request without a key (neither is set)" };
+}

@@ -10,6 +10,7 @@ import type { Strategy } from "../core/strategy.js";
 import { STRATEGY_HOOK_NAMES } from "../core/strategy-hooks.js";
 import { urlHasPassword } from "../ops/secret-forms.js";
 import { formatIssues, formatPath } from "./format-issues.js";
+import { recordDirProblem } from "./record-dir.js";
 import { configSchema, type ParsedConfig, SECRET_KEYS, strategyEntrySchema } from "./schema.js";
 import { readSecretFile } from "./secret-file.js";
 
@@ -90,25 +91,35 @@ export interface KeeperConfig extends Omit<ParsedConfig, "mode" | "strategies"> 
   readonly secrets: KeeperSecrets;
 }
 
+/** Where the API key was read from: the variable, or the file named by the variable or the config. */
+export type ApiKeySource = "KEEPER_API_KEY" | "KEEPER_API_KEY_FILE" | "service.apiKeyFile";
+
 /** Secrets live apart from the config so that printing the config cannot print them. */
 export class KeeperSecrets {
   readonly #apiKey: string | undefined;
   readonly #webhookUrl: string | undefined;
   readonly #adminToken: string | undefined;
   readonly #redisPassword: string | undefined;
+  readonly #apiKeySource: ApiKeySource | undefined;
   constructor(
     apiKey: string | undefined,
     webhookUrl: string | undefined,
     adminToken?: string,
     redisPassword?: string,
+    apiKeySource?: ApiKeySource,
   ) {
     this.#apiKey = apiKey;
     this.#webhookUrl = webhookUrl;
     this.#adminToken = adminToken;
     this.#redisPassword = redisPassword;
+    this.#apiKeySource = apiKey === undefined ? undefined : apiKeySource;
   }
   get apiKey(): string | undefined {
     return this.#apiKey;
+  }
+  /** Where the API key came from, for messages (a key refused names it); undefined with no key. */
+  get apiKeySource(): ApiKeySource | undefined {
+    return this.#apiKeySource;
   }
   get webhookUrl(): string | undefined {
     return this.#webhookUrl;
@@ -148,7 +159,15 @@ export interface LoadConfigOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Default `import`. */
   readonly strategyModules?: StrategyModules;
+  /**
+   * Refuse a config that names no wallet, as a keeper started from it would (`keeper start`, and
+   * `keeper config check` of a file): a keeper with no wallet has nothing to do.
+   */
+  readonly requireWallets?: boolean;
 }
+
+/** The problem of a config with no wallets, worded once for every command that refuses one. */
+export const NO_WALLETS_PROBLEM = "wallets: at least one wallet is required to run the keeper";
 
 /**
  * Reads config/default.yaml, the user's file and KEEPER_* variables; validates everything and throws
@@ -177,6 +196,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
   // Every check runs before anything is reported, so one run lists every problem.
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) problems.push(...formatIssues(parsed.error));
+  // Read from the merged input, so it is reported along with any other problem.
+  if (options.requireWallets && Array.isArray(raw.wallets) && raw.wallets.length === 0)
+    problems.push(NO_WALLETS_PROBLEM);
   const entries = z.array(strategyEntrySchema).safeParse(raw.strategies ?? []);
   const baseDir = userFile ? dirname(resolve(userFile)) : process.cwd();
   const strategyModules = options.strategyModules ?? "import";
@@ -185,12 +207,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     : [];
   // A live keeper refuses secret files others may read (see readSecretFile); dry-run moves no money.
   const isGuarded = parsed.success && resolveMode(parsed.data.mode, parsed.data.service.baseUrl) === "live";
-  const apiKey = await readSecret(
-    env.KEEPER_API_KEY,
-    parsed.data?.service.apiKeyFile,
-    env.KEEPER_API_KEY_FILE ? "KEEPER_API_KEY_FILE" : "service.apiKeyFile",
-    { isGuarded, problems },
-  );
+  const apiKeyFileSource = env.KEEPER_API_KEY_FILE ? "KEEPER_API_KEY_FILE" : "service.apiKeyFile";
+  const apiKey = await readSecret(env.KEEPER_API_KEY, parsed.data?.service.apiKeyFile, apiKeyFileSource, {
+    isGuarded,
+    problems,
+  });
+  // As readSecret chose: the variable wins over the file.
+  const apiKeySource = env.KEEPER_API_KEY ? "KEEPER_API_KEY" : apiKeyFileSource;
   const webhookUrl = await readSecret(
     env.KEEPER_WEBHOOK_URL,
     parsed.data?.notifications.webhookUrlFile,
@@ -202,6 +225,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     problems,
   });
   const redisPassword = await readRedisPassword(parsed.data?.redis, { isGuarded, problems });
+  const recordDir = parsed.data?.record.dir;
+  const recordProblem = recordDir === undefined ? undefined : await recordDirProblem(recordDir);
+  if (recordProblem) problems.push(recordProblem);
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push("ops.adminTokenFile: expected a token of at least 16 characters");
   // Named by where the URL came from (the variable wins over the file), never echoed: it embeds a token.
@@ -225,7 +251,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Keepe
     strategies: Object.freeze(strategies.map((s) => Object.freeze({ ...s, config: freezeData(s.config) }))),
     strategyModules,
     sources: Object.freeze(sources),
-    secrets: new KeeperSecrets(apiKey, webhookUrl, adminToken, redisPassword),
+    secrets: new KeeperSecrets(apiKey, webhookUrl, adminToken, redisPassword, apiKeySource),
   });
 }
 

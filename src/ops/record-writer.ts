@@ -1,7 +1,8 @@
-import { mkdir, open } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
+import { makeDirectory } from "./make-directory.js";
 
 const gzipAsync = promisify(gzip);
 
@@ -83,7 +84,7 @@ export class RecordWriter {
     for (const [file, lines] of batch) {
       try {
         if (!this.madeDir) {
-          await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+          await makeDirectory(this.options.dir, 0o700);
           this.madeDir = true;
         }
         await appendMember(file, await gzipAsync(lines.join("")));

@@ -132,12 +132,12 @@ export async function loadWallets(
   const secrets: Uint8Array[] = [];
   const labels: string[] = [];
   for (const source of sources) {
-    const label = source.kind === "file" ? source.path : `env ${source.name}`;
+    // What names the source in messages: its config field, or its variable.
+    const field = source.kind === "file" ? (source.field ?? "keyFile") : `env ${source.name}`;
+    const label = source.kind === "file" ? `${field}: ${source.path}` : field;
     try {
       const secret =
-        source.kind === "file"
-          ? await readKeyFile(source.path, source.field ?? "keyFile")
-          : readKeyEnv(source.name, env);
+        source.kind === "file" ? await readKeyFile(source.path, field) : readKeyEnv(source.name, env);
       options.scrubber?.add(secretForms(secret));
       secrets.push(secret);
       labels.push(label);
@@ -159,10 +159,13 @@ export async function loadWallets(
   }
 }
 
+const KEY_FILE_RULE = "expected a JSON array of 64 integers from 0 to 255 (a Solana CLI keypair file)";
+
 /**
  * Reads a Solana CLI keypair file: a JSON array of 64 integers from 0 to 255. Loading a key means
  * signing for real, so a file group or others can reach, or another user owns, is refused: it may
- * have been copied already (see readSecretFile).
+ * have been copied already (see readSecretFile). Every problem names the config field, the file and
+ * the rule, never a byte of it.
  */
 async function readKeyFile(path: string, field: string): Promise<Uint8Array> {
   let text: string;
@@ -171,26 +174,29 @@ async function readKeyFile(path: string, field: string): Promise<Uint8Array> {
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-    throw new ConfigError([`${path}: cannot read the key file (${code})`]);
+    throw new ConfigError([`${field}: cannot read ${path} (${code}); ${KEY_FILE_RULE}`]);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     // JSON.parse's own message quotes the text, which is the key: never pass it on.
-    throw new ConfigError([`${path}: not valid JSON; expected a JSON array of 64 integers from 0 to 255`]);
+    throw new ConfigError([`${field}: ${path} is not valid JSON; ${KEY_FILE_RULE}`]);
   }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 64 ||
-    !parsed.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)
-  ) {
-    const shape = Array.isArray(parsed) ? `an array of ${parsed.length} items` : typeof parsed;
-    throw new ConfigError([`${path}: expected a JSON array of 64 integers from 0 to 255, got ${shape}`]);
-  }
+  const problem = keyArrayProblem(parsed);
+  if (problem) throw new ConfigError([`${field}: ${path} ${problem}; ${KEY_FILE_RULE}`]);
   const bytes = Uint8Array.from(parsed as number[]);
   (parsed as number[]).fill(0);
   return bytes;
+}
+
+/** What is wrong with a parsed key file, by shape and position only: its values are key bytes. */
+function keyArrayProblem(parsed: unknown): string | undefined {
+  // Not an array: null, or an object, string, number or boolean (what typeof says of JSON values).
+  if (!Array.isArray(parsed)) return `holds ${parsed === null ? "null" : `a JSON ${typeof parsed}`}`;
+  if (parsed.length !== 64) return `holds an array of ${parsed.length} items`;
+  const bad = parsed.findIndex((n) => !(Number.isInteger(n) && n >= 0 && n <= 255));
+  return bad === -1 ? undefined : `holds an item that is not an integer from 0 to 255, at index ${bad}`;
 }
 
 /**

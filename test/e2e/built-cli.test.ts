@@ -9,6 +9,8 @@ import { recordTestOutput } from "../helpers/test-secrets.js";
 /** What the Docker image runs: the built JavaScript on plain node (`npm test` builds it first). */
 const BUILT_CLI = join(process.cwd(), "dist", "src", "cli.js");
 const EXAMPLE_STRATEGY = join(process.cwd(), "strategies", "examples", "close-at-multiple.ts");
+/** A wallet for the configs below: config check refuses a config file that names none. */
+const WALLETS = "wallets:\n  - pubkey: 7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5\n";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -53,7 +55,7 @@ describe("the built keeper (node dist/src/cli.js, as the image runs it)", () => 
     const file = join(dir, "keeper.yaml");
     await writeFile(
       file,
-      `strategies:\n  - name: close-at-multiple\n    module: ${EXAMPLE_STRATEGY}\n    multiple: 1.5\n`,
+      `${WALLETS}strategies:\n  - name: close-at-multiple\n    module: ${EXAMPLE_STRATEGY}\n    multiple: 1.5\n`,
     );
     const good = await run(["config", "check", "--config", file]).done;
     expect(good.output).toContain("strategies: close-at-multiple");
@@ -62,7 +64,7 @@ describe("the built keeper (node dist/src/cli.js, as the image runs it)", () => 
     // Its config is validated by its own schema, loaded from the .ts file.
     await writeFile(
       file,
-      `strategies:\n  - name: close-at-multiple\n    module: ${EXAMPLE_STRATEGY}\n    multiple: -1\n`,
+      `${WALLETS}strategies:\n  - name: close-at-multiple\n    module: ${EXAMPLE_STRATEGY}\n    multiple: -1\n`,
     );
     const bad = await run(["config", "check", "--config", file]).done;
     expect(bad.output).toMatch(/strategies\[0\]\.multiple: /);

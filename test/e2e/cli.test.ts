@@ -214,6 +214,22 @@ describe("the keeper CLI against the sandbox", () => {
     expect(run.stderr).toContain("ops.host: expected a host name or IP address to listen on");
   }, 300_000);
 
+  it("config check and start refuse a config file with no wallets alike: one line naming wallets, exit 2", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "keeper-cli-")), "no-wallets.yaml");
+    await writeFile(
+      file,
+      `service:\n  baseUrl: ${sandbox.url}\nredis:\n  prefix: ${redis.prefix}\nwallets: []\n`,
+    );
+    const line =
+      "keeper: invalid configuration:\n  wallets: at least one wallet is required to run the keeper";
+    for (const command of ["config check", "start"]) {
+      const run = await runCli([...command.split(" "), "--config", file], { KEEPER_CONFIG: "" });
+      expect(run.code, command).toBe(2);
+      expect(run.stderr, command).toContain(line);
+      expect(run.stdout, command).toBe("");
+    }
+  }, 300_000);
+
   it("refuses a redis.url that does not parse before any command uses it, never echoing its password", async () => {
     const badUrl = { ...env, KEEPER_REDIS_URL: "redis://:RedisPwInUrl0123456789@[bad" };
     for (const args of [["config", "check"], ["status"]]) {

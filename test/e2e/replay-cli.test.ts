@@ -143,6 +143,11 @@ describe("keeper replay over a recording of the sandbox world", () => {
       ],
       [["sandbox", "record", "--out", recording], /--out: .* already holds a recording/],
       [["sandbox", "record", "--out", configFile], /--out: cannot write to .*keeper\.yaml: EEXIST/],
+      // Was a hang: Node's recursive mkdir never returns under /proc.
+      [
+        ["sandbox", "record", "--out", "/proc/self/keeper-recording"],
+        /--out: cannot write to \/proc\/self\/keeper-recording: ENOENT/,
+      ],
       [
         ["sandbox", "record", "--out", join(base, "x"), "--minutes", "0"],
         /--minutes.*must be an integer from 1/,

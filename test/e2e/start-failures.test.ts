@@ -18,6 +18,8 @@ describe("keeper start refuses to run with one clear message", () => {
   beforeAll(async () => {
     sandbox = await startCheckedSandbox({ port: 0 });
     dir = await mkdtemp(join(tmpdir(), "keeper-start-"));
+    // 64 items, one out of range: a keypair file's shape with a byte no key has.
+    await writeFile(join(dir, "bad-key.json"), JSON.stringify([...Array(63).fill(9), 256]), { mode: 0o600 });
   });
   afterAll(() => sandbox?.close());
 
@@ -63,6 +65,29 @@ describe("keeper start refuses to run with one clear message", () => {
       1,
       /keeper: cannot reach the Solana RPC at http:\/\/127\.0\.0\.1:1: /,
     ],
+    // config check refuses it too, with the same line (cli.test.ts); start refuses it before any connection.
+    [
+      "a config with no wallets",
+      () => `service:\n  baseUrl: ${sandbox.url}\nrpc:\n  url: http://${NOWHERE}\nwallets: []\n`,
+      2,
+      /keeper: invalid configuration:\n {2}wallets: at least one wallet is required to run the keeper\n/,
+    ],
+    // Was a hang: Node's recursive mkdir never returns under /proc, so the first poll's line never landed.
+    [
+      "a record.dir on the kernel's proc file system",
+      () =>
+        `service:\n  baseUrl: ${sandbox.url}\nwallets:\n  - pubkey: ${WALLET}\nrecord:\n  dir: /proc/self/keeper-recording\n`,
+      2,
+      /record\.dir: \/proc\/self\/keeper-recording is on the kernel's proc file system, which holds no files/,
+    ],
+    // Loaded last (a live signer, once Redis, the service and the RPC answered): named by its field.
+    [
+      "a key file with a byte out of range",
+      () =>
+        `service:\n  baseUrl: ${sandbox.url}\nrpc:\n  url: ${sandbox.chain?.url}\nwallets:\n  - pubkey: ${WALLET}\n    keyFile: ${join(dir, "bad-key.json")}\n`,
+      2,
+      /wallets\[0\]\.keyFile: \S+bad-key\.json holds an item that is not an integer from 0 to 255, at index 63; expected a JSON array of 64 integers/,
+    ],
     [
       "the same wallet listed twice",
       () => `service:\n  baseUrl: ${sandbox.url}\nwallets:\n  - pubkey: ${WALLET}\n  - pubkey: ${WALLET}\n`,
@@ -82,6 +107,70 @@ describe("keeper start refuses to run with one clear message", () => {
       expect(run.output()).toMatch(message);
       expect(run.output()).not.toMatch(/^\s+at /m);
       for (const secret of [SERVICE_KEY, RPC_KEY]) expect(run.output()).not.toContain(secret);
+    },
+    30_000,
+  );
+});
+
+describe("keeper start names where the key the service refused came from, never the key", () => {
+  const WRONG_KEY = "WrongServiceKey0123456789abcdef";
+  let sandbox: RunningSandbox;
+  let dir: string;
+  let keyFile: string;
+  beforeAll(async () => {
+    // A sandbox that takes another key than its published default, so that one is refused too.
+    sandbox = await startCheckedSandbox({ port: 0, chain: false, apiKey: "TheSandboxOwnKey0123456789" });
+    dir = await mkdtemp(join(tmpdir(), "keeper-start-key-"));
+    keyFile = join(dir, "api-key");
+    await writeFile(keyFile, `${WRONG_KEY}\n`, { mode: 0o600 });
+  });
+  afterAll(() => sandbox?.close());
+
+  /** Each case: what it sets (a line under `service:`, variables), and the line it must print. */
+  const cases: Array<[string, (file: string) => { service: string; env: NodeJS.ProcessEnv }, () => string]> =
+    [
+      [
+        "KEEPER_API_KEY (over a file)",
+        (file) => ({ service: `  apiKeyFile: ${file}\n`, env: { KEEPER_API_KEY: WRONG_KEY } }),
+        () => `KEEPER_API_KEY: the service at ${sandbox.url} refused the key (HTTP 401)`,
+      ],
+      [
+        "service.apiKeyFile",
+        (file) => ({ service: `  apiKeyFile: ${file}\n`, env: {} }),
+        () => `service.apiKeyFile: the service at ${sandbox.url} refused the key in ${keyFile} (HTTP 401)`,
+      ],
+      [
+        "KEEPER_API_KEY_FILE",
+        (file) => ({ service: "", env: { KEEPER_API_KEY_FILE: file } }),
+        () => `KEEPER_API_KEY_FILE: the service at ${sandbox.url} refused the key in ${keyFile} (HTTP 401)`,
+      ],
+      [
+        "no key: the sandbox's default",
+        () => ({ service: "", env: {} }),
+        () =>
+          `KEEPER_API_KEY, service.apiKeyFile: the service at ${sandbox.url} refused the sandbox's default key (neither is set) (HTTP 401)`,
+      ],
+    ];
+
+  it.each(cases)(
+    "%s",
+    async (label, setup, message) => {
+      const { service, env } = setup(keyFile);
+      const file = join(dir, `${label.replace(/\W+/g, "-")}.yaml`);
+      await writeFile(
+        file,
+        `service:\n  baseUrl: ${sandbox.url}\n${service}wallets:\n  - pubkey: ${WALLET}\n`,
+      );
+      const run = spawnKeeper(file, {
+        KEEPER_LOG_LEVEL: "warn",
+        KEEPER_API_KEY: "",
+        KEEPER_API_KEY_FILE: "",
+        ...env,
+      });
+      expect(await run.exited).toBe(2);
+      expect(run.output()).toContain(`keeper: invalid configuration:\n  ${message()}\n`);
+      expect(run.output()).not.toContain(WRONG_KEY);
+      expect(run.output()).not.toMatch(/^\s+at /m);
     },
     30_000,
   );

@@ -159,7 +159,11 @@ describe("keeper config check: each bad strategy config is refused with its path
 
   const write = async (name: string, body: string) => {
     const file = join(dir, `${name.replace(/\W+/g, "-")}.yaml`);
-    await writeFile(file, `service:\n  baseUrl: ${sandbox.url}\n${body}`);
+    // A config a keeper could start from: it names a wallet (config check refuses one with none).
+    await writeFile(
+      file,
+      `service:\n  baseUrl: ${sandbox.url}\nwallets:\n  - pubkey: ${sandbox.wallets[0]}\n${body}`,
+    );
     return file;
   };
 
@@ -192,6 +196,6 @@ describe("keeper config check: each bad strategy config is refused with its path
     expect(result.code).toBe(0);
     const keep = sandbox.world.tokens.byKey("keep")?.mint;
     expect(result.stdout).toContain(`strategies[0].plans[0].outputMint: "Keeper Token" is KEEP ${keep}`);
-    expect(result.stdout).toContain("valid: mode live, 0 wallet(s), strategies: dca");
+    expect(result.stdout).toContain("valid: mode live, 1 wallet(s), strategies: dca");
   });
 });

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiKeyFor, SANDBOX_API_KEY } from "../../../src/config/api-key.js";
-import { loadConfig } from "../../../src/config/load-config.js";
+import { apiKeyFor, describeApiKey, SANDBOX_API_KEY } from "../../../src/config/api-key.js";
+import { type LoadConfigOptions, loadConfig, NO_WALLETS_PROBLEM } from "../../../src/config/load-config.js";
 import { ConfigError } from "../../../src/core/errors.js";
 
 const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
@@ -173,6 +173,16 @@ describe("loadConfig", () => {
     expect(fromEnv.join("\n")).not.toContain("SecretHookToken");
   });
 
+  it("requires a wallet when asked (keeper start, config check of a file), along with every other problem", async () => {
+    const path = await file("no-wallets.yaml", "mode: maybe\nwallets: []\n");
+    const problems = await loadConfig({ file: path, env: {}, requireWallets: true }).catch(
+      (error: ConfigError) => error.problems,
+    );
+    expect(problems).toEqual([expect.stringMatching(/^mode: /), NO_WALLETS_PROBLEM]);
+    // Other commands (status, ledger, reads) need no wallet.
+    expect(await problemsOf("wallets: []\n")).toEqual([]);
+  });
+
   it("lists every problem at once", async () => {
     const problems = await problemsOf("mode: maybe\nservice:\n  timeoutMs: 5\nstrategies:\n  - name: nope\n");
     expect(problems).toHaveLength(3);
@@ -203,11 +213,34 @@ describe("loadConfig", () => {
 
   it("record.dir is off unless set, and a directory path when it is", async () => {
     expect((await loadConfig({ env: {} })).record.dir).toBeUndefined();
-    const path = await file("record.yaml", "record:\n  dir: /var/lib/keeper/recording\n");
-    expect((await loadConfig({ file: path, env: {} })).record.dir).toBe("/var/lib/keeper/recording");
+    const recording = join(dir, "var", "recording");
+    const path = await file("record.yaml", `record:\n  dir: ${recording}\n`);
+    expect((await loadConfig({ file: path, env: {} })).record.dir).toBe(recording);
     expect(await problemsOf('record:\n  dir: ""\n')).toEqual(["record.dir: expected a directory path"]);
     expect(await problemsOf("record:\n  dir: 7\n")).toEqual(["record.dir: expected a directory path"]);
     expect(await problemsOf("record:\n  directory: /x\n")).toEqual(["record.directory: unknown key"]);
+  });
+
+  // Under /proc, Node's recursive mkdir never returned: the keeper's first poll hung its disk thread.
+  it.each([
+    ["/proc/self/keeper-recording", "proc"],
+    ["/proc/keeper/recording", "proc"],
+    ["/sys/keeper-recording", "sysfs"],
+  ])(
+    "refuses a record.dir on a kernel file system (%s), naming it, without touching it",
+    async (path, fs) => {
+      expect(await problemsOf(`record:\n  dir: ${path}\n`)).toEqual([
+        `record.dir: ${path} is on the kernel's ${fs} file system, which holds no files; expected a directory on a disk`,
+      ]);
+    },
+  );
+
+  it("refuses a record.dir below a file, naming the file; a missing one below a directory is fine", async () => {
+    const blocker = await file("not-a-dir", "x");
+    expect(await problemsOf(`record:\n  dir: ${join(blocker, "recording")}\n`)).toEqual([
+      `record.dir: ${blocker} is not a directory`,
+    ]);
+    expect(await problemsOf(`record:\n  dir: ${join(dir, "new", "deeper")}\n`)).toEqual([]);
   });
 
   it("reads ops.allowedHosts from the file or KEEPER_OPS_ALLOWED_HOSTS (comma-separated), names only", async () => {
@@ -243,6 +276,40 @@ describe("loadConfig", () => {
     expect(await problemsOf("protections:\n  closeAllSlippageBps: 10001\n")).toEqual([
       "protections.closeAllSlippageBps: expected basis points between 0 and 10000",
     ]);
+  });
+
+  // A refused key was always blamed on KEEPER_API_KEY, wherever it came from.
+  it("describes the API key by where it came from (the variable wins over a file), never the key", async () => {
+    const keyFile = await secretFile("described-key", "DescribedFileKey0123\n");
+    const withFile = await file("described.yaml", `service:\n  apiKeyFile: ${keyFile}\n`);
+    const remote = { KEEPER_SERVICE_URL: "https://api.example.invalid" };
+    const cases: Array<[LoadConfigOptions, { source: string; key: string }]> = [
+      [
+        { file: withFile, env: {} },
+        { source: "service.apiKeyFile", key: `the key in ${keyFile}` },
+      ],
+      [
+        { env: { KEEPER_API_KEY_FILE: keyFile } },
+        { source: "KEEPER_API_KEY_FILE", key: `the key in ${keyFile}` },
+      ],
+      [
+        { file: withFile, env: { KEEPER_API_KEY: "EnvKey0123" } },
+        { source: "KEEPER_API_KEY", key: "the key" },
+      ],
+      [
+        { env: {} },
+        { source: "KEEPER_API_KEY, service.apiKeyFile", key: "the sandbox's default key (neither is set)" },
+      ],
+      [
+        { env: remote },
+        { source: "KEEPER_API_KEY, service.apiKeyFile", key: "a request without a key (neither is set)" },
+      ],
+    ];
+    for (const [options, described] of cases) {
+      const config = await loadConfig(options);
+      expect(describeApiKey(config)).toEqual(described);
+      expect(JSON.stringify(describeApiKey(config))).not.toMatch(/DescribedFileKey|EnvKey/);
+    }
   });
 
   it("keeps secrets out of JSON and inspect output", async () => {

@@ -70,6 +70,25 @@ describe("RecordWriter: gzip JSON lines, a file a UTC day, never in the caller's
     expect(errors.some((e) => e.startsWith(join(dir, "2026-11-27.jsonl.gz")))).toBe(true);
   });
 
+  // Node's recursive mkdir never returns there (the kernel answers ENOENT under /proc, where the
+  // parent exists): the line would wait for ever and the disk thread spin.
+  it("a directory under /proc, where none can be made: the failure is reported, never a hang", async () => {
+    const dir = join("/proc/self", "keeper-recording", "deeper");
+    const outcomes: RecordOutcome[] = [];
+    const errors: string[] = [];
+    const writer = new RecordWriter({
+      dir,
+      onOutcome: (o) => outcomes.push(o),
+      onError: (file, message) => errors.push(`${file}: ${message}`),
+    });
+    writer.write({ at: LAST_SECOND });
+    await writer.flush();
+    expect(outcomes).toEqual(["failed"]);
+    expect(errors).toEqual([
+      expect.stringMatching(/^\/proc\/self\/keeper-recording\/deeper\/2026-11-27\.jsonl\.gz: ENOENT/),
+    ]);
+  }, 10_000);
+
   it("drops lines past maxPending rather than grow, and counts them", async () => {
     const dir = await mkdtemp(join(tmpdir(), "keeper-rec-"));
     const outcomes: RecordOutcome[] = [];

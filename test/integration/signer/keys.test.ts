@@ -58,23 +58,32 @@ describe("loadWallets", () => {
     expect(text()).not.toContain(bs58.encode(kp.secretKey));
   });
 
+  // Each line names the config field, the file and the rule: the path alone left the operator to
+  // find which wallet, and an out-of-range byte was told as "an array of 64 items".
   it.each([
-    ["a missing file", null, /cannot read the key file \(ENOENT\)/],
-    ["broken JSON", "[1,2,", /not valid JSON/],
-    ["a JSON object", '{"secret": 1}', /got object/],
-    ["32 numbers", JSON.stringify(Array(32).fill(1)), /got an array of 32 items/],
-    ["an out-of-range byte", JSON.stringify([...Array(63).fill(1), 256]), /64 integers from 0 to 255/],
-  ])("refuses %s with the path and the rule", async (name, content, rule) => {
+    ["a missing file", null, "cannot read {path} (ENOENT)"],
+    ["broken JSON", "[1,2,", "{path} is not valid JSON"],
+    ["a JSON object", '{"secret": 1}', "{path} holds a JSON object"],
+    ["32 numbers", JSON.stringify(Array(32).fill(1)), "{path} holds an array of 32 items"],
+    [
+      "an out-of-range byte",
+      JSON.stringify([...Array(63).fill(7), 256]),
+      "{path} holds an item that is not an integer from 0 to 255, at index 63",
+    ],
+  ])("refuses %s with the config field, the path and the rule, never a byte", async (name, content, what) => {
     const path =
       content === null
         ? join(dir, "missing.json")
         : await keyFile(`${name.replace(/\W/g, "-")}.json`, content);
     const { logger } = captureLogger();
-    const error = await loadWallets([{ kind: "file", path }], { logger }).catch((e: unknown) => e);
+    const error = await loadWallets([{ kind: "file", path, field: "wallets[2].keyFile" }], { logger }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems.join("\n")).toMatch(rule);
-    expect((error as ConfigError).problems.join("\n")).toContain(path);
-    if (content) expect((error as Error).message).not.toContain(content);
+    expect((error as ConfigError).problems).toEqual([
+      `wallets[2].keyFile: ${what.replace("{path}", path)}; expected a JSON array of 64 integers from 0 to 255 (a Solana CLI keypair file)`,
+    ]);
+    if (content) expect((error as Error).message).not.toMatch(/\b(7|256)\b/);
   });
 
   it("refuses a bad env key without echoing it, and reports every source at once", async () => {
@@ -100,7 +109,7 @@ describe("loadWallets", () => {
 });
 
 describe("loadWallets from key files: every rule", () => {
-  const rule = "expected a JSON array of 64 integers from 0 to 255";
+  const rule = "expected a JSON array of 64 integers from 0 to 255 (a Solana CLI keypair file)";
 
   async function problemsOf(path: string): Promise<readonly string[]> {
     const { logger } = captureLogger();
@@ -149,20 +158,33 @@ describe("loadWallets from key files: every rule", () => {
 
   it("refuses a missing file, naming the path and the error code", async () => {
     const path = join(dir, "nowhere.json");
-    expect(await problemsOf(path)).toEqual([`${path}: cannot read the key file (ENOENT)`]);
+    expect(await problemsOf(path)).toEqual([`keyFile: cannot read ${path} (ENOENT); ${rule}`]);
   });
 
   it.each([
-    ["broken JSON", "[1,2,", `not valid JSON; ${rule}`],
-    ["a JSON string", '"abc"', `${rule}, got string`],
-    ["an array of 63", JSON.stringify(Array(63).fill(1)), `${rule}, got an array of 63 items`],
-    ["an array of 65", JSON.stringify(Array(65).fill(1)), `${rule}, got an array of 65 items`],
-    ["a negative byte", JSON.stringify([-1, ...Array(63).fill(1)]), `${rule}, got an array of 64 items`],
-    ["a fraction", JSON.stringify([...Array(63).fill(1), 1.5]), `${rule}, got an array of 64 items`],
-    ["a byte as a string", JSON.stringify([...Array(63).fill(1), "1"]), `${rule}, got an array of 64 items`],
+    ["broken JSON", "[1,2,", "is not valid JSON"],
+    ["a JSON string", '"abc"', "holds a JSON string"],
+    ["JSON null", "null", "holds null"],
+    ["an array of 63", JSON.stringify(Array(63).fill(1)), "holds an array of 63 items"],
+    ["an array of 65", JSON.stringify(Array(65).fill(1)), "holds an array of 65 items"],
+    [
+      "a negative byte",
+      JSON.stringify([-1, ...Array(63).fill(1)]),
+      "holds an item that is not an integer from 0 to 255, at index 0",
+    ],
+    [
+      "a fraction",
+      JSON.stringify([...Array(62).fill(1), 1.5, 1]),
+      "holds an item that is not an integer from 0 to 255, at index 62",
+    ],
+    [
+      "a byte as a string",
+      JSON.stringify([...Array(63).fill(1), "1"]),
+      "holds an item that is not an integer from 0 to 255, at index 63",
+    ],
   ])("refuses %s with the whole rule", async (name, content, message) => {
     const path = await keyFile(`rule-${name.replace(/\W/g, "-")}.json`, content);
-    expect(await problemsOf(path)).toEqual([`${path}: ${message}`]);
+    expect(await problemsOf(path)).toEqual([`keyFile: ${path} ${message}; ${rule}`]);
   });
 
   it("accepts the bytes 0 and 255 at the ends of the range", async () => {
@@ -180,7 +202,7 @@ describe("loadWallets from key files: every rule", () => {
     secret.set(Keypair.generate().publicKey.toBytes(), 32);
     const path = await keyFile("mismatch.json", JSON.stringify([...secret]));
     const problems = await problemsOf(path);
-    expect(problems).toEqual([`${path}: the public half of the key does not match its secret half`]);
+    expect(problems).toEqual([`keyFile: ${path}: the public half of the key does not match its secret half`]);
     for (const form of secretForms(secret)) expect(problems.join("\n")).not.toContain(form);
   });
 
@@ -196,7 +218,7 @@ describe("loadWallets from key files: every rule", () => {
       { logger, env },
     ).catch((e: unknown) => e);
     expect((error as ConfigError).problems).toEqual([
-      `${path}: cannot read the key file (ENOENT)`,
+      `keyFile: cannot read ${path} (ENOENT); ${rule}`,
       "env K: not set or empty",
     ]);
     expect(env).toEqual({});
