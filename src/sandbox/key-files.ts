@@ -1,8 +1,9 @@
 import { constants } from "node:fs";
-import { lstat, mkdir, open, realpath, stat, unlink } from "node:fs/promises";
+import { lstat, open, realpath, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { ConfigError } from "../core/errors.js";
+import { makeDirectory } from "../ops/make-directory.js";
 import { SANDBOX_POOL_PROGRAM_ID } from "./chain/pool-program.js";
 import { fleetSchedules } from "./fleet-config.js";
 import { DEFAULT_WINDOW_SECONDS } from "./http/rate-limit.js";
@@ -93,7 +94,10 @@ export async function writeSandboxKeyFiles(
   sandbox: RunningSandbox,
   keysDir: string,
 ): Promise<SandboxKeyFiles> {
-  await mkdir(resolve(keysDir), { recursive: true, mode: 0o700 });
+  // Not Node's recursive mkdir: under /proc it never returns (makeDirectory).
+  await makeDirectory(resolve(keysDir), 0o700).catch((error: NodeJS.ErrnoException) => {
+    throw refused(`cannot create ${resolve(keysDir)} (${error.code ?? error.message})`);
+  });
   // The directory itself, links resolved, is what is checked and written into.
   const dir = await realpath(resolve(keysDir));
   await checkKeysDir(dir);

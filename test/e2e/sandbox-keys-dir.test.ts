@@ -177,4 +177,24 @@ describe("keeper sandbox --keys-dir", () => {
     );
     expect(await readFile(victim, "utf8")).toBe("not a key\n");
   }, 90_000);
+
+  it("refuses a directory it cannot make (under /proc) at once, naming it, without a stack", async () => {
+    const keys = "/proc/self/keeper-keys/wallets";
+    const run = await runCli(
+      [
+        "sandbox",
+        "--port",
+        String(await freePort()),
+        "--chain-port",
+        String(await freePort()),
+        "--keys-dir",
+        keys,
+      ],
+      { KEEPER_CONFIG: "" },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^keeper: invalid configuration:\n {2}--keys-dir: cannot create \/proc\/self\/keeper-keys\/wallets \(E[A-Z]+\)\n$/,
+    );
+  }, 90_000);
 });
