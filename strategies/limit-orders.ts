@@ -28,9 +28,10 @@ import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
  *   flight, so a failed create is retried (the ledger refuses a key that is done).
  * - The generation retires when its TTL passed (counted from the poll that started it), when the id
  *   left the config, or when its terms (side, mints, raw amounts) changed. A retired generation is
- *   cancelled: the cancel is asked for on every poll while the order is listed as open and the
- *   cancel is not in flight; it is forgotten once the order is no longer listed (cancelled, or
- *   never created) and its create is not in flight.
+ *   cancelled: the cancel is asked for on every poll while the order may be open and the cancel is
+ *   not in flight; it is forgotten once the order is no longer open (see the service's list below),
+ *   or no longer in the ledger's open orders (cancelled, or never created), and its create is not in
+ *   flight.
  * - A new generation (g+1) starts when the terms changed, or the id came back after removal, and
  *   no earlier generation of the id is still waiting for its cancel: one order per id at a time.
  *   An order that expired is not placed again with the same terms (change them, or the id).
@@ -44,6 +45,11 @@ import { ceilDiv, parseDecimal, pow10, toRawUnits } from "./decimal.js";
  * - A generation whose order the service lists as filled, cancelled or expired is `settled`: nothing
  *   is cancelled, and the same terms are not placed again (as after a TTL).
  * - A retired generation whose order the service lists as finished needs no cancel: it is forgotten.
+ * - The list holds every open order (it is absent unless every page of them was read) but only the
+ *   latest finished ones, and the service refuses to cancel an order that is not open. A retired
+ *   generation whose order two polls with the list, 60 s or more apart, show on neither (and none in
+ *   between showed) finished unseen: its cancel is forgotten, unblocking the id. The wait covers an
+ *   order the service lists a little late.
  * - An id Keeper has no state for, whose terms match an order the service lists open, adopts that
  *   order as its generation 1 instead of placing a second one (state lost, or placed by hand).
  */
@@ -186,6 +192,11 @@ const cancelSchema = z.object({
    */
   terms: z.string().optional(),
   retiredAt: z.number().int().optional(),
+  /**
+   * The first poll whose list (every open order read) showed the order on neither the open list nor
+   * the history page, since it was last listed: a finished order the history page no longer reaches.
+   */
+  unlistedSince: z.number().int().optional(),
 });
 type PendingCancel = z.infer<typeof cancelSchema>;
 const stateSchema = z.object({
@@ -372,6 +383,12 @@ function cancelRetired(round: Round): void {
       delete cancels[createKey];
       continue;
     }
+    const tracked = trackUnlisted(round, cancels[createKey] ?? cancel, listed);
+    cancels[createKey] = tracked;
+    if (isFinishedUnseen(round, tracked, listed)) {
+      delete cancels[createKey];
+      continue;
+    }
     const key = limitOrderKeys.cancel(createKey);
     if (inFlight.has(key)) continue;
     round.intents.push({
@@ -384,6 +401,39 @@ function cancelRetired(round: Round): void {
       reason: cancel.reason,
     });
   }
+}
+
+/**
+ * The pending cancel with `unlistedSince` kept up to date from this poll's list: set by the first
+ * poll with the list that shows the order nowhere, cleared by one that shows it; a poll without the
+ * list changes nothing.
+ */
+function trackUnlisted(
+  round: Round,
+  cancel: PendingCancel,
+  listed: ListedOrder["state"] | undefined,
+): PendingCancel {
+  if (!round.service) return cancel;
+  if (listed === undefined)
+    return cancel.unlistedSince === undefined ? { ...cancel, unlistedSince: round.nowSeconds } : cancel;
+  const { unlistedSince: _listedAgain, ...rest } = cancel;
+  return rest;
+}
+
+/**
+ * Whether a retired generation's order finished without a list saying so: the service lists every
+ * open order (a list not read whole is absent) but only the latest finished ones, and refuses to
+ * cancel an order that is not open, so its cancel would fail for ever and block the id. The order must
+ * be listed nowhere on this poll and on one the grace before it, and on none between: a new order may
+ * be listed a little late.
+ */
+function isFinishedUnseen(
+  round: Round,
+  cancel: PendingCancel,
+  listed: ListedOrder["state"] | undefined,
+): boolean {
+  if (!round.service || listed !== undefined || cancel.unlistedSince === undefined) return false;
+  return round.nowSeconds >= cancel.unlistedSince + UNLISTED_GRACE_SECONDS;
 }
 
 /**

@@ -26,9 +26,10 @@ export interface Snapshot {
    */
   readonly triggerOrders?: readonly KnownTriggerOrder[];
   /**
-   * The wallet's trigger orders as the service lists them (open ones, and the latest finished ones):
-   * the orders' true state. Present only when a configured strategy needs it (`needs().orderLists`)
-   * and this poll read it: absent means not read, `[]` read and empty.
+   * The wallet's trigger orders as the service lists them (every open one, and the latest finished
+   * ones): the orders' true state. Present only when a configured strategy needs it
+   * (`needs().orderLists`) and this poll read every page of open orders: absent means not read (or
+   * not whole), `[]` read and empty. An order on neither part may have finished long ago.
    */
   readonly listedTriggerOrders?: readonly ListedOrder[];
   /**

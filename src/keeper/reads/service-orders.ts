@@ -5,7 +5,10 @@ import { fromRecurringOrder, fromTriggerOrder, type ListedOrder } from "../../co
 import type { OrderListKind } from "../../core/strategy-hooks.js";
 import type { SnapshotSource } from "./snapshot.js";
 
-/** Pages of open orders read per poll at most (a page holds about ten): a wallet with more is unusual. */
+/**
+ * Pages of open orders read per poll at most (a page holds about ten): a wallet with more is unusual,
+ * and its list is left out of the poll (see `listOrders`).
+ */
 export const MAX_ACTIVE_PAGES = 10;
 
 /**
@@ -13,6 +16,9 @@ export const MAX_ACTIVE_PAGES = 10;
  * first page of its `history` (the most recent filled, cancelled, expired or completed ones), so an
  * order Keeper believes open is seen leaving. Normally two requests; an order listed on both (it
  * closed between the two) counts as in history.
+ * Strategies take an order on neither list as no longer open, so the open orders are read whole or
+ * not at all: more than MAX_ACTIVE_PAGES pages of them throw. Without `totalPages` in the answer,
+ * an empty page is the end.
  */
 async function listOrders(
   fetchPage: (
@@ -21,10 +27,16 @@ async function listOrders(
   ) => Promise<{ orders: ListedOrder[]; totalPages?: number }>,
 ): Promise<ListedOrder[]> {
   const byOrder = new Map<string, ListedOrder>();
-  for (let page = 1; page <= MAX_ACTIVE_PAGES; page += 1) {
+  for (let page = 1; ; page += 1) {
     const answer = await fetchPage("active", page);
     for (const order of answer.orders) byOrder.set(order.order, order);
-    if (answer.orders.length === 0 || page >= (answer.totalPages ?? 1)) break;
+    const isLast =
+      answer.orders.length === 0 || (answer.totalPages !== undefined && page >= answer.totalPages);
+    if (isLast) break;
+    if (page >= MAX_ACTIVE_PAGES)
+      throw new Error(
+        `more than ${MAX_ACTIVE_PAGES} pages of open orders: a part of the list would hide open orders`,
+      );
   }
   for (const order of (await fetchPage("history", 1)).orders) byOrder.set(order.order, order);
   return [...byOrder.values()];
@@ -60,7 +72,7 @@ export function listRecurringOrders(
 /**
  * The order lists a snapshot source offers, only those the strategies need (their `needs` hooks, see
  * `snapshotNeeds`): none asked, none ever fetched.
- * A list that cannot be read is left out of that poll's snapshot (the strategies then go by the
+ * A list that cannot be read whole is left out of that poll's snapshot (the strategies then go by the
  * ledger and their own state, as without lists) rather than failing the poll: claims and exits of
  * the wallet do not wait for an order list.
  */

@@ -395,7 +395,8 @@ describe("limit-orders: the service's list of trigger orders is the orders' true
   };
 
   interface ListedPoll extends Poll {
-    listed: ListedOrder[];
+    /** Undefined: this poll could not read the list. */
+    listed: ListedOrder[] | undefined;
   }
 
   function runListed(schedule: ListedPoll[]) {
@@ -404,7 +405,7 @@ describe("limit-orders: the service's list of trigger orders is the orders' true
       const snap: TriggerOrdersSnapshot = {
         ...snapshot({
           inFlight: (poll.inFlightKeys ?? []).map((key) => inFlight(key, "createTrigger")),
-          listedTriggerOrders: poll.listed,
+          ...(poll.listed ? { listedTriggerOrders: poll.listed } : {}),
         }),
         ...(poll.known ? { triggerOrders: poll.known } : {}),
       };
@@ -556,6 +557,88 @@ describe("limit-orders: the service's list of trigger orders is the orders' true
       [],
       [],
       [cancel(sellSol, 1, ORDER_1, "removed: order sell-sol is no longer configured")],
+    ]);
+  });
+
+  // The service lists every open order but only the latest finished ones: an order filled (or
+  // cancelled, or expired) behind many newer ones is on neither list, and a cancel of it is refused.
+  const retiredThenGone = (own: KnownTriggerOrder[], listedOpen: ListedOrder[]): ListedPoll[] => [
+    { at: T0, orders: [sellSol], known: [], listed: [] },
+    { at: T0 + 10, orders: [sellSol], known: own, listed: listedOpen },
+    { at: T0 + 20, orders: [repriced], known: own, listed: listedOpen },
+  ];
+  const replacedCancel = cancel(sellSol, 1, ORDER_1, "replaced: the terms of order sell-sol changed");
+
+  it.each<[string, KnownTriggerOrder[]]>([
+    ["from the ledger", mine],
+    ["learnt from the list", []],
+  ])(
+    "a retired order (account %s) on neither list, polls 60 s apart, is no longer open: its cancel is forgotten and the next generation starts",
+    (_label, own) => {
+      const polls = runListed([
+        ...retiredThenGone(own, [listed(sellSol, ORDER_1, "open")]),
+        // Gone from the lists: it may only be listed late, so the cancel is still asked for a while.
+        { at: T0 + 30, orders: [repriced], known: own, listed: [] },
+        { at: T0 + 60, orders: [repriced], known: own, listed: [listed(buySol, ORDER_2, "filled")] },
+        { at: T0 + 90, orders: [repriced], known: own, listed: [] },
+      ]);
+      expect(polls).toEqual([
+        [create(sellSol, 1)],
+        [],
+        [replacedCancel],
+        [replacedCancel],
+        [replacedCancel],
+        [create(repriced, 2, T0 + 90)],
+      ]);
+    },
+  );
+
+  it("a retired order is never taken as gone on a poll without the list, nor while the list shows it again", () => {
+    const polls = runListed([
+      ...retiredThenGone(mine, [listed(sellSol, ORDER_1, "open")]),
+      { at: T0 + 30, orders: [repriced], known: mine, listed: [] },
+      // Not read: says nothing, however long it lasts.
+      { at: T0 + 200, orders: [repriced], known: mine, listed: undefined },
+      // Listed open again (the service was late): a later absence starts its wait anew.
+      { at: T0 + 210, orders: [repriced], known: mine, listed: [listed(sellSol, ORDER_1, "open")] },
+      { at: T0 + 220, orders: [repriced], known: mine, listed: [] },
+      { at: T0 + 270, orders: [repriced], known: mine, listed: [] },
+      { at: T0 + 280, orders: [repriced], known: mine, listed: [] },
+    ]);
+    expect(polls).toEqual([
+      [create(sellSol, 1)],
+      [],
+      [replacedCancel],
+      [replacedCancel],
+      [replacedCancel],
+      [replacedCancel],
+      [replacedCancel],
+      [replacedCancel],
+      [create(repriced, 2, T0 + 280)],
+    ]);
+  });
+
+  it("a retired order created just now and not listed yet keeps its cancel for the grace", () => {
+    const polls = runListed([
+      { at: T0, orders: [sellSol], known: [], listed: [] },
+      // Still being placed when its terms change; confirmed later, the list does not carry it yet.
+      {
+        at: T0 + 10,
+        orders: [repriced],
+        known: [],
+        listed: [],
+        inFlightKeys: [`limit-${WALLET}-sell-sol-1`],
+      },
+      { at: T0 + 200, orders: [repriced], known: mine, listed: [] },
+      { at: T0 + 250, orders: [repriced], known: mine, listed: [] },
+      { at: T0 + 260, orders: [repriced], known: mine, listed: [] },
+    ]);
+    expect(polls).toEqual([
+      [create(sellSol, 1)],
+      [],
+      [replacedCancel],
+      [replacedCancel],
+      [create(repriced, 2, T0 + 260)],
     ]);
   });
 

@@ -9,6 +9,7 @@ import {
 import {
   listRecurringOrders,
   listTriggerOrders,
+  MAX_ACTIVE_PAGES,
   orderListsFor,
 } from "../../../../src/keeper/reads/service-orders.js";
 import { captureLogger } from "../../../helpers/capture-logger.js";
@@ -30,8 +31,14 @@ const triggerOrder = (orderKey: string, status: string) => ({
   createdAt: "2026-01-01T00:00:00.000Z",
 });
 
-/** A trigger API answering from pages of orders per status, counting its requests. */
-function fakeTrigger(pages: Record<"active" | "history", ReturnType<typeof triggerOrder>[][]>) {
+/**
+ * A trigger API answering from pages of orders per status, counting its requests; without
+ * `totalPages` when told to leave it out.
+ */
+function fakeTrigger(
+  pages: Record<"active" | "history", ReturnType<typeof triggerOrder>[][]>,
+  withTotalPages = true,
+) {
   const calls: TriggerOrdersParams[] = [];
   return {
     calls,
@@ -39,7 +46,7 @@ function fakeTrigger(pages: Record<"active" | "history", ReturnType<typeof trigg
       calls.push(params);
       const list = pages[params.orderStatus];
       const page = Number(params.page ?? 1);
-      return { orders: list[page - 1] ?? [], page, totalPages: list.length };
+      return { orders: list[page - 1] ?? [], page, ...(withTotalPages ? { totalPages: list.length } : {}) };
     },
   };
 }
@@ -101,6 +108,46 @@ describe("listing a wallet's orders", () => {
       { user: WALLET, orderStatus: "active", page: 1 },
       { user: WALLET, orderStatus: "active", page: 2 },
       { user: WALLET, orderStatus: "history", page: 1 },
+    ]);
+  });
+
+  // Strategies take an order on neither list as no longer open, so a list is whole or not at all.
+  it("without totalPages, reads pages of open orders until an empty one", async () => {
+    const [a, b] = [fakePubkey("T"), fakePubkey("T")];
+    const api = fakeTrigger(
+      { active: [[triggerOrder(a, "open")], [triggerOrder(b, "open")]], history: [] },
+      false,
+    );
+    expect((await listTriggerOrders(api, WALLET)).map((o) => o.order)).toEqual([a, b]);
+    expect(api.calls.map((c) => [c.orderStatus, c.page])).toEqual([
+      ["active", 1],
+      ["active", 2],
+      ["active", 3],
+      ["history", 1],
+    ]);
+  });
+
+  it.each([
+    ["more pages of open orders than it reads", true],
+    ["pages of open orders without end, and no totalPages", false],
+  ])("%s: the list is not read at all rather than in part", async (_label, withTotalPages) => {
+    const pages = Array.from({ length: MAX_ACTIVE_PAGES + 1 }, () => [triggerOrder(fakePubkey("T"), "open")]);
+    const { logger, lines } = captureLogger();
+    const api = fakeTrigger({ active: pages, history: [] }, withTotalPages);
+    const lists = orderListsFor(
+      ["trigger"],
+      { trigger: api, recurring: { getOrders: async () => ({}) } },
+      logger,
+    );
+    expect(await lists.triggerOrders?.(WALLET)).toBeUndefined();
+    expect(api.calls).toHaveLength(MAX_ACTIVE_PAGES);
+    expect(lines()).toEqual([
+      expect.objectContaining({
+        msg: "could not read the trigger orders; this poll goes without them",
+        err: expect.objectContaining({
+          message: `more than ${MAX_ACTIVE_PAGES} pages of open orders: a part of the list would hide open orders`,
+        }),
+      }),
     ]);
   });
 
