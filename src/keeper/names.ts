@@ -88,7 +88,12 @@ export function redisKeys(
   return {
     bullPrefix: `${p}-bull`,
     queuePrefix: (queue) => (isCluster ? `{${p}-bull:${queue}}` : `${p}-bull`),
-    // One key per intent, each script and transaction over one: no tag needed.
+    // One key per intent, each script and transaction over one: no tag needed. Untagged on a cluster
+    // on purpose. Not in the ledger's slot: a failover losing that master's last writes would take an
+    // intent's row and its attempt record together, and a re-admitted intent's new build would be
+    // signed beside a sent one. Apart, each covers the other's loss (a surviving record answers a new
+    // build with the attempt sent; a surviving row re-signs the same bytes, past their blockhash
+    // asking the chain). Nor a slot of their own: every record, signed bytes kept for good, on one master.
     attemptsPrefix: `${p}:`,
     ledgerIntent: (key) => `${ledger}:intent:${key}`,
     ledgerIndex: `${ledger}:index`,
