@@ -72,7 +72,14 @@ async function startOwnCluster(): Promise<TestCluster> {
     restartMaster: (port) => restartNode(port),
     deleteKeys: (prefix) => deleteKeysOn(ports, prefix),
     async stop() {
-      for (const port of ports) spawnSync("redis-cli", ["-p", String(port), "shutdown", "nosave"]);
+      // FORCE: a node still writing its first append-only file (a test turned `appendonly` off and on)
+      // refuses a plain SHUTDOWN and would outlive the test run; one that ignores even that is killed.
+      for (const port of ports) {
+        const pid = Number(/process_id:(\d+)/.exec(redisCli(port, "info", "server"))?.[1]);
+        redisCli(port, "shutdown", "nosave", "force");
+        for (let i = 0; i < 100 && pid > 0 && isAlive(pid); i += 1) await sleep(50);
+        if (pid > 0 && isAlive(pid)) process.kill(pid, "SIGKILL");
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -206,4 +213,8 @@ export function portOf(node: string): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+function redisCli(port: number, ...args: string[]): string {
+  return spawnSync("redis-cli", ["-p", String(port), ...args], { encoding: "utf8" }).stdout ?? "";
 }
