@@ -15,6 +15,7 @@ import { type SnapshotSource, snapshotNeeds } from "../keeper/reads/snapshot.js"
 import { recordLineOf } from "../keeper/replay/recording.js";
 import { StrategyStateStore } from "../keeper/state/strategy-state.js";
 import { RecordWriter } from "../ops/record-writer.js";
+import { RedisAttemptStore } from "../signer/attempt-store.js";
 import { TokenPrices } from "../signer/token-prices.js";
 import type { RunningRole, SharedInfrastructure } from "./shared-infrastructure.js";
 import {
@@ -234,6 +235,7 @@ function buildDepsFor(
     onClaimSettled: () => metrics.claimsWithoutTransaction.inc({ status: "settled" }),
     readBeforeClose,
     onCloseDropped: (reason) => metrics.closesDropped.inc({ reason }),
+    attempts: new RedisAttemptStore(shared.redis, shared.keys.attemptsPrefix),
   };
 }
 

@@ -6,9 +6,10 @@ import { DEFAULT_CLOSE_ALL_SLIPPAGE_BPS } from "../../config/schema.js";
 import { PermanentError } from "../../core/errors.js";
 import { type Intent, intentKeys } from "../../core/intent.js";
 import { blockHeightOf, type Position } from "../../core/schemas/prediction.js";
+import type { RedisAttemptStore } from "../../signer/attempt-store.js";
 import { enqueueSign } from "../queues/enqueue.js";
 import type { ActionJobData, SignJobData } from "../queues/queues.js";
-import { type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
+import { type AdmitResult, type Ledger, type LedgerRow, TERMINAL_STATUSES } from "../state/ledger.js";
 import {
   type BuildApi,
   buildTransaction,
@@ -18,6 +19,7 @@ import {
   isClaimItem,
   type PriorityFees,
 } from "./build-transaction.js";
+import { latestClose, RECLOSE_AFTER_SECONDS } from "./close-chain.js";
 import { type CloseDropReason, closeStillDue, type ReadBeforeCloseDeps } from "./read-before-close.js";
 
 export interface ActionDeps {
@@ -41,6 +43,13 @@ export interface ActionDeps {
   onCloseDropped?: (reason: CloseDropReason) => void;
   /** The signer's inflow tolerance (signer.inflowToleranceBps): a claim's payout may differ by this much. */
   claimPayoutToleranceBps?: number;
+  /**
+   * The signer's attempt records: a close-all that closes a position again under a key that failed
+   * forgets the key's finished attempt first, as `keeper retry` does (one that may still land is kept).
+   */
+  attempts?: Pick<RedisAttemptStore, "clearFinished">;
+  /** Unix seconds (tests drive it); the wall clock without it. */
+  nowSeconds?: () => number;
 }
 
 /**
@@ -231,10 +240,9 @@ export function isNoClaimRequired(error: unknown): boolean {
  * position and one claim transaction per winning position (a winner is claimed, not sold). Each
  * becomes a `close-<position>` or `claim-<position>` intent of its own, recorded as built and handed
  * to the signer like any other (a claim is checked against a claim's allowance, not a close's); a
- * position whose close or claim is already in flight (a strategy got there first) is left to that
- * one; one whose close is done but that the service still lists as open gets a close of its own,
- * keyed to this close-all. A re-run after a crash asks again: intents already recorded are refused by
- * the ledger, so nothing is closed or claimed twice by one close-all.
+ * position whose claim is already in flight is left to that one, and so is a position with a close
+ * of Keeper's that may still sell (see closeToStart). A re-run after a crash asks again: intents
+ * already recorded are refused by the ledger, so nothing is closed or claimed twice by one close-all.
  */
 async function fanOutCloseAll(
   row: LedgerRow,
@@ -261,76 +269,183 @@ async function fanOutCloseAll(
   const costs = new Map<string, string>();
   if (deps.positions && previews.length > 0)
     for (const p of await deps.positions(intent.wallet)) costs.set(p.pubkey, p.totalCostUsd);
+  const fanOut: FanOut = {
+    intent,
+    reason: `close-all (${intent.key})${intent.reason ? `: ${intent.reason}` : ""}`,
+    minSellPriceSlippageBps,
+    costs,
+    closing: await positionsClosing(intent.wallet, deps),
+  };
   let started = 0;
-  const reason = `close-all (${intent.key})${intent.reason ? `: ${intent.reason}` : ""}`;
   for (const preview of previews) {
-    if (isClaimItem(preview)) {
-      const claim: Intent = {
-        kind: "claim",
-        key: intentKeys.claim(preview.position.positionPubkey),
-        wallet: intent.wallet,
-        strategy: intent.strategy,
-        positionPubkey: preview.position.positionPubkey,
-        reason,
-        ...(/^\d+$/.test(preview.position.payoutAmountUsd)
-          ? { expectedPayoutMicroUsd: preview.position.payoutAmountUsd }
-          : {}),
-      };
-      const admitted = await deps.ledger.admit(claim);
-      if (!admitted.admitted) {
-        log.info({ claim: claim.key, status: admitted.status }, "close-all: position already claiming");
-        continue;
-      }
-      await deps.ledger.update(claim.key, {
-        status: "built",
-        builds: 1,
-        transaction: preview.transaction,
-        lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
-        amountMicroUsd: preview.position.payoutAmountUsd,
-      });
-      await enqueueSign(deps.sign, claim.key, { tries: admitted.tries ?? 1, recordId: admitted.recordId }, 1);
-      started += 1;
-      continue;
-    }
-    const positionPubkey = preview.order.positionPubkey;
-    const cost = costs.get(positionPubkey);
-    let child: Intent = {
-      kind: "close",
-      key: intentKeys.close(positionPubkey),
-      wallet: intent.wallet,
-      strategy: intent.strategy,
-      positionPubkey,
-      reason,
-      exitRule: "close-all",
-      ...(cost !== undefined && /^\d+$/.test(cost) ? { costBasisMicroUsd: cost } : {}),
-      minSellPriceSlippageBps,
-    };
-    let admitted = await deps.ledger.admit(child);
-    if (!admitted.admitted && (TERMINAL_STATUSES as readonly string[]).includes(admitted.status ?? "")) {
-      // Its close is done, yet the service still lists the position as open (the sell order failed,
-      // say): the kill switch closes it again, once per close-all, under a key of this close-all.
-      child = { ...child, key: `${child.key}-by-${intent.key}` };
-      admitted = await deps.ledger.admit(child);
-      if (admitted.admitted)
-        log.warn({ position: positionPubkey }, "close-all: closing again a position closed before");
-    }
-    if (!admitted.admitted) {
-      log.info({ close: child.key, status: admitted.status }, "close-all: position already closing");
-      continue;
-    }
-    await deps.ledger.update(child.key, {
-      status: "built",
-      builds: 1,
-      transaction: preview.transaction,
-      lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
-      amountMicroUsd: closeProceedsMicroUsd(preview),
-      feeMicroUsd: closeFeeMicroUsd(preview),
-      minInflowRaw: closeMinimumMicroUsd(preview.order),
-      execution: executionRouteOf(preview),
-    });
-    await enqueueSign(deps.sign, child.key, { tries: admitted.tries ?? 1, recordId: admitted.recordId }, 1);
-    started += 1;
+    const isStarted = isClaimItem(preview)
+      ? await startClaim(preview, fanOut, deps, log)
+      : await startClose(preview, fanOut, deps, log);
+    if (isStarted) started += 1;
   }
   await deps.ledger.update(row.key, { status: "confirmed" });
   log.info({ positions: previews.length, started }, "close-all fanned out");
 }
+
+type CloseAllItem = Awaited<ReturnType<NonNullable<BuildApi["closeAllPositions"]>>>["data"][number];
+
+/** What every item of one close-all shares. */
+interface FanOut {
+  intent: Extract<Intent, { kind: "closeAll" }>;
+  reason: string;
+  minSellPriceSlippageBps: number;
+  /** Each position's cost basis (totalCostUsd), by position. */
+  costs: ReadonlyMap<string, string>;
+  /** The positions with a close in flight, under whatever key (a strategy's, a close-all's). */
+  closing: ReadonlySet<string>;
+}
+
+async function positionsClosing(wallet: string, deps: ActionDeps): Promise<Set<string>> {
+  const rows = await deps.ledger.inFlight(wallet);
+  return new Set(rows.flatMap((r) => (r.intent.kind === "close" ? [r.intent.positionPubkey] : [])));
+}
+
+/** A claim item recorded as `claim-<position>`, built, and handed to the signer; false when already claiming. */
+async function startClaim(
+  preview: Extract<CloseAllItem, { position: unknown }>,
+  fanOut: FanOut,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<boolean> {
+  const claim: Intent = {
+    kind: "claim",
+    key: intentKeys.claim(preview.position.positionPubkey),
+    wallet: fanOut.intent.wallet,
+    strategy: fanOut.intent.strategy,
+    positionPubkey: preview.position.positionPubkey,
+    reason: fanOut.reason,
+    ...(/^\d+$/.test(preview.position.payoutAmountUsd)
+      ? { expectedPayoutMicroUsd: preview.position.payoutAmountUsd }
+      : {}),
+  };
+  const admitted = await deps.ledger.admit(claim);
+  if (!admitted.admitted) {
+    log.info({ claim: claim.key, status: admitted.status }, "close-all: position already claiming");
+    return false;
+  }
+  await deps.ledger.update(claim.key, {
+    status: "built",
+    builds: 1,
+    transaction: preview.transaction,
+    lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
+    amountMicroUsd: preview.position.payoutAmountUsd,
+  });
+  await enqueueSign(deps.sign, claim.key, { tries: admitted.tries ?? 1, recordId: admitted.recordId }, 1);
+  return true;
+}
+
+/** A close item recorded under the key closeToStart gives, built, and handed to the signer; false when left. */
+async function startClose(
+  preview: Extract<CloseAllItem, { order: unknown }>,
+  fanOut: FanOut,
+  deps: ActionDeps,
+  log: Logger,
+): Promise<boolean> {
+  const positionPubkey = preview.order.positionPubkey;
+  if (fanOut.closing.has(positionPubkey)) {
+    log.info({ position: positionPubkey, why: "in flight" }, "close-all: position already closing");
+    return false;
+  }
+  const cost = fanOut.costs.get(positionPubkey);
+  const started = await closeToStart(
+    {
+      kind: "close",
+      key: intentKeys.close(positionPubkey),
+      wallet: fanOut.intent.wallet,
+      strategy: fanOut.intent.strategy,
+      positionPubkey,
+      reason: fanOut.reason,
+      exitRule: "close-all",
+      ...(cost !== undefined && /^\d+$/.test(cost) ? { costBasisMicroUsd: cost } : {}),
+      minSellPriceSlippageBps: fanOut.minSellPriceSlippageBps,
+    },
+    deps,
+  );
+  if ("left" in started) {
+    const { key, status, left } = started;
+    log.info(
+      { position: positionPubkey, close: key, status, why: left },
+      "close-all: position already closing",
+    );
+    return false;
+  }
+  if (started.key !== intentKeys.close(positionPubkey) || started.admitted.tries !== 1)
+    log.warn(
+      { position: positionPubkey, close: started.key },
+      "close-all: closing again a position closed before",
+    );
+  await deps.ledger.update(started.key, {
+    status: "built",
+    builds: 1,
+    transaction: preview.transaction,
+    lastValidBlockHeight: blockHeightOf(preview.txMeta.lastValidBlockHeight),
+    amountMicroUsd: closeProceedsMicroUsd(preview),
+    feeMicroUsd: closeFeeMicroUsd(preview),
+    minInflowRaw: closeMinimumMicroUsd(preview.order),
+    execution: executionRouteOf(preview),
+  });
+  const { tries, recordId } = started.admitted;
+  await enqueueSign(deps.sign, started.key, { tries: tries ?? 1, recordId }, 1);
+  return true;
+}
+
+/** A close a close-all started (admitted under `key`), or why it left the position (`left`). */
+type CloseStart = { key: string; admitted: AdmitResult } | { key: string; status?: string; left: string };
+
+/**
+ * The close a close-all starts for a position the service lists as open, or why it leaves the
+ * position to a close of Keeper's that may still sell it. Never two sells at once:
+ * - no close yet, or the latest confirmed more than RECLOSE_AFTER_SECONDS ago and the position is
+ *   still listed (its sell failed): the next key of the position's closes (close-chain.ts);
+ * - the latest confirmed less than RECLOSE_AFTER_SECONDS ago (or at a time not recorded): left. The
+ *   service lists the position as open until the sell order that close created fills, so the
+ *   listing says nothing yet; a close-all after that time closes it if it is still listed;
+ * - in flight: left;
+ * - failed, refused or deferred: admitted again under its own key (reopen).
+ */
+async function closeToStart(
+  child: Extract<Intent, { kind: "close" }>,
+  deps: ActionDeps,
+): Promise<CloseStart> {
+  const nowSeconds = deps.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+  const { key, row } = await latestClose(deps.ledger, child.key, nowSeconds);
+  if (row === undefined) {
+    const admitted = await deps.ledger.admit({ ...child, key });
+    return admitted.admitted ? { key, admitted } : { key, left: "recorded meanwhile" };
+  }
+  if (REOPENED.has(row.status)) return reopen(row, deps);
+  if (row.status !== "confirmed") return { key, status: row.status, left: "in flight or done" };
+  const isOld = row.confirmedAt !== undefined && row.confirmedAt <= nowSeconds - RECLOSE_AFTER_SECONDS;
+  return {
+    key,
+    status: row.status,
+    left: isOld
+      ? "closed again as many times as a position is"
+      : `confirmed less than ${RECLOSE_AFTER_SECONDS} s ago: its sell order may still be pending`,
+  };
+}
+
+/**
+ * A failed, refused or deferred close admitted again under its own key, as `keeper retry` does.
+ * Under that key the signer resumes a transaction of it that may still land (a sign job that ran out
+ * of attempts during an RPC outage fails its close while its transaction is out there) rather than
+ * signing a second one. Its finished attempt is forgotten, so the close gets a whole bound of
+ * attempts again; one the signer's record shows confirmed sold: the position is left.
+ */
+async function reopen(row: LedgerRow, deps: ActionDeps): Promise<CloseStart> {
+  const cleared = await deps.attempts?.clearFinished(row.key);
+  if (cleared?.status === "confirmed")
+    return { key: row.key, status: row.status, left: "its transaction confirmed on the signer's record" };
+  const admitted = await deps.ledger.readmit(row);
+  return admitted.admitted
+    ? { key: row.key, admitted }
+    : { key: row.key, status: row.status, left: "recorded meanwhile" };
+}
+
+/** Ends of a close that a close-all runs again under its own key (the signer's record of it decides). */
+const REOPENED: ReadonlySet<string> = new Set(["failed", "refused", "deferred"]);

@@ -20,6 +20,7 @@ import { type Ledger, type NotAdmittedReason, notAdmittedReason } from "../state
 import { openBesidesPositions, PollRecords } from "../state/poll-record.js";
 import type { StrategyStateStore } from "../state/strategy-state.js";
 import { ValueSeries } from "../state/value-series.js";
+import { latestClose } from "./close-chain.js";
 import { runStrategies } from "./run-strategies.js";
 
 // Releases the wallet's poll lock only if it is still ours (KEYS: lock; ARGV: our token).
@@ -419,18 +420,11 @@ async function applyProtections(
   return { intents, heldBack, heldBackStrategies };
 }
 
-/** How long after a close confirmed the position may still be listed open before it is closed again. */
-export const RECLOSE_AFTER_SECONDS = 300;
-/** Closes of one position followed at most (each a confirmed close that left it open). */
-const MAX_RECLOSES = 5;
-
 /**
- * `close-<position>` is once per position. A strategy asks for it again only while the position is
- * still listed open with no order on it; if that close was confirmed more than RECLOSE_AFTER_SECONDS
- * ago, its sell order did not take (it failed on the service after the transaction landed), and an
- * exit that stays silent then is worse than a second one: the close is asked for again under
- * `<key>-after-<confirmedAt>`, once per confirmed close. Anything else keeps its key, and the ledger
- * decides as always (in flight, recently confirmed, refused: not admitted).
+ * A strategy asks for `close-<position>` again only while the position is still listed open with no
+ * order on it; a close of it that did not take is asked for again under the next key of the
+ * position's closes (close-chain.ts). Anything else keeps its key, and the ledger decides as always
+ * (in flight, recently confirmed, refused: not admitted).
  */
 async function closeAgainIfStillOpen(
   intent: Extract<Intent, { kind: "close" }>,
@@ -438,14 +432,9 @@ async function closeAgainIfStillOpen(
   nowSeconds: number,
   log: Logger,
 ): Promise<Intent> {
-  let key = intent.key;
-  for (let hop = 0; hop < MAX_RECLOSES; hop += 1) {
-    const row = await deps.ledger.get(key);
-    if (row?.status !== "confirmed" || row.confirmedAt === undefined) break;
-    if (row.confirmedAt > nowSeconds - RECLOSE_AFTER_SECONDS) return intent;
-    key = `${intent.key}-after-${row.confirmedAt}`;
-  }
-  if (key === intent.key) return intent;
+  const { key, row } = await latestClose(deps.ledger, intent.key, nowSeconds);
+  // The latest close confirmed too recently to say it did not take: the ledger's "done".
+  if (key === intent.key || row?.status === "confirmed") return intent;
   log.warn(
     { intent: key, closed: intent.key },
     "position still open after its close confirmed: closing again",

@@ -15,6 +15,7 @@ import type { RedisKeys } from "../names.js";
  * a record an older Keeper left in it is re-enqueued like a pending one.
  * A failed intent is admitted again by a later poll (bounded by maxTries); a refused one only by a
  * person, `keeper retry` (as is a failed one at once), both as a new try: refused | failed -> pending.
+ * A close-all does the same for a close of a position still listed open (deferred ones too).
  * `deferred` is "not yet" (a claim before its market is settled): nothing was built, and the key is
  * admitted again after retryAfterSeconds without counting against maxTries.
  * `settled` ends a claim that needs no transaction: the service answered that no claim is required
@@ -148,12 +149,12 @@ if ARGV[7] == 'pending' then redis.call('SADD', KEYS[3], ARGV[1]) end
 return {1, '1', ARGV[11]}
 `;
 
-// A person's retry: only a refused or failed intent, unbounded by maxTries (a person decided), as a
-// new try (its job ids differ from the last try's, which BullMQ may still hold).
+// A person's retry (or a close-all's): only a refused, failed or deferred intent, unbounded by maxTries
+// (a person decided), as a new try (its job ids differ from the last try's, which BullMQ may still hold).
 const READMIT = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {0, ''} end
-if status ~= 'refused' and status ~= 'failed' then return {0, status} end
+if status ~= 'refused' and status ~= 'failed' and status ~= 'deferred' then return {0, status} end
 local tries = tonumber(redis.call('HGET', KEYS[1], 'tries') or '1')
 redis.call('HSET', KEYS[1], 'status', 'pending', 'tries', tries + 1, 'builds', 0, 'updatedAt', ARGV[2],
   'reason', ARGV[3])
@@ -258,8 +259,9 @@ export class Ledger {
   }
 
   /**
-   * `keeper retry`: admits a refused or failed intent again as a new try (status pending, no build
-   * yet), whatever its tries. Anything else is left as it is and its status returned.
+   * `keeper retry` and a close-all: admits a refused, failed or deferred intent again as a new try
+   * (status pending, no build yet), whatever its tries. Anything else is left as it is and its status
+   * returned.
    */
   async readmit(row: LedgerRow): Promise<AdmitResult> {
     const result = await readmitScript(

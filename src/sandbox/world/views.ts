@@ -229,7 +229,9 @@ export function positionFigures(world: World, p: PositionRecord): PositionFigure
   let realizedMicro = 0;
   if (realisedAmount !== undefined) realizedMicro = realisedAmount - totalCostMicro;
   else if (isLoser) realizedMicro = -totalCostMicro;
-  const isPendingOrderOpen = p.extraOrder?.kind === "pending" && !isGone && state.status === "open";
+  // A landed close waiting for its fill (World.holdSells) is an open order of the position too.
+  const hasPendingOrder = p.extraOrder?.kind === "pending" || world.hasHeldSell(p);
+  const isPendingOrderOpen = hasPendingOrder && !isGone && state.status === "open";
   return {
     sizeMicro,
     totalCostMicro,

@@ -36,6 +36,14 @@ export interface WorldOptions {
   readonly tokenMints?: Readonly<Record<string, string>>;
 }
 
+/** A landed close: its transaction, and what the sale brings (`proceedsMicro`, after `feeMicro`). */
+export interface ClosingSale {
+  readonly signature: string;
+  readonly slot: number;
+  readonly proceedsMicro: number;
+  readonly feeMicro: number;
+}
+
 /** A record of something that happened after genesis (a claim or close that landed on the chain). */
 export interface LiveHistoryEntry {
   readonly id: number;
@@ -101,6 +109,15 @@ export class World {
   readonly tokens: TokenCatalogue;
   readonly liveHistory: LiveHistoryEntry[] = [];
   readonly swapOrders = new Map<string, SwapOrderRecord>();
+  /**
+   * Test hook: while true, a landed close does not sell at once. The live service's keepers fill a
+   * sell some time after its transaction lands (`create_order`), listing the position as open, with
+   * the sell as an open order, until then; here the sell waits for `releaseHeldSells` (the position
+   * counts it in `openOrders`; GET /orders does not list it).
+   */
+  holdSells = false;
+  /** Landed closes waiting for their fill while `holdSells` is set, by position. */
+  private readonly heldSells = new Map<string, ClosingSale[]>();
   /** Positions opened after genesis (POST /orders, landed), by index: after the generated ones. */
   private readonly opened = new Map<number, PositionRecord>();
   private nextOpenedIndex = 0;
@@ -490,19 +507,26 @@ export class World {
     return true;
   }
 
-  /** A close landed: the contracts were sold for `proceedsMicro` (after `feeMicro`), the position is gone. */
-  applyClose(
-    positionPubkey: string,
-    landed: {
-      readonly signature: string;
-      readonly slot: number;
-      readonly proceedsMicro: number;
-      readonly feeMicro: number;
-    },
-  ): boolean {
+  /**
+   * A close landed: the contracts were sold for `proceedsMicro` (after `feeMicro`), the position is
+   * gone. With `holdSells`, the sale waits for `releaseHeldSells` instead.
+   */
+  applyClose(positionPubkey: string, landed: ClosingSale): boolean {
     const position = this.findPosition(positionPubkey);
-    if (position === undefined || position.closedAt !== undefined || position.claimedAt !== undefined)
-      return false;
+    if (position === undefined || !this.isOpenToSell(position)) return false;
+    if (this.holdSells) {
+      this.heldSells.set(positionPubkey, [...(this.heldSells.get(positionPubkey) ?? []), landed]);
+      return true;
+    }
+    this.sell(position, landed);
+    return true;
+  }
+
+  private isOpenToSell(position: PositionRecord): boolean {
+    return position.closedAt === undefined && position.claimedAt === undefined;
+  }
+
+  private sell(position: PositionRecord, landed: ClosingSale): void {
     position.closedAt = this.now();
     position.closedProceedsMicro = landed.proceedsMicro;
     position.closeSignature = landed.signature;
@@ -514,7 +538,32 @@ export class World {
       signature: landed.signature,
       slot: landed.slot,
     });
-    return true;
+  }
+
+  /** How many landed closes of the position wait for their fill (`holdSells`). */
+  heldSellsOf(positionPubkey: string): number {
+    return this.heldSells.get(positionPubkey)?.length ?? 0;
+  }
+
+  /** Whether a landed close of the position waits for its fill: an open order of the position. */
+  hasHeldSell(position: PositionRecord): boolean {
+    return this.heldSells.size > 0 && this.heldSells.has(this.positionPubkey(position));
+  }
+
+  /**
+   * Test hook: the service's keepers act on the held sells. `filled`: each position is sold by its
+   * first held sell (a later one finds nothing left to sell); `failed`: the sells fail and the
+   * positions stay open, with no order on them. Sells that land afterwards are held while
+   * `holdSells` is still set.
+   */
+  releaseHeldSells(outcome: "filled" | "failed"): void {
+    const held = [...this.heldSells];
+    this.heldSells.clear();
+    if (outcome === "failed") return;
+    for (const [positionPubkey, [first]] of held) {
+      const position = this.findPosition(positionPubkey);
+      if (first && position && this.isOpenToSell(position)) this.sell(position, first);
+    }
   }
 
   /** A trigger or recurring creation landed: the order exists. */

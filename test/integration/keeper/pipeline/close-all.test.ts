@@ -6,6 +6,7 @@ import type { Intent } from "../../../../src/core/intent.js";
 import type { Position } from "../../../../src/core/schemas/prediction.js";
 import { QUEUES, type RedisKeys } from "../../../../src/keeper/names.js";
 import { processAction } from "../../../../src/keeper/pipeline/action-worker.js";
+import { RECLOSE_AFTER_SECONDS } from "../../../../src/keeper/pipeline/close-chain.js";
 import type { SignJobData } from "../../../../src/keeper/queues/queues.js";
 import { Ledger } from "../../../../src/keeper/state/ledger.js";
 import type { RunningSandbox } from "../../../../src/sandbox/index.js";
@@ -23,10 +24,11 @@ describe("close-all against the sandbox and real Redis: one close per position, 
   let wallet: string;
   let open: Position[];
   let winners: Position[];
+  let now = 1_767_355_200;
 
   beforeAll(async () => {
     sandbox = await startCheckedSandbox({ port: 0, chain: { port: 0, slotMs: 25 }, rateLimit: false });
-    ctx = await ledgerAndQueues("close-all");
+    ctx = await ledgerAndQueues("close-all", { nowSeconds: () => now });
     ({ keys, ledger } = ctx);
     sign = ctx.queue(QUEUES.sign);
     client = createApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
@@ -50,13 +52,15 @@ describe("close-all against the sandbox and real Redis: one close per position, 
     logger: pino({ level: "silent" }),
     positions: (owner: string) => collectAll(iteratePositions(client, { ownerPubkey: owner })),
     closeAllSlippageBps: 250,
+    attempts: ctx.attempts,
+    nowSeconds: () => now,
   });
 
-  async function runCloseAll(tag: string) {
+  async function runCloseAll(tag: string, owner = wallet) {
     const intent: Intent = {
       kind: "closeAll",
-      key: `close-all-${wallet}-${tag}`,
-      wallet,
+      key: `close-all-${owner}-${tag}`,
+      wallet: owner,
       strategy: "operator",
     };
     expect((await ledger.admit(intent)).admitted).toBe(true);
@@ -123,32 +127,98 @@ describe("close-all against the sandbox and real Redis: one close per position, 
     expect((await ledger.list()).filter((r) => r.kind === "claim")).toHaveLength(winners.length);
   });
 
-  it("closes again, once per close-all, a position whose close is done but that the service still lists", async () => {
+  it("leaves a close confirmed moments ago to its sell; closes again, once, a position whose close did not take", async () => {
     const [first, second] = open as [Position, Position, ...Position[]];
-    // Both closes went through (confirmed), yet the service still lists both positions as open: their
-    // sell orders failed after the transactions landed.
+    const queued = async () =>
+      (await sign.getJobs(["waiting", "delayed", "active"])).map((j) => j.data.intentKey);
+    // Both closes went through (confirmed), and the service still lists both positions as open. It
+    // does so until a close's sell order fills: a close-all now would sell them a second time. (This
+    // test once asked for that second close at once, taking the listing as proof the sell had failed.)
     for (const p of [first, second]) await ledger.update(`close-${p.pubkey}`, { status: "confirmed" });
+    const confirmedAt = now;
     await sign.obliterate({ force: true });
+    now += RECLOSE_AFTER_SECONDS - 1;
+    expect(await runCloseAll("c")).toMatchObject({ status: "confirmed" });
+    expect(await queued()).toEqual([]);
 
-    const parent = await runCloseAll("c");
-    expect(parent?.status).toBe("confirmed");
-    for (const p of [first, second]) {
+    // Listed open more than RECLOSE_AFTER_SECONDS after the close confirmed: its sell failed. Closed
+    // again under the key the polls use too (close-chain.ts), so neither sells beside the other.
+    now += 1;
+    expect(await runCloseAll("d")).toMatchObject({ status: "confirmed" });
+    const again = [first, second].map((p) => `close-${p.pubkey}-after-${confirmedAt}`);
+    for (const [i, p] of [first, second].entries()) {
       expect(await ledger.get(`close-${p.pubkey}`)).toMatchObject({ status: "confirmed" });
-      const again = await ledger.get(`close-${p.pubkey}-by-close-all-${wallet}-c`);
-      expect(again).toMatchObject({ kind: "close", strategy: "operator", status: "built", builds: 1 });
-      expect(again?.intent).toMatchObject({ positionPubkey: p.pubkey, exitRule: "close-all" });
+      expect(await ledger.get(again[i] ?? "")).toMatchObject({
+        kind: "close",
+        strategy: "operator",
+        status: "built",
+        builds: 1,
+        intent: { positionPubkey: p.pubkey, exitRule: "close-all" },
+      });
     }
-    const queued = (await sign.getJobs(["waiting", "delayed", "active"])).map((j) => j.data.intentKey);
-    expect(queued.sort()).toEqual(
-      [first, second].map((p) => `close-${p.pubkey}-by-close-all-${wallet}-c`).sort(),
-    );
+    expect((await queued()).sort()).toEqual([...again].sort());
 
-    // The same close-all run again (a crash, a retry) closes nothing twice.
+    // The same close-all run again (a crash, a retry), or another close-all, closes nothing twice.
     await processAction(
-      { id: "act-c-again", data: { intentKey: `close-all-${wallet}-c`, build: 1 } },
+      { id: "act-d-again", data: { intentKey: `close-all-${wallet}-d`, build: 1 } },
       deps(),
     );
-    expect(await sign.getJobs(["waiting", "delayed", "active"])).toHaveLength(2);
+    await runCloseAll("e");
+    expect(await queued()).toHaveLength(2);
+  });
+
+  it("runs a failed or deferred close again under its own key, never beside a transaction of it that may still land", async () => {
+    const owner = sandbox.wallets[1] ?? "";
+    const [sent, deferred, landed] = (
+      await collectAll(iteratePositions(client, { ownerPubkey: owner }))
+    ).filter((p) => p.marketMetadata.status === "open" && !p.claimable && !p.claimed) as [
+      Position,
+      Position,
+      Position,
+    ];
+    const signed = (signature: string) => ({
+      attempt: 1,
+      signature,
+      lastValidBlockHeight: 1_000,
+      recentBlockhash: "11111111111111111111111111111111",
+      signedTransaction: "AA==",
+    });
+    for (const p of [sent, deferred, landed])
+      await ledger.admit({
+        kind: "close",
+        key: `close-${p.pubkey}`,
+        wallet: owner,
+        strategy: "exit-rules",
+        positionPubkey: p.pubkey,
+      });
+    // Its sign job ran out of attempts while the RPC was down: failed, its transaction still out there.
+    await ctx.attempts.recordSigned(`close-${sent.pubkey}`, signed("sig-sent"));
+    await ledger.update(`close-${sent.pubkey}`, { status: "failed", error: "rpc down" });
+    // Dropped by the read before selling: nothing built.
+    await ledger.defer(`close-${deferred.pubkey}`, "read before selling: dropped, rule_not_met");
+    // Failed on the ledger, yet its transaction confirmed on the signer's record: it sold.
+    await ctx.attempts.recordSigned(`close-${landed.pubkey}`, signed("sig-landed"));
+    await ctx.attempts.finish(`close-${landed.pubkey}`, "sig-landed", { status: "confirmed", slot: 7 });
+    await ledger.update(`close-${landed.pubkey}`, { status: "failed", error: "job ran out of attempts" });
+    await sign.obliterate({ force: true });
+
+    expect(await runCloseAll("f", owner)).toMatchObject({ status: "confirmed" });
+    for (const p of [sent, deferred])
+      expect(await ledger.get(`close-${p.pubkey}`)).toMatchObject({ status: "built", builds: 1, tries: 2 });
+    // The signer resumes the transaction on record rather than signing the close-all's.
+    expect(await ctx.attempts.get(`close-${sent.pubkey}`)).toMatchObject({
+      status: "sent",
+      signature: "sig-sent",
+    });
+    expect(await ledger.get(`close-${landed.pubkey}`)).toMatchObject({ status: "failed", tries: 1 });
+    const closes = (await ledger.list()).filter((r) => r.kind === "close" && r.wallet === owner);
+    expect(closes.map((r) => r.key).sort()).toEqual(
+      [sent, deferred, landed].map((p) => `close-${p.pubkey}`).sort(),
+    );
+    const queued = (await sign.getJobs(["waiting", "delayed", "active"])).map((j) => j.data.intentKey);
+    expect(queued.filter((k) => k.startsWith("close-")).sort()).toEqual(
+      [sent, deferred].map((p) => `close-${p.pubkey}`).sort(),
+    );
   });
 
   it("a claim asked before its market is settled is deferred, not failed, and asked again later", async () => {
