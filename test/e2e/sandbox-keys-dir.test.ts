@@ -39,6 +39,12 @@ async function usdcOf(rpcUrl: string, owner: string): Promise<bigint> {
   return total;
 }
 
+/** `keeper sandbox --keys-dir DIR` on free ports, without a config, run to its exit. */
+async function sandboxWithKeysDir(keys: string) {
+  const ports = ["--port", String(await freePort()), "--chain-port", String(await freePort())];
+  return runCli(["sandbox", ...ports, "--keys-dir", keys], { KEEPER_CONFIG: "" });
+}
+
 describe("keeper sandbox --keys-dir", () => {
   let sandbox: ReturnType<typeof spawnCli>;
   let redis: Awaited<ReturnType<typeof testRedis>>;
@@ -159,18 +165,7 @@ describe("keeper sandbox --keys-dir", () => {
     const keys = join(base, "keys");
     await mkdir(keys, { mode: 0o700 });
     await symlink(victim, join(keys, "api-key"));
-    const run = await runCli(
-      [
-        "sandbox",
-        "--port",
-        String(await freePort()),
-        "--chain-port",
-        String(await freePort()),
-        "--keys-dir",
-        keys,
-      ],
-      { KEEPER_CONFIG: "" },
-    );
+    const run = await sandboxWithKeysDir(keys);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       `keeper: invalid configuration:\n  --keys-dir: ${join(keys, "api-key")} is a symbolic link: key files are written only as new files of their own; remove it and run again\n`,
@@ -180,18 +175,7 @@ describe("keeper sandbox --keys-dir", () => {
 
   it("refuses a directory it cannot make (under /proc) at once, naming it, without a stack", async () => {
     const keys = "/proc/self/keeper-keys/wallets";
-    const run = await runCli(
-      [
-        "sandbox",
-        "--port",
-        String(await freePort()),
-        "--chain-port",
-        String(await freePort()),
-        "--keys-dir",
-        keys,
-      ],
-      { KEEPER_CONFIG: "" },
-    );
+    const run = await sandboxWithKeysDir(keys);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /^keeper: invalid configuration:\n {2}--keys-dir: cannot create \/proc\/self\/keeper-keys\/wallets \(E[A-Z]+\)\n$/,
