@@ -11,7 +11,7 @@ import type { ActionJobData } from "../queues/queues.js";
 import type { Holding } from "../state/holdings.js";
 import { type AdmitResult, type Ledger, notAdmittedReason } from "../state/ledger.js";
 import { admissionStatus, isLeftToService } from "./poll-worker.js";
-import { deepFreeze } from "./run-strategies.js";
+import { frozenCopy } from "./run-strategies.js";
 
 /**
  * What became of one indexed winner: `claimed` (its claim admitted and queued for its build),
@@ -126,15 +126,13 @@ export class IndexClaims {
       let answer: IndexClaim | undefined;
       try {
         answer = strategy.claimFromIndex?.(
-          deepFreeze(
-            structuredClone({
-              config,
-              entry,
-              market,
-              nowSeconds: Math.floor((this.deps.now?.() ?? Date.now()) / 1000),
-              ...(claimCostMicroUsd !== undefined ? { claimCostMicroUsd } : {}),
-            }),
-          ),
+          frozenCopy({
+            config,
+            entry,
+            market,
+            nowSeconds: Math.floor((this.deps.now?.() ?? Date.now()) / 1000),
+            ...(claimCostMicroUsd !== undefined ? { claimCostMicroUsd } : {}),
+          }),
         );
         if (answer === undefined) return undefined;
         const intent = checkAnswer(answer, name, entry);

@@ -6,7 +6,6 @@ import { type Intent, intentKeys } from "../../core/intent.js";
 import { formatUsd } from "../../core/money.js";
 import { walletValueMicroUsd } from "../../core/position-value.js";
 import type { Snapshot } from "../../core/snapshot.js";
-import { inOneWrite } from "../../ops/one-write.js";
 import { redisScript } from "../../ops/redis-script.js";
 import { BUILD_PRIORITY, type RedisKeys } from "../names.js";
 import { isHeldBackByBreakers, type ProtectionsEvaluation, utcDayTag } from "../operator/circuit-breakers.js";
@@ -110,9 +109,10 @@ export interface PollResult {
  * One poll of one wallet: snapshot, strategies, intents into the ledger and the actions queue.
  * In dry-run the intents are recorded as `dry-run` and nothing is queued for building or signing.
  *
- * Its Redis work goes in four writes besides the request and the admissions (inOneWrite, on a
- * single Redis): the pause and the lock; what the strategies and breakers need; what the poll saw;
- * the strategies' states, the poll's time and the lock's release.
+ * Its Redis work goes in four steps besides the request and the admissions, each step's commands
+ * issued together (one socket write on Keeper's connection: coalesceWrites): the pause and the lock;
+ * what the strategies and breakers need; what the poll saw; the strategies' states, the poll's time
+ * and the lock's release.
  */
 export async function processPoll(
   job: Pick<Job<PollJobData>, "data" | "id">,
@@ -143,12 +143,10 @@ export async function processPoll(
       ...(deps.balanceMints ? { balanceMints: deps.balanceMints } : {}),
     });
     tellSnapshot(snapshot, deps, log);
-    await inOneWrite(deps.redis, () =>
-      Promise.all([
-        indexHoldings(wallet, snapshot, deps, log),
-        recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log),
-      ]),
-    );
+    await Promise.all([
+      indexHoldings(wallet, snapshot, deps, log),
+      recordWhatWasSeen(wallet, snapshot, kind === "orders", deps, log),
+    ]);
     const report = runStrategies({
       snapshot,
       strategies: deps.strategies,
@@ -223,17 +221,15 @@ export async function processPoll(
     // placed (a DCA round, a limit order's start), and the order would never be asked for again
     // once the breaker resets.
     released = true;
-    await inOneWrite(deps.redis, () =>
-      Promise.all([
-        deps.states.saveChanged(
-          wallet,
-          [...report.states].filter(([name]) => !heldBackStrategies.has(name)),
-          loaded,
-        ),
-        recordPolledScript(deps.redis, deps.keys.lastPolls, wallet),
-        releaseLockScript(deps.redis, lockKey, token),
-      ]),
-    );
+    await Promise.all([
+      deps.states.saveChanged(
+        wallet,
+        [...report.states].filter(([name]) => !heldBackStrategies.has(name)),
+        loaded,
+      ),
+      recordPolledScript(deps.redis, deps.keys.lastPolls, wallet),
+      releaseLockScript(deps.redis, lockKey, token),
+    ]);
     deps.events?.onPollSucceeded?.(wallet, performance.now() - started);
     return { intents: intents.length, admitted, heldBack };
   } finally {
@@ -251,9 +247,10 @@ async function lockUnlessPaused(
   token: string,
   deps: PollDeps,
 ): Promise<"paused" | "poll_running" | undefined> {
-  const [isPaused, lock] = await inOneWrite(deps.redis, () =>
-    Promise.all([deps.pause.isPaused(), deps.redis.set(lockKey, token, "PX", deps.lockMs ?? 120_000, "NX")]),
-  );
+  const [isPaused, lock] = await Promise.all([
+    deps.pause.isPaused(),
+    deps.redis.set(lockKey, token, "PX", deps.lockMs ?? 120_000, "NX"),
+  ]);
   if (isPaused) {
     if (lock === "OK") await releaseLockScript(deps.redis, lockKey, token);
     return "paused";
@@ -263,17 +260,15 @@ async function lockUnlessPaused(
 
 /** What the strategies and the breakers need besides the service's answer, in one round trip. */
 async function readBeforePoll(wallet: string, nowSeconds: number, deps: PollDeps) {
-  const [inFlight, triggerOrders, loaded, protections] = await inOneWrite(deps.redis, () =>
-    Promise.all([
-      deps.ledger.inFlight(wallet),
-      deps.ledger.triggerOrders(wallet),
-      deps.states.loadAll(
-        wallet,
-        deps.strategies.map(({ name }) => name),
-      ),
-      deps.protections?.evaluate(nowSeconds),
-    ]),
-  );
+  const [inFlight, triggerOrders, loaded, protections] = await Promise.all([
+    deps.ledger.inFlight(wallet),
+    deps.ledger.triggerOrders(wallet),
+    deps.states.loadAll(
+      wallet,
+      deps.strategies.map(({ name }) => name),
+    ),
+    deps.protections?.evaluate(nowSeconds),
+  ]);
   return { inFlight, triggerOrders, loaded, protections };
 }
 

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Intent, IntentKind } from "../../core/intent.js";
-import { inOneWrite } from "../../ops/one-write.js";
 import { redisScript } from "../../ops/redis-script.js";
 import type { RedisKeys } from "../names.js";
 
@@ -383,11 +382,10 @@ export class Ledger {
 
   private async getMany(keys: readonly string[]): Promise<LedgerRow[]> {
     if (keys.length === 0) return [];
-    // One write, as a pipeline would be, without one: a pipeline copies every script the client
-    // knows (BullMQ's dozens among them) each time it is made, and a poll of a busy wallet gets here.
-    const hashes = await inOneWrite(this.redis, () =>
-      Promise.all(keys.map((key) => this.redis.hgetall(this.keys.ledgerIntent(key)))),
-    );
+    // Issued together, they leave in one write on Keeper's connection (coalesceWrites), as a pipeline's
+    // would, without one: a pipeline copies every script the client knows (BullMQ's dozens among
+    // them) each time it is made, and a poll of a busy wallet gets here.
+    const hashes = await Promise.all(keys.map((key) => this.redis.hgetall(this.keys.ledgerIntent(key))));
     const rows = hashes.filter((hash) => Object.keys(hash).length > 0).map(toRow);
     for (const row of rows) this.#remember(row.key, row);
     return rows;

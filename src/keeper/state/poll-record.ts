@@ -75,7 +75,7 @@ export class PollRecords {
       fields.pendingOrders = String(pending.length);
     }
     // Not a transaction: MULTI makes a pipeline object each poll (it copies every script the client
-    // knows), and the poll sends both in one write anyway (inOneWrite). A record left without its
+    // knows), and Keeper's connection sends both in one write anyway (coalesceWrites). A record left without its
     // expiry (a crash between the two) is written again, with it, by the wallet's next poll.
     await Promise.all([this.redis.hset(key, fields), this.redis.expire(key, RECORD_TTL_SECONDS)]);
   }

@@ -2,6 +2,7 @@ import { Cluster, Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { KeeperConfig } from "../../config/load-config.js";
 import { ConfigError, TransientError } from "../../core/errors.js";
+import { coalesceWrites } from "../../ops/coalesce-writes.js";
 import { urlHasPassword } from "../../ops/secret-forms.js";
 
 /** Where Keeper's Redis is and the password it requires, if any (never logged). */
@@ -63,6 +64,7 @@ export async function connectRedis(
     if (refusal) throw new ConfigError([refusal]);
     throw new TransientError(`cannot reach ${describeTarget(target)}: ${(error as Error).message}`);
   }
+  coalesceWrites(redis);
   return redis;
 }
 

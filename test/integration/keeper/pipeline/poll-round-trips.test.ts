@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Protections } from "../../../../src/keeper/operator/protections.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import { HoldingsIndex } from "../../../../src/keeper/state/holdings.js";
+import { coalesceWrites } from "../../../../src/ops/coalesce-writes.js";
 import { position } from "../../../helpers/fixtures.js";
 import { type LedgerAndQueues, ledgerAndQueues } from "../../../helpers/ledger-queues.js";
 import { quietExitRules, testPollDeps } from "../../../helpers/poll-deps.js";
@@ -15,6 +16,7 @@ describe("a poll's Redis work on a single Redis", () => {
   let ctx: LedgerAndQueues;
   beforeEach(async () => {
     ctx = await ledgerAndQueues("poll-round-trips");
+    coalesceWrites(ctx.redis); // as Keeper's own connection (connectRedis)
   });
   afterEach(async () => {
     await ctx.cleanup();

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeyFingerprint } from "../../../../src/api/rate-limiter.js";
 import { createRequestBudget } from "../../../../src/api/request-budget.js";
@@ -19,6 +19,7 @@ import { WALLET } from "../../../helpers/fixtures.js";
 import { testHolding } from "../../../helpers/holdings.js";
 import { eventually } from "../../../helpers/keeper-harness.js";
 import { type TestCluster, testCluster } from "../../../helpers/redis-cluster.js";
+import { countSocketWrites } from "../../../helpers/socket-writes.js";
 
 const claim = (position: string): Intent => ({
   kind: "claim",
@@ -27,6 +28,17 @@ const claim = (position: string): Intent => ({
   strategy: "auto-claim",
   positionPubkey: position,
 });
+
+/** The client of the master that holds `key`'s slot. */
+async function masterOf(redis: Redis, key: string): Promise<Redis> {
+  const cluster = redis as unknown as Cluster;
+  const slot = (await redis.call("CLUSTER", "KEYSLOT", key)) as number;
+  const shards = (await redis.call("CLUSTER", "SLOTS")) as [number, number, [string, number]][];
+  const shard = shards.find(([from, to]) => slot >= from && slot <= to);
+  const master = cluster.nodes("master").find((n) => n.options.port === shard?.[2][1]);
+  if (!master) throw new Error(`no master for slot ${slot}`);
+  return master;
+}
 
 /** The hash slot of each key, as the cluster computes it. */
 async function slotsOf(redis: Redis, keys: readonly string[]): Promise<Set<number>> {
@@ -111,6 +123,15 @@ describe("Keeper's state on a Redis Cluster", () => {
     await pause.pause("test", 100);
     expect(await pause.isPaused()).toBe(true);
     await pause.resume();
+  });
+
+  it("sends one turn's commands to a master in one write (coalesceWrites on each node's client)", async () => {
+    const probe = keys.ledgerIntent("coalesce-probe"); // in the ledger's slot, deleted in the same turn
+    const master = await masterOf(redis, probe);
+    const writes = countSocketWrites(master);
+    const answers = await Promise.all([redis.set(probe, "v"), redis.get(probe), redis.del(probe)]);
+    expect(answers).toEqual(["OK", "v", 1]);
+    expect(writes.count).toBe(1);
   });
 
   it("moves jobs through a queue whose keys share its own hash tag", async () => {
