@@ -80,6 +80,17 @@ export class Protections {
     return out;
   }
 
+  /**
+   * No breaker enabled and no close-all limit: nothing a poll does depends on the breakers, so a poll
+   * reads none of their state (two commands a poll; the status page still reads it for its figures).
+   */
+  get isOff(): boolean {
+    const { dailyLossLimitUsd, closeAllOnDailyLossUsd, stopLossPause } = this.config;
+    return (
+      dailyLossLimitUsd === undefined && closeAllOnDailyLossUsd === undefined && stopLossPause === undefined
+    );
+  }
+
   async evaluate(nowSeconds: number): Promise<ProtectionsEvaluation> {
     const [exits, resets] = await Promise.all([this.exits(nowSeconds), this.resets()]);
     return evaluateProtections({ config: this.config, exits, resets, nowSeconds });

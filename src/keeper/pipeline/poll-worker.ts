@@ -88,7 +88,7 @@ export interface PollDeps {
   lockMs?: number;
   /** Mints whose balances go into each snapshot (the strategies' `needs`). */
   balanceMints?: readonly string[];
-  /** Circuit breakers; without them nothing is held back. */
+  /** Circuit breakers; without them (or with none configured) nothing is held back. */
   protections?: Protections;
   /**
    * The holdings index each poll rewrites for its wallet (for the market watcher), with the prices at
@@ -267,7 +267,7 @@ async function readBeforePoll(wallet: string, nowSeconds: number, deps: PollDeps
       wallet,
       deps.strategies.map(({ name }) => name),
     ),
-    deps.protections?.evaluate(nowSeconds),
+    deps.protections?.isOff ? undefined : deps.protections?.evaluate(nowSeconds),
   ]);
   return { inFlight, triggerOrders, loaded, protections };
 }
@@ -376,7 +376,8 @@ async function applyProtections(
 ): Promise<{ intents: Intent[]; heldBack: number; heldBackStrategies: Set<string> }> {
   const { deps, log } = ctx;
   const heldBackStrategies = new Set<string>();
-  if (!deps.protections) return { intents: [...candidates], heldBack: 0, heldBackStrategies };
+  if (!deps.protections || deps.protections.isOff)
+    return { intents: [...candidates], heldBack: 0, heldBackStrategies };
   const evaluation = ctx.evaluation ?? (await deps.protections.evaluate(ctx.nowSeconds));
   deps.events?.onProtections?.(evaluation);
   for (const change of await deps.protections.changes(evaluation)) {

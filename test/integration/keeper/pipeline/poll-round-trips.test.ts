@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ProtectionsConfig } from "../../../../src/keeper/operator/circuit-breakers.js";
 import { Protections } from "../../../../src/keeper/operator/protections.js";
 import { processPoll } from "../../../../src/keeper/pipeline/poll-worker.js";
 import { HoldingsIndex } from "../../../../src/keeper/state/holdings.js";
@@ -22,17 +23,38 @@ describe("a poll's Redis work on a single Redis", () => {
     await ctx.cleanup();
   });
 
-  const poll = () =>
+  const poll = (protections: ProtectionsConfig = {}) =>
     processPoll(
       { id: "poll-1", data: { wallet: HELD.ownerPubkey, kind: "positions", tick: NOW } },
       testPollDeps(ctx, [HELD], {
         strategies,
         now: () => new Date(NOW * 1000),
         holdings: { index: new HoldingsIndex(ctx.redis, ctx.keys) },
-        // As by default: read every poll, no breaker enabled (an enabled one adds its own round trip).
-        protections: new Protections(ctx.redis, ctx.keys, {}),
+        // As by default: no breaker enabled (an enabled one adds its own round trip).
+        protections: new Protections(ctx.redis, ctx.keys, protections),
       }),
     );
+
+  /** The keys of every command the client sends from now on (scripts' keys included). */
+  const keysSent = () => {
+    const sent: string[] = [];
+    const send = ctx.redis.sendCommand.bind(ctx.redis);
+    ctx.redis.sendCommand = ((command: { args: unknown[] }, ...rest: unknown[]) => {
+      sent.push(...command.args.filter((arg): arg is string => typeof arg === "string"));
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof ctx.redis.sendCommand;
+    return sent;
+  };
+
+  it("reads the breakers' state only when one is configured", async () => {
+    const breakerKeys = [ctx.keys.protectionsExits, ctx.keys.protectionsResets];
+    const sentByDefault = keysSent();
+    await poll();
+    expect(sentByDefault.filter((key) => breakerKeys.includes(key))).toEqual([]);
+    const sentWithLimit = keysSent();
+    await poll({ dailyLossLimitUsd: 50 });
+    expect(sentWithLimit.filter((key) => breakerKeys.includes(key)).sort()).toEqual([...breakerKeys].sort());
+  });
 
   it("goes in four writes (pause and lock; reads; what it saw; states, time and lock), and each landed", async () => {
     await poll(); // the first poll defines the scripts: a script's first run may send its text
