@@ -1,7 +1,9 @@
 import { Command } from "commander";
+import { PermanentApiError } from "./api/index.js";
 import { createCliContext } from "./cli/context.js";
 import { reportError } from "./cli/errors.js";
 import { registerOpsCommands } from "./cli/ops-commands.js";
+import { keyRefusal } from "./cli/preflight.js";
 import { registerProtectionCommands } from "./cli/protection-commands.js";
 import { registerReadCommands } from "./cli/read-commands.js";
 import { registerReplayCommand } from "./cli/replay-command.js";
@@ -35,5 +37,12 @@ registerReplayCommand(program, ctx, print);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = reportError(error);
+  process.exitCode = reportError(await namingRefusedKey(error));
+}
+
+/** A read the service refused for its key names where the key came from, as `keeper start` does. */
+async function namingRefusedKey(error: unknown): Promise<unknown> {
+  if (!(error instanceof PermanentApiError)) return error;
+  const config = await ctx.config().catch(() => undefined);
+  return (config && keyRefusal(error, config)) ?? error;
 }

@@ -15,17 +15,25 @@ export async function checkServiceReachable(client: ApiClient, config: KeeperCon
   try {
     await client.prediction.listEvents({ start: 0, end: 1 });
   } catch (error) {
-    if (error instanceof PermanentApiError && (error.status === 401 || error.status === 403)) {
-      // Named by where the key came from: that is the setting to fix.
-      const { source, key } = describeApiKey(config);
-      throw new ConfigError([
-        `${source}: the service at ${redactUrl(config.service.baseUrl)} refused ${key} (HTTP ${error.status})`,
-      ]);
-    }
+    const refusal = keyRefusal(error, config);
+    if (refusal) throw refusal;
     throw new TransientError(
       `cannot reach the service at ${redactUrl(config.service.baseUrl)}: ${(error as Error).message}`,
     );
   }
+}
+
+/**
+ * The service refused the key (401, 403): a configuration problem (exit 2), named by where the key came
+ * from, which is the setting to fix; never the key. Undefined for any other error.
+ */
+export function keyRefusal(error: unknown, config: KeeperConfig): ConfigError | undefined {
+  if (!(error instanceof PermanentApiError) || (error.status !== 401 && error.status !== 403))
+    return undefined;
+  const { source, key } = describeApiKey(config);
+  return new ConfigError([
+    `${source}: the service at ${redactUrl(config.service.baseUrl)} refused ${key} (HTTP ${error.status})`,
+  ]);
 }
 
 export async function checkRpcReachable(config: KeeperConfig): Promise<void> {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
-import { spawnKeeper } from "../helpers/keeper-harness.js";
+import { runCli, spawnKeeper } from "../helpers/keeper-harness.js";
 
 const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 // Port 1 on loopback: nothing listens there, so connections are refused at once.
@@ -174,4 +174,18 @@ describe("keeper start names where the key the service refused came from, never 
     },
     30_000,
   );
+
+  it("a read command the service refuses names the key's source the same way, exit 2", async () => {
+    const file = join(dir, "read-command.yaml");
+    await writeFile(file, `service:\n  baseUrl: ${sandbox.url}\nwallets:\n  - pubkey: ${WALLET}\n`);
+    const run = await runCli(["--config", file, "events"], {
+      KEEPER_API_KEY: WRONG_KEY,
+      KEEPER_API_KEY_FILE: "",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `keeper: invalid configuration:\n  KEEPER_API_KEY: the service at ${sandbox.url} refused the key (HTTP 401)\n`,
+    );
+    expect(run.stdout + run.stderr).not.toContain(WRONG_KEY);
+  }, 30_000);
 });
