@@ -17,6 +17,18 @@ async function linesIn(file: string): Promise<unknown[]> {
     .map((line) => JSON.parse(line));
 }
 
+/** A writer whose outcomes and errors ("file: message") are collected. */
+function reportingWriter(dir: string) {
+  const outcomes: RecordOutcome[] = [];
+  const errors: string[] = [];
+  const writer = new RecordWriter({
+    dir,
+    onOutcome: (o) => outcomes.push(o),
+    onError: (file, message) => errors.push(`${file}: ${message}`),
+  });
+  return { writer, outcomes, errors };
+}
+
 describe("RecordWriter: gzip JSON lines, a file a UTC day, never in the caller's way", () => {
   it("appends lines in the order written, across drains, as gzip members one file reads as one", async () => {
     const dir = join(await mkdtemp(join(tmpdir(), "keeper-rec-")), "new", "dir");
@@ -55,13 +67,7 @@ describe("RecordWriter: gzip JSON lines, a file a UTC day, never in the caller's
     // A file where the directory should be: mkdir fails, as on a full or read-only disk.
     const dir = join(base, "taken");
     await writeFile(dir, "not a directory");
-    const outcomes: RecordOutcome[] = [];
-    const errors: string[] = [];
-    const writer = new RecordWriter({
-      dir,
-      onOutcome: (o) => outcomes.push(o),
-      onError: (file, message) => errors.push(`${file}: ${message}`),
-    });
+    const { writer, outcomes, errors } = reportingWriter(dir);
     expect(() => writer.write({ at: LAST_SECOND })).not.toThrow();
     expect(() => writer.write({ at: LAST_SECOND, cyclic: BigInt(1) })).not.toThrow();
     await writer.flush();
@@ -74,13 +80,7 @@ describe("RecordWriter: gzip JSON lines, a file a UTC day, never in the caller's
   // parent exists): the line would wait for ever and the disk thread spin.
   it("a directory under /proc, where none can be made: the failure is reported, never a hang", async () => {
     const dir = join("/proc/self", "keeper-recording", "deeper");
-    const outcomes: RecordOutcome[] = [];
-    const errors: string[] = [];
-    const writer = new RecordWriter({
-      dir,
-      onOutcome: (o) => outcomes.push(o),
-      onError: (file, message) => errors.push(`${file}: ${message}`),
-    });
+    const { writer, outcomes, errors } = reportingWriter(dir);
     writer.write({ at: LAST_SECOND });
     await writer.flush();
     expect(outcomes).toEqual(["failed"]);
