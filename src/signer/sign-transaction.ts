@@ -1,9 +1,10 @@
-import type { Connection, SignatureStatus } from "@solana/web3.js";
+import { type Connection, PublicKey, type SignatureStatus, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Logger } from "pino";
 import { addressOf } from "../chain/address-text.js";
 import { capLastValidBlockHeight } from "../chain/blockhash-lifetime.js";
 import { decodeTransaction, type LookupTableLoader, type SignerView } from "../chain/decode.js";
+import { verifyEd25519 } from "../chain/ed25519.js";
 import { heldToSwapFloor, type InflowExpectation } from "../chain/inflow-rules.js";
 import { checkTransaction, type PolicyConfig } from "../chain/policy.js";
 import { rpcCall } from "../chain/rpc.js";
@@ -218,6 +219,8 @@ export async function signAndSend(input: SignAndSubmitInput): Promise<SignOutcom
   } catch (error) {
     if (error instanceof StaleTransaction) return stale(error, attempt, lastValidBlockHeight, input, log);
     if (!(error instanceof PolicyRefusal)) throw error;
+    const landed = await refusedButLanded(attempt, lastValidBlockHeight, input, log);
+    if (landed) return landed;
     const recorded = await attempts.recordRefused(intent.key, attempt, error.reason, error.detail);
     log.warn({ reason: error.reason, detail: error.detail, attempt }, "transaction refused by policy");
     if (!recorded) {
@@ -355,28 +358,124 @@ async function stale(
   const signed = await signedAgain(input);
   const found = signed && (await statusOnChain(input, signed.signature));
   if (signed && found) {
-    if (!(await attempts.recordSigned(intent.key, { attempt, lastValidBlockHeight, ...signed }))) {
-      const winner = await attempts.get(intent.key);
-      log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this intent first");
-      if (winner?.status === "sent") return inFlight(winner, log);
-      if (winner) return fromRecord(winner);
-      throw new Error(`attempt record of ${intent.key} vanished`);
-    }
-    const { signature } = signed;
     log.warn(
-      { signature, attempt, slot: found.slot },
+      { signature: signed.signature, attempt, slot: found.slot },
       "a stale transaction of this intent is on chain, unrecorded",
     );
-    if (found.err) {
-      const failed = describeTransactionError(found.err);
-      await attempts.finish(intent.key, signature, { status: "failed", error: failed });
-      return { outcome: "failed", signature, error: failed, attempt, resumed: true };
-    }
-    await attempts.finish(intent.key, signature, { status: "confirmed", slot: found.slot });
-    return { outcome: "confirmed", signature, slot: found.slot, attempt, resumed: true };
+    return recordLanded(signed, found, { attempt, lastValidBlockHeight }, input, log);
   }
   log.info({ attempt, detail: error.detail }, "transaction stale before signing; asking for a fresh one");
   return { outcome: "expired", attempt, resumed: false };
+}
+
+/**
+ * How many of the wallet's newest transactions are searched for refused bytes that landed: a previous
+ * run sent them within their blockhash's minute or two, and each one searched costs a read.
+ */
+const RECENT_TRANSACTIONS = 25;
+
+/**
+ * Refused bytes that landed all the same: a run whose attempt record Redis lost (a snapshot, a
+ * failover) signed and sent them while the chain still let them pass, and now they no longer simulate
+ * (a claim already paid). Recording a refusal would invite a person's `keeper retry`, and a retried swap
+ * or order would then act twice. Nothing is signed to find them: the wallet's newest transactions are
+ * read and compared with these bytes' message, and the wallet's signature on a match verified. None
+ * when the chain has none of them, or cannot be asked (the refusal then stands, and waits for a person).
+ */
+async function refusedButLanded(
+  attempt: number,
+  lastValidBlockHeight: number,
+  input: SignAndSubmitInput,
+  log: Logger,
+): Promise<SignOutcome | SentAttempt | undefined> {
+  let message: Uint8Array;
+  try {
+    message = messageOf(readWireTransaction(Buffer.from(input.transactionBase64, "base64")));
+  } catch {
+    return undefined; // bytes that are no transaction never landed
+  }
+  let landed: Awaited<ReturnType<typeof landedWithMessage>>;
+  try {
+    landed = await landedWithMessage(input, message);
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "could not ask the chain whether refused bytes landed");
+    return undefined;
+  }
+  if (!landed) return undefined;
+  log.warn(
+    { signature: landed.signed.signature, attempt, slot: landed.found.slot },
+    "a refused transaction of this intent is on chain, unrecorded",
+  );
+  return recordLanded(landed.signed, landed.found, { attempt, lastValidBlockHeight }, input, log);
+}
+
+/** The wallet's landed transaction with this message and the wallet's valid signature, if one is recent. */
+async function landedWithMessage(input: SignAndSubmitInput, message: Uint8Array) {
+  const wallet = new PublicKey(input.intent.wallet);
+  const listed = await rpcCall("getSignaturesForAddress", () =>
+    input.connection.getSignaturesForAddress(wallet, { limit: RECENT_TRANSACTIONS }, "confirmed"),
+  );
+  for (const entry of listed) {
+    const response = await rpcCall("getTransaction", () =>
+      input.connection.getTransaction(entry.signature, {
+        commitment: "confirmed",
+        maxSupportedTransactionVersion: 0,
+      }),
+    );
+    if (!response) continue;
+    const { message: landedMessage, signatures } = response.transaction;
+    if (!Buffer.from(landedMessage.serialize()).equals(message)) continue;
+    const slot = landedMessage.staticAccountKeys.findIndex((key) => key.equals(wallet));
+    const walletSignature = slot >= 0 ? signatures[slot] : undefined;
+    if (
+      walletSignature === undefined ||
+      !verifyEd25519(wallet.toBytes(), message, bs58.decode(walletSignature))
+    )
+      continue;
+    const bytes = new VersionedTransaction(
+      landedMessage,
+      signatures.map((s) => bs58.decode(s)),
+    ).serialize();
+    return {
+      signed: {
+        signature: entry.signature,
+        recentBlockhash: landedMessage.recentBlockhash,
+        signedTransaction: Buffer.from(bytes).toString("base64"),
+      },
+      found: { slot: entry.slot, err: entry.err },
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Bytes of the intent found on chain with no attempt record: recorded as signed, then finished with the
+ * chain's word. A run that recorded the intent meanwhile wins, as everywhere.
+ */
+async function recordLanded(
+  signed: NonNullable<Awaited<ReturnType<typeof signedAgain>>>,
+  found: { slot: number; err: SignatureStatus["err"] },
+  at: { attempt: number; lastValidBlockHeight: number },
+  input: SignAndSubmitInput,
+  log: Logger,
+): Promise<SignOutcome | SentAttempt> {
+  const { attempts, intent } = input;
+  const { attempt } = at;
+  if (!(await attempts.recordSigned(intent.key, { ...at, ...signed }))) {
+    const winner = await attempts.get(intent.key);
+    log.warn({ attempt, recorded: winner?.attempt }, "another run recorded this intent first");
+    if (winner?.status === "sent") return inFlight(winner, log);
+    if (winner) return fromRecord(winner);
+    throw new Error(`attempt record of ${intent.key} vanished`);
+  }
+  const { signature } = signed;
+  if (found.err) {
+    const failed = describeTransactionError(found.err);
+    await attempts.finish(intent.key, signature, { status: "failed", error: failed });
+    return { outcome: "failed", signature, error: failed, attempt, resumed: true };
+  }
+  await attempts.finish(intent.key, signature, { status: "confirmed", slot: found.slot });
+  return { outcome: "confirmed", signature, slot: found.slot, attempt, resumed: true };
 }
 
 /** The transaction as the wallet signs it (never sent from here); none when the wallet is no signer. */

@@ -482,6 +482,20 @@ export class LocalChain {
     };
   }
 
+  /**
+   * The newest `limit` landed transactions that touch `address` (any account of their message, lookups
+   * resolved), newest first, as a node's getSignaturesForAddress lists them. A scan: asked rarely.
+   */
+  signaturesFor(address: PublicKey, limit: number): LandedRecord[] {
+    const found: LandedRecord[] = [];
+    const records = [...this.landed.values()];
+    for (let i = records.length - 1; i >= 0 && found.length < limit; i -= 1) {
+      const record = records[i] as LandedRecord;
+      if (record.accounts.keys.some((key) => key.equals(address))) found.push(record);
+    }
+    return found;
+  }
+
   // ---- state helpers for the sandbox and tests ----
 
   getAccount(address: PublicKey): ChainAccount | null {

@@ -303,6 +303,34 @@ function getFeeForMessage(chain: LocalChain, params: unknown): unknown {
   return withContext(chain, chain.isBlockhashValid(message.recentBlockhash) ? feeForMessage(message) : null);
 }
 
+/**
+ * A node's list of the newest transactions touching an address (`limit` at most 1,000, as a node
+ * allows). `before` and `until` are not supported: answered as invalid, never ignored.
+ */
+function getSignaturesForAddress(chain: LocalChain, params: unknown): unknown {
+  const [address, config] = parse(
+    z.tuple([
+      pubkey,
+      z
+        .looseObject({ limit: z.number().int().min(1).max(1_000).optional() })
+        .refine((c) => c.before === undefined && c.until === undefined, "before/until are not supported")
+        .optional(),
+    ]),
+    params,
+  );
+  return chain.signaturesFor(address, config?.limit ?? 1_000).map((record) => {
+    const status = chain.signatureStatus(record.signature);
+    return {
+      signature: record.signature,
+      slot: record.slot,
+      err: record.err,
+      memo: null,
+      blockTime: record.blockTime,
+      confirmationStatus: status?.confirmationStatus ?? null,
+    };
+  });
+}
+
 const noParams = z.union([z.tuple([]), z.tuple([commitmentConfig])]);
 
 /** Every method the local chain answers; anything else is -32601. */
@@ -372,6 +400,7 @@ export const RPC_METHODS: Readonly<Record<string, RpcMethod>> = {
   },
   getTokenAccountBalance,
   getTokenAccountsByOwner,
+  getSignaturesForAddress,
   getSignatureStatuses: (chain, params) => {
     const [signatures] = parse(
       z.tuple([

@@ -149,6 +149,32 @@ describe("sandbox transactions on the local chain", () => {
     expect(run.chain.transaction(outcome.signature)?.err).toBeNull();
   });
 
+  it("getSignaturesForAddress lists an address's landed transactions, newest first, within the limit", async () => {
+    const owner = Keypair.generate();
+    run.assets.fundWallet(owner.publicKey, { sol: 1 });
+    const signatures: string[] = [];
+    for (const proceedsRaw of [1n, 2n]) {
+      const built = run.txFactory.buildClose({
+        owner: owner.publicKey,
+        positionPubkey: Keypair.generate().publicKey,
+        proceedsRaw,
+      });
+      const tx = Transaction.from(Buffer.from(built.transaction, "base64"));
+      tx.partialSign(owner);
+      signatures.push((await run.txFactory.submitSigned(tx.serialize().toString("base64"))).signature);
+    }
+    const listed = await connection.getSignaturesForAddress(owner.publicKey);
+    expect(listed.map((entry) => entry.signature)).toEqual([...signatures].reverse());
+    expect(listed[0]).toMatchObject({ err: null, slot: run.chain.transaction(signatures[1] ?? "")?.slot });
+    const newest = await connection.getSignaturesForAddress(owner.publicKey, { limit: 1 });
+    expect(newest.map((entry) => entry.signature)).toEqual([signatures[1]]);
+    expect(await connection.getSignaturesForAddress(Keypair.generate().publicKey)).toEqual([]);
+    // Paging is not supported: refused, never ignored.
+    await expect(
+      connection.getSignaturesForAddress(owner.publicKey, { before: signatures[1] ?? "" }),
+    ).rejects.toThrow(/before\/until are not supported/);
+  });
+
   it("submitSigned rebroadcasts past dropped sends", async () => {
     run.chain.dropFirstSends(1);
     const owner = Keypair.generate();

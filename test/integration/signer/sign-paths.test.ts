@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { VersionedTransaction } from "@solana/web3.js";
+import { createTransferCheckedInstruction } from "@solana/spl-token";
+import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { TransientError } from "../../../src/core/errors.js";
@@ -7,7 +8,7 @@ import type { Intent } from "../../../src/core/intent.js";
 import type { AttemptStore } from "../../../src/signer/attempt-store.js";
 import { type SignAndSubmitInput, signAndSend, watchAttempt } from "../../../src/signer/sign-transaction.js";
 import type { Signer } from "../../../src/signer/signer.js";
-import { type SignerEnv, startSignerEnv } from "./env.js";
+import { type SignerEnv, startSignerEnv, USDC_DECIMALS } from "./env.js";
 import { captureLogger } from "./helpers.js";
 import { buildTransaction, memo, toBase64 } from "./tx-builders.js";
 
@@ -51,6 +52,31 @@ function input(
     logger,
     send: { rebroadcastIntervalMs: 150, pollIntervalMs: 50 },
   };
+}
+
+/** A claim that empties a vault of its own: once landed, the same bytes can no longer simulate. */
+async function drainingClaim(
+  funded = PAYOUT,
+): Promise<{ tx: VersionedTransaction; lastValidBlockHeight: number }> {
+  const vault = Keypair.generate();
+  const vaultUsdc = env.chain.mintTo(env.usdc, vault.publicKey, funded);
+  const bh = await env.connection.getLatestBlockhash("confirmed");
+  const tx = buildTransaction({
+    payer: env.wallet,
+    blockhash: bh.blockhash,
+    coSigners: [vault],
+    instructions: [
+      createTransferCheckedInstruction(
+        vaultUsdc,
+        env.usdc,
+        env.walletUsdc,
+        vault.publicKey,
+        PAYOUT,
+        USDC_DECIMALS,
+      ),
+    ],
+  });
+  return { tx, lastValidBlockHeight: bh.lastValidBlockHeight };
 }
 
 /** A transaction the policy refuses before any RPC read: its fee payer is not the intent's wallet. */
@@ -433,6 +459,77 @@ describe("a stale transaction", () => {
     });
     expect(send).not.toHaveBeenCalled();
     expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
+  });
+
+  it("landed, its attempt record lost, run again within its blockhash where it no longer simulates: confirmed from the chain, paid once", async () => {
+    const intent = env.claimIntent();
+    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
+    const build1 = await drainingClaim();
+    expect((await signAndSend(input(intent, build1))).outcome).toBe("sent");
+    const landed = await watchAttempt({ ...input(intent, build1), intentKey: intent.key, resumed: false });
+    if (landed.outcome !== "confirmed") throw new Error(`build 1 did not land: ${landed.outcome}`);
+    await env.loseAttemptRecord(intent.key);
+
+    const logs = captureLogger();
+    const send = vi.spyOn(env.connection, "sendRawTransaction");
+    const rerun = await signAndSend(input(intent, build1, logs.logger));
+    expect(rerun).toStrictEqual({
+      outcome: "confirmed",
+      signature: landed.signature,
+      slot: landed.slot,
+      attempt: 1,
+      resumed: true,
+    });
+    expect(send).not.toHaveBeenCalled();
+    expect(await env.attempts.get(intent.key)).toMatchObject({
+      status: "confirmed",
+      attempt: 1,
+      signature: landed.signature,
+    });
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        msg: "a refused transaction of this intent is on chain, unrecorded",
+        signature: landed.signature,
+      }),
+    );
+    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
+  });
+
+  it("refused and never sent: the chain knows none, refused and recorded", async () => {
+    const intent = env.claimIntent();
+    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount;
+    const send = vi.spyOn(env.connection, "sendRawTransaction");
+    const looked = vi.spyOn(env.connection, "getSignaturesForAddress");
+    const sign = vi.spyOn(env.wallets, "sign");
+    const outcome = await signAndSend(input(intent, await drainingClaim(PAYOUT - 1n)));
+    expect(outcome).toMatchObject({
+      outcome: "refused",
+      reason: "simulation_failed",
+      attempt: 1,
+      resumed: false,
+    });
+    expect(send).not.toHaveBeenCalled();
+    // Looked for among the wallet's transactions; refused bytes are never signed, not even to look.
+    expect(looked).toHaveBeenCalledTimes(1);
+    expect(sign).not.toHaveBeenCalled();
+    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore);
+    expect(await env.attempts.get(intent.key)).toMatchObject({ status: "refused", attempt: 1 });
+  });
+
+  it("refused, and the chain cannot be asked whether it landed: the refusal stands, with a warning", async () => {
+    const intent = env.claimIntent();
+    const logs = captureLogger();
+    env.chain.faults.methodErrors = { getSignaturesForAddress: { rate: 1 } };
+    const outcome = await signAndSend(input(intent, await drainingClaim(PAYOUT - 1n), logs.logger));
+    expect(outcome).toMatchObject({ outcome: "refused", reason: "simulation_failed", attempt: 1 });
+    expect(await env.attempts.get(intent.key)).toMatchObject({ status: "refused", attempt: 1 });
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        msg: "could not ask the chain whether refused bytes landed",
+      }),
+    );
   });
 
   it("never sent, run again past its blockhash: the chain knows none, expired", async () => {
