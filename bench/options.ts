@@ -59,6 +59,8 @@ export interface BenchOptions {
   readonly sampleClaims: number;
   /** Claims of a burst run before the measured one, so that its code runs warm (0: none). */
   readonly warmUpClaims: number;
+  /** Seconds between the warm-up burst and the measured one (V8 may drop idle code meanwhile). */
+  readonly warmUpGapSeconds: number;
   /** Slot time of the local chain. */
   readonly slotMs: number;
   /** How long the naive loop sleeps after a 429 before it tries again. */
@@ -100,6 +102,8 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --warm-up-claims N   with --change-at swept: a first burst of about N claims, confirmed before the
                        measured one, so the measured burst runs on code V8 has already compiled
                        (its CPU a claim printed apart; default 0: the measured burst is the first)
+  --warm-up-gap-seconds S  wait S seconds after the warm-up burst before the measured one, the sweep
+                       running meanwhile, as a burst hours after the last comes (default 0)
   --close-before-resolve S  close the claim sample's markets S seconds before they resolve (their
                        close time now by the keeper's clock: the watcher's hot cadence reads them);
                        default 0: open markets resolve at once
@@ -186,6 +190,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       "stagger-ms": { type: "string" },
       "close-before-resolve": { type: "string" },
       "warm-up-claims": { type: "string" },
+      "warm-up-gap-seconds": { type: "string" },
       "hot-interval-ms": { type: "string" },
       "sweep-share-pct": { type: "string" },
       "signer-process": { type: "boolean" },
@@ -273,6 +278,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | { hel
       values["warm-up-claims"] === undefined
         ? 0
         : Math.round(nonNegative(values["warm-up-claims"], "warm-up-claims")),
+    warmUpGapSeconds:
+      values["warm-up-gap-seconds"] === undefined
+        ? 0
+        : nonNegative(values["warm-up-gap-seconds"], "warm-up-gap-seconds"),
     slotMs: Math.round(positiveNumber(values["slot-ms"], "slot-ms", 400)),
     naiveRetrySleepMs: Math.round(positiveNumber(values["naive-retry-ms"], "naive-retry-ms", 1_000)),
     seed: Math.round(positiveNumber(values.seed, "seed", 1)),

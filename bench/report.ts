@@ -225,7 +225,12 @@ export function cpuVerdict(
   const head = `keeper CPU a claim <= ${CPU_TARGET_MS_A_CLAIM} ms (in all)`.padEnd(43);
   if (!keeper.cpu) return `MISS  ${head}  measured — (no claim burst)`;
   const perClaim = keeper.cpu.burstCpuMs / keeper.cpu.claims;
-  const burst = options.warmUpClaims > 0 ? "a second burst" : "the process's first burst";
+  const burst =
+    options.warmUpClaims === 0
+      ? "the process's first burst"
+      : options.warmUpGapSeconds > 0
+        ? `a second burst, ${options.warmUpGapSeconds} s after the first`
+        : "a second burst";
   const multiple = timesFloor(perClaim, floors);
   const floor =
     multiple === undefined ? "" : `; ${multiple} its I/O alone, ${meanFloor(floors)?.toFixed(2)} ms this run`;

@@ -369,6 +369,12 @@ async function runKeeperPhase(
           broken,
         };
         timedOut ||= !(await warmUpBurst(options, warm));
+        if (options.warmUpGapSeconds > 0) {
+          log(
+            `${since(phaseStart)}  warm-up: waiting ${options.warmUpGapSeconds} s before the measured burst`,
+          );
+          await sleep(options.warmUpGapSeconds * 1000);
+        }
       }
       timedOut ||= !(await gap());
     }

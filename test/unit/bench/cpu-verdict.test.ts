@@ -15,6 +15,10 @@ describe("the CPU target's line", () => {
     expect(cpuVerdict(burst(1_002), [floor], { warmUpClaims: 200 } as BenchOptions)).toMatch(
       /^MISS .* measured 5\.0 ms \(a second burst; 5\.5x its I\/O alone/,
     );
+    const later = { warmUpClaims: 200, warmUpGapSeconds: 600 } as BenchOptions;
+    expect(cpuVerdict(burst(900), [floor], later)).toMatch(
+      /^PASS .* measured 4\.5 ms \(a second burst, 600 s after the first; 4\.9x its I\/O alone/,
+    );
   });
 
   it("still judges the milliseconds when no floor was measured, and misses without a burst", () => {
