@@ -44,5 +44,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.KEEPER_OPS_PORT || 9464) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # User strategies written in TypeScript still load: tsx (a production dependency) is registered the
 # first time a .ts module is named in the config.
-ENTRYPOINT ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "--no-flush-bytecode", "dist/src/cli.js"]
 CMD ["start", "--config", "/config/keeper.yaml"]

@@ -54,7 +54,7 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       if (missing.length > 0)
         logger.warn(
           { missing },
-          "node was started without Keeper's memory flags: its memory may grow to about twice as much (docs/operations.md#memory)",
+          "node was started without Keeper's flags: its memory may grow to about twice as much, and a claim burst after a quiet spell costs more CPU (docs/operations.md#memory)",
         );
       (await connectRedis(redisTargetOf(checked))).disconnect();
       if (roles.has("worker"))
