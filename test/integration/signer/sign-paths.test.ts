@@ -79,6 +79,37 @@ async function drainingClaim(
   return { tx, lastValidBlockHeight: bh.lastValidBlockHeight };
 }
 
+/** A claim of `built` signed, sent and confirmed, then its attempt record lost as Redis loses one. */
+async function landedThenLost(built: { tx: VersionedTransaction; lastValidBlockHeight: number }) {
+  const intent = env.claimIntent();
+  expect((await signAndSend(input(intent, built))).outcome).toBe("sent");
+  const landed = await watchAttempt({ ...input(intent, built), intentKey: intent.key, resumed: false });
+  if (landed.outcome !== "confirmed") throw new Error(`the first run did not land: ${landed.outcome}`);
+  await env.loseAttemptRecord(intent.key);
+  return { intent, landed };
+}
+
+/** A re-run's answer and the record it left: the landed transaction, from the chain, as attempt 1. */
+async function expectConfirmedFromChain(
+  rerun: Awaited<ReturnType<typeof signAndSend>>,
+  intent: Intent,
+  landed: { signature: string; slot: number },
+): Promise<void> {
+  expect(rerun).toStrictEqual({
+    outcome: "confirmed",
+    signature: landed.signature,
+    slot: landed.slot,
+    attempt: 1,
+    resumed: true,
+  });
+  expect(await env.attempts.get(intent.key)).toMatchObject({
+    status: "confirmed",
+    attempt: 1,
+    signature: landed.signature,
+    slot: landed.slot,
+  });
+}
+
 /** A transaction the policy refuses before any RPC read: its fee payer is not the intent's wallet. */
 async function foreignPayer(): Promise<{ tx: VersionedTransaction; lastValidBlockHeight: number }> {
   const bh = await env.connection.getLatestBlockhash("confirmed");
@@ -417,84 +448,44 @@ describe("a stale transaction", () => {
     );
   });
 
-  it("landed, its attempt record lost, run again past its blockhash: confirmed from the chain, paid once", async () => {
-    const intent = env.claimIntent();
-    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
-    const build1 = await claim();
-    const sent = await signAndSend(input(intent, build1));
-    expect(sent.outcome).toBe("sent");
-    const landed = await watchAttempt({ ...input(intent, build1), intentKey: intent.key, resumed: false });
-    if (landed.outcome !== "confirmed") throw new Error(`build 1 did not land: ${landed.outcome}`);
-    await env.loseAttemptRecord(intent.key);
-    env.chain.advanceSlots(build1.lastValidBlockHeight - env.chain.blockHeight + 2);
+  it.each([
+    [
+      "past its blockhash",
+      claim,
+      (built: { lastValidBlockHeight: number }) =>
+        env.chain.advanceSlots(built.lastValidBlockHeight - env.chain.blockHeight + 2),
+      "a stale transaction of this intent is on chain, unrecorded",
+    ],
+    [
+      "within its blockhash, where it no longer simulates",
+      drainingClaim,
+      () => undefined,
+      "a refused transaction of this intent is on chain, unrecorded",
+    ],
+  ] as const)(
+    "landed, its attempt record lost, run again %s: confirmed from the chain, paid once",
+    async (_when, build, meanwhile, warning) => {
+      const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
+      const build1 = await build();
+      const { intent, landed } = await landedThenLost(build1);
+      meanwhile(build1);
 
-    const logs = captureLogger();
-    const send = vi.spyOn(env.connection, "sendRawTransaction");
-    const rerun = await signAndSend(input(intent, build1, logs.logger));
-    expect(rerun).toStrictEqual({
-      outcome: "confirmed",
-      signature: landed.signature,
-      slot: landed.slot,
-      attempt: 1,
-      resumed: true,
-    });
-    expect(send).not.toHaveBeenCalled();
-    expect(await env.attempts.get(intent.key)).toMatchObject({
-      status: "confirmed",
-      attempt: 1,
-      signature: landed.signature,
-      slot: landed.slot,
-    });
-    expect(logs.lines()).toContainEqual(
-      expect.objectContaining({
-        level: "warn",
-        msg: "a stale transaction of this intent is on chain, unrecorded",
-        signature: landed.signature,
-      }),
-    );
-    // A rebuild of the intent finds it done: nothing more is signed or sent, the wallet paid once.
-    expect(await signAndSend(input(intent, await claim()))).toMatchObject({
-      outcome: "confirmed",
-      attempt: 1,
-    });
-    expect(send).not.toHaveBeenCalled();
-    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
-  });
-
-  it("landed, its attempt record lost, run again within its blockhash where it no longer simulates: confirmed from the chain, paid once", async () => {
-    const intent = env.claimIntent();
-    const usdcBefore = env.chain.tokenAccount(env.walletUsdc)?.amount ?? 0n;
-    const build1 = await drainingClaim();
-    expect((await signAndSend(input(intent, build1))).outcome).toBe("sent");
-    const landed = await watchAttempt({ ...input(intent, build1), intentKey: intent.key, resumed: false });
-    if (landed.outcome !== "confirmed") throw new Error(`build 1 did not land: ${landed.outcome}`);
-    await env.loseAttemptRecord(intent.key);
-
-    const logs = captureLogger();
-    const send = vi.spyOn(env.connection, "sendRawTransaction");
-    const rerun = await signAndSend(input(intent, build1, logs.logger));
-    expect(rerun).toStrictEqual({
-      outcome: "confirmed",
-      signature: landed.signature,
-      slot: landed.slot,
-      attempt: 1,
-      resumed: true,
-    });
-    expect(send).not.toHaveBeenCalled();
-    expect(await env.attempts.get(intent.key)).toMatchObject({
-      status: "confirmed",
-      attempt: 1,
-      signature: landed.signature,
-    });
-    expect(logs.lines()).toContainEqual(
-      expect.objectContaining({
-        level: "warn",
-        msg: "a refused transaction of this intent is on chain, unrecorded",
-        signature: landed.signature,
-      }),
-    );
-    expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
-  });
+      const logs = captureLogger();
+      const send = vi.spyOn(env.connection, "sendRawTransaction");
+      await expectConfirmedFromChain(await signAndSend(input(intent, build1, logs.logger)), intent, landed);
+      expect(send).not.toHaveBeenCalled();
+      expect(logs.lines()).toContainEqual(
+        expect.objectContaining({ level: "warn", msg: warning, signature: landed.signature }),
+      );
+      // A rebuild of the intent finds it done: nothing more is signed or sent, the wallet paid once.
+      expect(await signAndSend(input(intent, await claim()))).toMatchObject({
+        outcome: "confirmed",
+        attempt: 1,
+      });
+      expect(send).not.toHaveBeenCalled();
+      expect(env.chain.tokenAccount(env.walletUsdc)?.amount).toBe(usdcBefore + PAYOUT);
+    },
+  );
 
   it("refused and never sent: the chain knows none, refused and recorded", async () => {
     const intent = env.claimIntent();
