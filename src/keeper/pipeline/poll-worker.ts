@@ -370,15 +370,13 @@ async function applyProtections(
     deps: PollDeps;
     log: Logger;
     inFlightKeys: ReadonlySet<string>;
-    /** The breakers as read with the poll's other reads. */
+    /** The breakers as read with the poll's other reads; none when none is configured (readBeforePoll). */
     evaluation?: ProtectionsEvaluation;
   },
 ): Promise<{ intents: Intent[]; heldBack: number; heldBackStrategies: Set<string> }> {
-  const { deps, log } = ctx;
+  const { deps, log, evaluation } = ctx;
   const heldBackStrategies = new Set<string>();
-  if (!deps.protections || deps.protections.isOff)
-    return { intents: [...candidates], heldBack: 0, heldBackStrategies };
-  const evaluation = ctx.evaluation ?? (await deps.protections.evaluate(ctx.nowSeconds));
+  if (!deps.protections || !evaluation) return { intents: [...candidates], heldBack: 0, heldBackStrategies };
   deps.events?.onProtections?.(evaluation);
   for (const change of await deps.protections.changes(evaluation)) {
     log.warn(
