@@ -2,7 +2,6 @@ import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { KEEPER_ENVIRONMENT } from "../src/cli/node-flags.js";
 import type { RunningSandbox } from "../src/sandbox/index.js";
 import type { BenchOptions } from "./options.js";
 import type { KeeperStart } from "./protocol.js";
@@ -29,20 +28,9 @@ export function forkBenchScript(
     );
   return fork(useBuilt ? built : join(BENCH_DIR, `${name}.ts`), [], {
     cwd: REPO_DIR,
-    env: { ...process.env, ...keeperEnvironment() },
     execArgv: useBuilt ? [...nodeFlags] : ["--import", "tsx", ...nodeFlags],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-}
-
-/**
- * Keeper's environment, as the image sets it; a variable of it set in the bench's own environment wins
- * (MALLOC_ARENA_MAX=16, glibc's default on two cores, runs the keeper without it).
- */
-export function keeperEnvironment(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(KEEPER_ENVIRONMENT).map(([name, value]) => [name, process.env[name] ?? value]),
-  );
 }
 
 /** Forks bench/keeper-process (see forkBenchScript), with the heap cap when one is given. */

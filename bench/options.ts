@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { KEEPER_NODE_FLAGS, keeperEnvironmentWords } from "../src/cli/node-flags.js";
+import { KEEPER_NODE_FLAGS } from "../src/cli/node-flags.js";
 
 export interface BenchOptions {
   /**
@@ -86,8 +86,7 @@ const USAGE = `usage: npm run bench -- [--wallets N] [--rps R] [--quick] [option
   --keeper-rps R       the keeper's service.requestsPerSecond (default: the same as --rps)
   --keeper-heap-mb MB  run the keeper with --max-old-space-size=MB (default: Node's own sizing)
   --keeper-node-flags "F ..."  the keeper process's Node flags (default: the image's, ${KEEPER_NODE_FLAGS.join(" ")};
-                       "" runs it with none, as before they were set); its environment is the image's
-                       (${keeperEnvironmentWords().join(" ")}) unless the bench's own sets those variables
+                       "" runs it with none, as before they were set)
   --heap-snapshot FILE write a heap snapshot of the keeper's process to FILE when the sample has
                        confirmed (a snapshot takes memory: the peak RSS printed is read before it)
   --cpu-profile PREFIX CPU profiles from the change until the samples confirmed: the keeper's process to

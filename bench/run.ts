@@ -20,7 +20,7 @@ import {
 } from "./cpu-per-claim.js";
 import { CpuProfiler } from "./cpu-profile.js";
 import { formatIoFloor, type IoPartCosts, measureIoFloor } from "./io-floor.js";
-import { forkKeeper, keeperEnvironment, sandboxEndpoints } from "./keeper-fork.js";
+import { forkKeeper, sandboxEndpoints } from "./keeper-fork.js";
 import { NaiveBot } from "./naive-bot.js";
 import { type BenchOptions, cronEvery, msUntilNextTick, parseBenchOptions } from "./options.js";
 import type { PhaseResult } from "./phase-result.js";
@@ -664,10 +664,7 @@ async function main(): Promise<number> {
       (options.keeperHeapMb === undefined ? "" : `(keeper heap ${options.keeperHeapMb} MB) `) +
       `(concurrency ${options.concurrency ?? "keeper default"}, polls ${options.pollConcurrency ?? "keeper default"}) (change at ${options.changeAt === "swept" ? "sweep 1 complete" : "half of sweep 1"}) ` +
       (options.staggerMs > 0 ? `(markets resolved ${options.staggerMs} ms apart) ` : "") +
-      `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}, ` +
-      `${Object.entries(keeperEnvironment())
-        .map(([name, value]) => `${name}=${value}`)
-        .join(" ")}) ` +
+      `(keeper runs ${options.keeperRuntime === "dist" ? "the built dist/ on node" : "the sources through tsx"}) ` +
       `(window ${options.windowSeconds} s), poll every ${options.intervalSeconds} s, ` +
       `${options.sampleClaims} claims per contender, slot ${options.slotMs} ms, redis prefix ${prefix}`,
   );

@@ -22,21 +22,6 @@ export const KEEPER_NODE_FLAGS: readonly string[] = [
   "--no-flush-bytecode",
 ];
 
-/**
- * The environment Keeper runs with, beside its flags (the image's ENV, `bin/keeper.js`'s first line,
- * `npm start`, the benchmark's keeper). glibc reads it only at start-up, like V8 its flags.
- * - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates an arena of its own, up to eight a
- *   core, and keeps their freed pages; Node's helper threads (garbage collection, compiling, libuv)
- *   each took one. Two held a keeper of 10,000 wallets to 253 MB at the peak where it reached 283 MB,
- *   with no more CPU a claim (bench/README.md). musl (Alpine) ignores it.
- */
-export const KEEPER_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
-
-/** KEEPER_ENVIRONMENT as `NAME=value` words, the way a shell or `env` takes them. */
-export function keeperEnvironmentWords(): string[] {
-  return Object.entries(KEEPER_ENVIRONMENT).map(([name, value]) => `${name}=${value}`);
-}
-
 /** Which of Keeper's flags this process was started without (on the command line or in NODE_OPTIONS). */
 export function missingNodeFlags(
   execArgv: readonly string[] = process.execArgv,
@@ -44,9 +29,4 @@ export function missingNodeFlags(
 ): string[] {
   const given = [...execArgv, ...nodeOptions.split(/\s+/)].map((flag) => flag.split("=")[0]);
   return KEEPER_NODE_FLAGS.filter((flag) => !given.includes(flag.split("=")[0]));
-}
-
-/** Which of Keeper's environment variables this process was started without (any value is the operator's). */
-export function missingEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
-  return keeperEnvironmentWords().filter((word) => env[word.split("=")[0] as string] === undefined);
 }

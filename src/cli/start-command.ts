@@ -7,7 +7,7 @@ import { connectRedis, redisTargetOf } from "../keeper/state/redis-connection.js
 import { createLogger } from "../ops/logger.js";
 import { keySourcesOf, loadWallets, refuseKeyVariables } from "../signer/keys.js";
 import { scrubberFor } from "./config-scrubber.js";
-import { missingEnvironment, missingNodeFlags } from "./node-flags.js";
+import { missingNodeFlags } from "./node-flags.js";
 import { checkRpcReachable, checkServiceReachable } from "./preflight.js";
 
 /** Resolves when SIGINT or SIGTERM arrives. */
@@ -50,11 +50,11 @@ export function registerStartCommand(program: Command, runDemo: () => Promise<vo
       // Defence in depth: any line that still carries a secret is scrubbed before it is written.
       const scrubber = scrubberFor(checked);
       const logger = createLogger({ level: checked.ops.logLevel, format: checked.ops.logFormat, scrubber });
-      const missing = [...missingNodeFlags(), ...missingEnvironment()];
+      const missing = missingNodeFlags();
       if (missing.length > 0)
         logger.warn(
           { missing },
-          "node was started without Keeper's flags or environment: its memory may grow to about twice as much, and a claim burst after a quiet spell costs more CPU (docs/operations.md#memory)",
+          "node was started without Keeper's flags: its memory may grow to about twice as much, and a claim burst after a quiet spell costs more CPU (docs/operations.md#memory)",
         );
       (await connectRedis(redisTargetOf(checked))).disconnect();
       if (roles.has("worker"))

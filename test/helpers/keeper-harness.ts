@@ -6,7 +6,7 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import pino from "pino";
 import { collectAll, createApiClient, iteratePositions } from "../../src/api/index.js";
 import { ALL_ROLES, type Role, type RunningKeeper, startKeeper } from "../../src/app/start-keeper.js";
-import { KEEPER_ENVIRONMENT, KEEPER_NODE_FLAGS } from "../../src/cli/node-flags.js";
+import { KEEPER_NODE_FLAGS } from "../../src/cli/node-flags.js";
 import { type KeeperConfig, loadConfig } from "../../src/config/load-config.js";
 import type { Position } from "../../src/core/schemas/prediction.js";
 import { createCaptureStream } from "../../src/ops/capture-stream.js";
@@ -192,12 +192,12 @@ export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}, arg
 
 /** Runs `keeper ARGS` (bin/keeper.js, through tsx) as a separate process; `env` goes over this one's. */
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, logName = "cli") {
-  // With the flags and environment of bin/keeper.js's first line, as `npx keeper` runs it.
+  // With the flags of bin/keeper.js's first line, as `npx keeper` runs it.
   const child = spawn(
     process.execPath,
     [...KEEPER_NODE_FLAGS, join(process.cwd(), "bin/keeper.js"), ...args],
     {
-      env: { ...process.env, ...KEEPER_ENVIRONMENT, ...env },
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

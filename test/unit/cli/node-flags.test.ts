@@ -1,31 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import {
-  KEEPER_NODE_FLAGS,
-  keeperEnvironmentWords,
-  missingEnvironment,
-  missingNodeFlags,
-} from "../../../src/cli/node-flags.js";
+import { KEEPER_NODE_FLAGS, missingNodeFlags } from "../../../src/cli/node-flags.js";
 
-describe("the Node flags and environment Keeper runs with", () => {
+describe("the Node flags Keeper runs with", () => {
   it("are the same in the image's entrypoint, bin/keeper.js's first line and npm start", async () => {
     const dockerfile = await readFile("Dockerfile", "utf8");
     const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
     expect(JSON.parse(entrypoint ?? "[]")).toEqual(["node", ...KEEPER_NODE_FLAGS, "dist/src/cli.js"]);
-    const runtimeStage = dockerfile.slice(dockerfile.indexOf("AS runtime"));
-    for (const word of keeperEnvironmentWords())
-      expect(runtimeStage).toMatch(new RegExp(`^ENV ${word}$`, "m"));
-    const env = keeperEnvironmentWords().join(" ");
     const shebang = (await readFile("bin/keeper.js", "utf8")).split("\n")[0];
-    expect(shebang).toBe(`#!/usr/bin/env -S ${env} node ${KEEPER_NODE_FLAGS.join(" ")}`);
+    expect(shebang).toBe(`#!/usr/bin/env -S node ${KEEPER_NODE_FLAGS.join(" ")}`);
     const pkg = JSON.parse(await readFile("package.json", "utf8")) as { scripts: Record<string, string> };
-    expect(pkg.scripts.start).toBe(`${env} node ${KEEPER_NODE_FLAGS.join(" ")} bin/keeper.js start`);
-  });
-
-  it("names the environment variables a process was started without; any value is the operator's", () => {
-    expect(missingEnvironment({})).toEqual(keeperEnvironmentWords());
-    expect(missingEnvironment({ MALLOC_ARENA_MAX: "2" })).toEqual([]);
-    expect(missingEnvironment({ MALLOC_ARENA_MAX: "8" })).toEqual([]);
+    expect(pkg.scripts.start).toBe(`node ${KEEPER_NODE_FLAGS.join(" ")} bin/keeper.js start`);
   });
 
   it("names the ones a process was started without, whether given on the command line or in NODE_OPTIONS", () => {
