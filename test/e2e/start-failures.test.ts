@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEEPER_NODE_FLAGS } from "../../src/cli/node-flags.js";
 import type { RunningSandbox } from "../../src/sandbox/index.js";
 import { startCheckedSandbox } from "../helpers/checked-sandbox.js";
-import { runCli, spawnKeeper } from "../helpers/keeper-harness.js";
+import { runCli, spawnCli, spawnKeeper } from "../helpers/keeper-harness.js";
 
 const WALLET = "7YttLkHDoNj9wyDur5pM1ejNaAvT9X4eqaYcHQqtj2G5";
 // Port 1 on loopback: nothing listens there, so connections are refused at once.
@@ -203,19 +202,17 @@ describe("keeper start warns when node lacks Keeper's flags", () => {
   });
 
   it("names every flag missing on plain node (node bin/keeper.js start)", async () => {
-    const { NODE_OPTIONS: _, ...inherited } = process.env;
-    const child = spawn(process.execPath, ["bin/keeper.js", "start", "--config", file], {
-      env: { ...inherited, KEEPER_LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    for (const stream of [child.stdout, child.stderr])
-      stream.on("data", (d: Buffer) => {
-        output += d.toString();
-      });
-    const code = await new Promise((resolve) => child.once("close", resolve));
-    expect(code).toBe(1);
-    const line = output.split("\n").find((l) => l.includes(WARNING));
+    const run = spawnCli(
+      ["start", "--config", file],
+      { KEEPER_LOG_LEVEL: "warn", NODE_OPTIONS: "" },
+      "plain-node-keeper",
+      [],
+    );
+    expect(await run.exited).toBe(1);
+    const line = run
+      .output()
+      .split("\n")
+      .find((l) => l.includes(WARNING));
     expect(line && (JSON.parse(line) as { missing: string[] }).missing).toEqual([...KEEPER_NODE_FLAGS]);
   }, 30_000);
 

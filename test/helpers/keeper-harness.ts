@@ -190,17 +190,20 @@ export function spawnKeeper(configFile: string, env: NodeJS.ProcessEnv = {}, arg
   return spawnCli(["start", "--config", configFile, ...args], env, "spawned-keeper");
 }
 
-/** Runs `keeper ARGS` (bin/keeper.js, through tsx) as a separate process; `env` goes over this one's. */
-export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, logName = "cli") {
-  // With the flags of bin/keeper.js's first line, as `npx keeper` runs it.
-  const child = spawn(
-    process.execPath,
-    [...KEEPER_NODE_FLAGS, join(process.cwd(), "bin/keeper.js"), ...args],
-    {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+/**
+ * Runs `keeper ARGS` (bin/keeper.js, through tsx) as a separate process; `env` goes over this one's.
+ * With the flags of bin/keeper.js's first line, as `npx keeper` runs it, unless `nodeFlags` says others.
+ */
+export function spawnCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  logName = "cli",
+  nodeFlags: readonly string[] = KEEPER_NODE_FLAGS,
+) {
+  const child = spawn(process.execPath, [...nodeFlags, join(process.cwd(), "bin/keeper.js"), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   let stdout = "";
   let stderr = "";
